@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class LlmManagerConfig(AppConfig):
+    name = "llm_manager"
+    verbose_name = "LLM manager"

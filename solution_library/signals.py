@@ -1,0 +1,1 @@
+"""post_save receivers that dispatch embedding after commit."""

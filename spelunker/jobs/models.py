@@ -1,0 +1,161 @@
+"""The abstract job row: the source of truth for every progress page."""
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+
+
+class JobStatus(models.TextChoices):
+    PENDING = "pending", "Pending"
+    PROCESSING = "processing", "Processing"
+    COMPLETED = "completed", "Completed"
+    FAILED = "failed", "Failed"
+    CANCELLED = "cancelled", "Cancelled"
+
+
+ACTIVE_STATUSES = (JobStatus.PENDING, JobStatus.PROCESSING)
+FINISHED_STATUSES = (JobStatus.COMPLETED, JobStatus.FAILED, JobStatus.CANCELLED)
+MAX_RECORDED_ERRORS = 500
+
+
+class BaseJob(models.Model):
+    """Fields and methods every job table shares (the seed's recommended set).
+
+    Status changes go through conditional UPDATEs (`start`, `finish`,
+    `request_cancel`), so a redelivered task cannot resurrect a finished job
+    and a finishing task cannot overwrite a cancellation.
+    """
+
+    STATUS_PENDING = JobStatus.PENDING
+    STATUS_PROCESSING = JobStatus.PROCESSING
+    STATUS_COMPLETED = JobStatus.COMPLETED
+    STATUS_FAILED = JobStatus.FAILED
+    STATUS_CANCELLED = JobStatus.CANCELLED
+
+    celery_task_id = models.CharField(
+        max_length=255, blank=True, db_index=True, help_text="Celery task ID for Flower monitoring"
+    )
+    status = models.CharField(max_length=20, choices=JobStatus.choices, default=JobStatus.PENDING)
+    started_at = models.DateTimeField(null=True, blank=True)
+    completed_at = models.DateTimeField(null=True, blank=True)
+    started_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    message = models.TextField(blank=True, help_text="Why the job failed, or a short summary")
+    errors = models.JSONField(default=list, blank=True)
+    total_items = models.PositiveIntegerField(default=0)
+    processed_items = models.PositiveIntegerField(default=0)
+    successful_items = models.PositiveIntegerField(default=0)
+    failed_items = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        abstract = True
+        ordering = ["-created_at"]
+
+    # --- reading -------------------------------------------------------------
+    @property
+    def is_active(self) -> bool:
+        return self.status in ACTIVE_STATUSES
+
+    def get_progress_percentage(self) -> int:
+        if self.total_items == 0:
+            return 100 if self.status == JobStatus.COMPLETED else 0
+        return min(100, int(self.processed_items * 100 / self.total_items))
+
+    def is_stale(self, timeout_minutes: int = 30) -> bool:
+        """True if stuck in pending/processing without an update for a while."""
+        if not self.is_active:
+            return False
+        return (timezone.now() - self.updated_at).total_seconds() > timeout_minutes * 60
+
+    def elapsed_seconds(self) -> float:
+        if not self.started_at:
+            return 0.0
+        end = self.completed_at or timezone.now()
+        return max(0.0, (end - self.started_at).total_seconds())
+
+    def rate_per_minute(self) -> float:
+        elapsed = self.elapsed_seconds()
+        return self.processed_items * 60 / elapsed if elapsed else 0.0
+
+    def eta_seconds(self) -> int | None:
+        """Seconds left at the current rate, or None while there is no rate."""
+        if not self.is_active or not self.processed_items:
+            return None
+        remaining = max(0, self.total_items - self.processed_items)
+        return int(remaining * self.elapsed_seconds() / self.processed_items)
+
+    def status_payload(self) -> dict:
+        """What a progress endpoint returns: everything a progress bar needs."""
+        return {
+            "id": self.pk,
+            "status": self.status,
+            "status_display": self.get_status_display(),
+            "is_active": self.is_active,
+            "is_stale": self.is_stale(),
+            "progress": self.get_progress_percentage(),
+            "total": self.total_items,
+            "processed": self.processed_items,
+            "succeeded": self.successful_items,
+            "failed": self.failed_items,
+            "rate_per_minute": round(self.rate_per_minute(), 1),
+            "eta_seconds": self.eta_seconds(),
+            "message": self.message,
+            "errors": self.errors[-50:],
+            "celery_task_id": self.celery_task_id,
+            "started_at": self.started_at.isoformat() if self.started_at else None,
+            "completed_at": self.completed_at.isoformat() if self.completed_at else None,
+        }
+
+    # --- atomic transitions -------------------------------------------------
+    def _update_if(self, statuses, **values) -> bool:
+        """UPDATE this row only while its status is in `statuses`; refresh on success."""
+        values["updated_at"] = timezone.now()
+        changed = type(self).objects.filter(pk=self.pk, status__in=statuses).update(**values)
+        self.refresh_from_db()
+        return bool(changed)
+
+    def start(self, task_id: str = "") -> bool:
+        """pending/processing → processing. False when the job already finished.
+
+        A redelivered message finds the job processing and takes it over;
+        `started_at` keeps its first value.
+        """
+        values = {"status": JobStatus.PROCESSING}
+        if task_id:
+            values["celery_task_id"] = task_id
+        if not self.started_at:
+            values["started_at"] = timezone.now()
+        return self._update_if(ACTIVE_STATUSES, **values)
+
+    def finish(self, status: str, message: str = "") -> bool:
+        """processing/pending → completed/failed/cancelled, unless already finished."""
+        assert status in FINISHED_STATUSES, status
+        values = {"status": status, "completed_at": timezone.now()}
+        if message:
+            values["message"] = message
+        return self._update_if(ACTIVE_STATUSES, **values)
+
+    def request_cancel(self, message: str = "Cancelled by user") -> bool:
+        """Cancel an active job; a running task notices at its next item."""
+        return self.finish(JobStatus.CANCELLED, message)
+
+    def was_cancelled(self) -> bool:
+        """Re-read the status: the cheap check a task makes between items."""
+        status = type(self).objects.filter(pk=self.pk).values_list("status", flat=True).first()
+        return status == JobStatus.CANCELLED
+
+    def set_counts(self, **counts) -> None:
+        """Write absolute counter values (idempotent, unlike += on a re-run)."""
+        for name, value in counts.items():
+            setattr(self, name, value)
+        self.save(update_fields=[*counts, "updated_at"])
+
+    def add_error(self, item, error: str, save: bool = True) -> None:
+        """Record one item's failure; the list is capped so a row stays small."""
+        entry = {"item": item, "error": str(error)[:1000], "at": timezone.now().isoformat()}
+        self.errors = [e for e in self.errors if e.get("item") != item] + [entry]
+        self.errors = self.errors[-MAX_RECORDED_ERRORS:]
+        if save:
+            self.save(update_fields=["errors", "updated_at"])

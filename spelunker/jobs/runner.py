@@ -1,0 +1,55 @@
+"""`run_job`: the body every job task shares.
+
+A task stays a thin wrapper:
+
+    @shared_task(bind=True, name="app.action", soft_time_limit=..., time_limit=...)
+    def action(self, job_id: int) -> dict:
+        return run_job(self, MyJob, job_id, do_the_work)
+
+`do_the_work(job)` is a plain function (usually a service call) that returns a
+dict of result figures. `run_job` guards the entry (missing job, job already
+finished by an earlier delivery), writes the authoritative task id from inside
+the task, turns SoftTimeLimitExceeded and unexpected errors into a failed job
+with a clear message, and returns the structured result dict.
+"""
+import logging
+from collections.abc import Callable
+
+from celery.exceptions import SoftTimeLimitExceeded
+
+from .models import BaseJob, JobStatus
+
+logger = logging.getLogger(__name__)
+
+
+def run_job(task, job_model: type[BaseJob], job_id: int, work: Callable[[BaseJob], dict | None]) -> dict:
+    label = job_model._meta.verbose_name
+    context = {"job_id": job_id, "job_type": job_model.__name__}
+    job = job_model.objects.filter(pk=job_id).first()
+    if job is None:
+        logger.error("%s %s not found", label, job_id, extra=context)
+        return {"success": False, "job_id": job_id, "error": f"{label} {job_id} not found"}
+
+    if not job.start(task.request.id or ""):
+        # An earlier delivery finished it (or it was cancelled before it ran).
+        logger.info("%s %s already %s; nothing to do", label, job_id, job.status, extra=context)
+        return {"success": job.status == JobStatus.COMPLETED, "job_id": job_id, "status": job.status, "skipped": True}
+
+    logger.info("%s %s started", label, job_id, extra=context)
+    try:
+        figures = work(job) or {}
+    except SoftTimeLimitExceeded:
+        limit = task.soft_time_limit or task.app.conf.task_soft_time_limit
+        message = f"Stopped: the time limit of {limit} s was exceeded. Work done so far is kept."
+        logger.warning("%s %s hit its soft time limit", label, job_id, extra=context)
+        job.finish(JobStatus.FAILED, message)
+        return {"success": False, "job_id": job_id, "status": job.status, "error": message}
+    except Exception as exc:  # a job must never stay "processing" after a crash
+        message = f"{type(exc).__name__}: {exc}"
+        logger.error("%s %s failed: %s", label, job_id, message, extra=context, exc_info=True)
+        job.finish(JobStatus.FAILED, message)
+        return {"success": False, "job_id": job_id, "status": job.status, "error": message}
+
+    job.finish(JobStatus.COMPLETED)
+    logger.info("%s %s finished: %s %s", label, job_id, job.status, figures, extra=context)
+    return {"success": job.status == JobStatus.COMPLETED, "job_id": job_id, "status": job.status, **figures}

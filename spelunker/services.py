@@ -1,0 +1,53 @@
+"""System checks: create the job row and its probes, record each answer."""
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from spelunker.jobs.models import JobStatus
+
+from .models import QueueProbe, SystemCheck
+
+QUEUES = ("default", "embedding", "batch")
+
+
+def start_system_check(user) -> SystemCheck:
+    """Create the job and one probe per queue; dispatch after commit."""
+    from .tasks import probe_queue  # tasks import services, not the other way round at import time
+
+    with transaction.atomic():
+        check = SystemCheck.objects.create(started_by=user, total_items=len(QUEUES))
+        QueueProbe.objects.bulk_create(QueueProbe(check_run=check, queue=q) for q in QUEUES)
+
+        def dispatch():
+            for queue in QUEUES:
+                # A probe nobody picks up within a minute is news, not work.
+                probe_queue.apply_async(kwargs={"job_id": check.pk, "queue": queue}, queue=queue, expires=60)
+
+        transaction.on_commit(dispatch)
+    return check
+
+
+def record_probe_answer(check_id: int, queue: str, worker: str, task_id: str) -> dict:
+    """Mark one queue as answered; complete the check when all have. Idempotent."""
+    check = SystemCheck.objects.filter(pk=check_id).first()
+    if check is None:
+        return {"success": False, "job_id": check_id, "error": f"system check {check_id} not found"}
+    if not check.is_active:
+        return {"success": check.status == JobStatus.COMPLETED, "job_id": check_id, "skipped": True}
+    check.start()
+    now = timezone.now()
+    QueueProbe.objects.filter(check_run=check, queue=queue, answered_at__isnull=True).update(
+        worker=worker,
+        celery_task_id=task_id,
+        answered_at=now,
+        latency_ms=(now - check.created_at).total_seconds() * 1000,
+    )
+    answered = check.probes.filter(answered_at__isnull=False).count()
+    check.set_counts(processed_items=answered, successful_items=answered)
+    if answered == check.total_items:
+        check.finish(JobStatus.COMPLETED)
+    return {"success": True, "job_id": check_id, "queue": queue, "answered": answered}
+
+
+def flower_task_url(task_id: str) -> str:
+    return f"{settings.FLOWER_URL.rstrip('/')}/task/{task_id}" if task_id else ""

@@ -1,0 +1,191 @@
+"""Spelunker settings, read from the environment (12-factor, via django-environ).
+
+Every value has an embedded default so that `make run` works on a fresh machine:
+SQLite in WAL mode, a local broker and memcached on their default ports. The
+Celery block follows the Async Task Pattern; `tests/test_settings.py` pins the
+delivery guarantees so nobody loosens them by accident.
+"""
+from pathlib import Path
+
+import environ
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+env = environ.Env()
+env.read_env(BASE_DIR / ".env", overwrite=False)
+
+# Everything the running app writes (SQLite, uploads, collected static).
+VAR_DIR = Path(env.str("SPELUNKER_VAR_DIR", default=str(BASE_DIR / "var")))
+
+SECRET_KEY = env.str("DJANGO_SECRET_KEY", default="dev-only-insecure-key-change-me")
+DEBUG = env.bool("DJANGO_DEBUG", default=False)
+ALLOWED_HOSTS = env.list("DJANGO_ALLOWED_HOSTS", default=["127.0.0.1", "localhost"])
+CSRF_TRUSTED_ORIGINS = env.list("DJANGO_CSRF_TRUSTED_ORIGINS", default=[])
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "whitenoise.runserver_nostatic",
+    "django.contrib.staticfiles",
+    "django_celery_beat",
+    "django_htmx",
+    "spelunker",
+    "llm_manager",
+    "solution_library",
+    "rfp_manager",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # Every page requires a signed-in user unless its view is marked
+    # @login_not_required (login, /healthz, /readyz).
+    "django.contrib.auth.middleware.LoginRequiredMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django_htmx.middleware.HtmxMiddleware",
+]
+
+ROOT_URLCONF = "spelunker.urls"
+WSGI_APPLICATION = "spelunker.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+                "spelunker.context_processors.links",
+            ],
+        },
+    },
+]
+
+# --- Database ---------------------------------------------------------------
+# SQLite (WAL mode, see spelunker/apps.py) is the embedded default;
+# DATABASE_URL selects PostgreSQL (compose, CI).
+DATABASES = {
+    "default": env.db("DATABASE_URL", default=f"sqlite:///{VAR_DIR / 'db.sqlite3'}"),
+}
+DATABASES["default"]["CONN_MAX_AGE"] = env.int("DATABASE_CONN_MAX_AGE", default=0)
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # A worker process and the web process share the file: wait for locks
+    # instead of failing at once, and take the write lock at BEGIN so two
+    # writers never deadlock on a lock upgrade.
+    DATABASES["default"]["OPTIONS"] = {"timeout": 30, "transaction_mode": "IMMEDIATE"}
+    # Tests on SQLite must use a file, so that a real worker process sees them.
+    DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / "test_db.sqlite3")}
+
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+]
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "home"
+LOGOUT_REDIRECT_URL = "login"
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = env.str("TIME_ZONE", default="UTC")
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = VAR_DIR / "staticfiles"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+MEDIA_ROOT = Path(env.str("SPELUNKER_MEDIA_ROOT", default=str(VAR_DIR / "media")))
+MEDIA_URL = "media/"
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
+}
+DATA_UPLOAD_MAX_NUMBER_FILES = 200
+FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
+
+# --- Cache (Memcached) ----------------------------------------------------
+# Short socket timeouts: a memcached outage must degrade the site (cache
+# misses), never hang a request or a task.
+CACHES = {
+    "default": {
+        "BACKEND": "django.core.cache.backends.memcached.PyMemcacheCache",
+        "LOCATION": env.str("KVDB_LOCATION", default="127.0.0.1:11211"),
+        "KEY_PREFIX": env.str("KVDB_PREFIX", default="spelunker"),
+        "TIMEOUT": 300,
+        "OPTIONS": {
+            "connect_timeout": 0.5,
+            "timeout": 0.5,
+            "no_delay": True,
+            "ignore_exc": True,
+            "retry_attempts": 1,
+            "dead_timeout": 5,
+        },
+    }
+}
+SESSION_ENGINE = "django.contrib.sessions.backends.db"
+
+# --- Celery -----------------------------------------------------------------
+CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default="amqp://guest:guest@127.0.0.1:5672//")
+CELERY_RESULT_BACKEND = env.str("CELERY_RESULT_BACKEND", default="rpc://")
+CELERY_ACCEPT_CONTENT = ["json"]
+CELERY_TASK_SERIALIZER = "json"
+CELERY_RESULT_SERIALIZER = "json"
+CELERY_TIMEZONE = TIME_ZONE
+CELERY_RESULT_EXPIRES = 3600
+CELERY_TASK_SOFT_TIME_LIMIT = env.int("CELERY_TASK_SOFT_TIME_LIMIT", default=1800)
+CELERY_TASK_TIME_LIMIT = env.int("CELERY_TASK_TIME_LIMIT", default=2100)
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = True
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_BROKER_TRANSPORT_OPTIONS = {"confirm_publish": True}
+CELERY_TASK_SEND_SENT_EVENT = True
+CELERY_WORKER_SEND_TASK_EVENTS = True
+CELERY_TASK_TRACK_STARTED = True
+CELERY_TASK_DEFAULT_QUEUE = "default"
+CELERY_TASK_ROUTES = {
+    "solution_library.embed_*": {"queue": "embedding"},
+    "rfp_manager.batch_*": {"queue": "batch"},
+    "*": {"queue": "default"},
+}
+CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
+CELERY_LOGGING_LEVEL = env.str("CELERY_LOGGING_LEVEL", default="INFO")
+CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+
+AUTO_EMBED_DOCUMENTS = env.bool("AUTO_EMBED_DOCUMENTS", default=True)
+
+# --- Links and limits shown in the UI --------------------------------------
+FLOWER_URL = env.str("FLOWER_URL", default="http://127.0.0.1:5555")
+
+# --- Logging: one JSON object per line, with task and job context ----------
+LOG_LEVEL = env.str("LOG_LEVEL", default="INFO")
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "filters": {"task_context": {"()": "spelunker.logging.TaskContextFilter"}},
+    "formatters": {"json": {"()": "spelunker.logging.JsonFormatter"}},
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "formatter": "json",
+            "filters": ["task_context"],
+        }
+    },
+    "root": {"handlers": ["console"], "level": LOG_LEVEL},
+    "loggers": {
+        "celery": {"level": CELERY_LOGGING_LEVEL, "propagate": True},
+        "django.db.backends": {"level": "INFO"},
+    },
+}

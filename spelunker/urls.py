@@ -1,0 +1,21 @@
+from django.contrib import admin
+from django.contrib.auth import views as auth_views
+from django.urls import include, path
+
+from . import health, views
+
+urlpatterns = [
+    path("", views.home, name="home"),
+    path("healthz", health.healthz, name="healthz"),
+    path("readyz", health.readyz, name="readyz"),
+    path("login/", auth_views.LoginView.as_view(), name="login"),
+    path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("system/", views.system, name="system"),
+    path("system/checks/", views.system_check_start, name="system_check_start"),
+    path("system/checks/<int:pk>/", views.system_check, name="system_check"),
+    path("system/checks/<int:pk>/status/", views.system_check_status, name="system_check_status"),
+    path("library/", include("solution_library.urls")),
+    path("rfps/", include("rfp_manager.urls")),
+    path("llm/", include("llm_manager.urls")),
+    path("admin/", admin.site.urls),
+]

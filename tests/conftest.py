@@ -1,0 +1,66 @@
+import pytest
+
+from tests.workers import Worker
+
+
+@pytest.fixture(scope="session")
+def purged_broker():
+    """Start the session with empty queues: nothing left from an earlier run."""
+    from spelunker.celery import app
+
+    with app.connection_for_write() as conn:
+        for queue in ("default", "embedding", "batch"):
+            conn.default_channel.queue_declare(queue=queue, durable=True)
+            conn.default_channel.queue_purge(queue)
+
+
+@pytest.fixture(scope="session")
+def celery_worker_process(django_db_setup, django_db_blocker, purged_broker):
+    """One real worker for the session, serving every queue, on the test database."""
+    with django_db_blocker.unblock():
+        worker = Worker().start()
+    yield worker
+    worker.stop()
+
+
+@pytest.fixture
+def live_worker(celery_worker_process, transactional_db):
+    """Use in integration tests: a real worker and committed (visible) data."""
+    return celery_worker_process
+
+
+@pytest.fixture
+def make_worker(transactional_db, purged_broker):
+    """Start extra workers (e.g. to kill one); all are stopped after the test."""
+    started = []
+
+    def start(**kwargs) -> Worker:
+        worker = Worker(**kwargs).start()
+        started.append(worker)
+        return worker
+
+    yield start
+    for worker in started:
+        worker.stop()
+
+
+@pytest.fixture
+def staff_user(django_user_model):
+    return django_user_model.objects.create_user("staff", password="pw-staff-123", is_staff=True, is_superuser=True)
+
+
+@pytest.fixture
+def user(django_user_model):
+    return django_user_model.objects.create_user("alice", password="pw-alice-123")
+
+
+@pytest.fixture
+def staff_client(client, staff_user):
+    client.force_login(staff_user)
+    return client
+
+
+@pytest.fixture
+def user_client(client, user):
+    client.force_login(user)
+    return client

@@ -1,0 +1,92 @@
+"""Real `celery worker` processes for integration tests.
+
+The worker runs in its own process against the test run's RabbitMQ and the
+test database, exactly as in production; only the database name differs.
+"""
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+from django.db import connection
+
+ROOT = Path(__file__).resolve().parent.parent
+ALL_QUEUES = "default,embedding,batch"
+
+
+def database_url_for_current_connection() -> str:
+    """The URL of the database the tests use right now (the test database)."""
+    s = connection.settings_dict
+    if connection.vendor == "sqlite":
+        return f"sqlite:///{s['NAME']}"
+    return f"postgres://{s['USER']}:{s['PASSWORD']}@{s['HOST']}:{s['PORT']}/{s['NAME']}"
+
+
+class Worker:
+    """One `celery -A spelunker worker` subprocess, started and awaited."""
+
+    def __init__(self, queues: str = ALL_QUEUES, concurrency: int = 2, env: dict | None = None, pool: str = "prefork"):
+        self.name = f"test-{uuid.uuid4().hex[:8]}@localhost"
+        self.queues = queues
+        self.concurrency = concurrency
+        self.pool = pool
+        self.extra_env = env or {}
+        self.proc: subprocess.Popen | None = None
+        self.log_path = ROOT / "var" / f"worker-{self.name.split('@')[0]}.log"
+
+    def start(self, timeout: float = 60) -> "Worker":
+        env = {**os.environ, "DATABASE_URL": database_url_for_current_connection(), **self.extra_env}
+        cmd = [
+            sys.executable, "-m", "celery", "-A", "spelunker", "worker",
+            "-Q", self.queues, "-n", self.name, "--concurrency", str(self.concurrency), "-P", self.pool,
+            "--without-gossip", "--without-mingle", "--loglevel=INFO",
+        ]
+        self.log_path.parent.mkdir(exist_ok=True)
+        self._log = open(self.log_path, "wb")
+        self.proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=self._log, stderr=subprocess.STDOUT, start_new_session=True)
+        self._wait_until_ready(timeout)
+        return self
+
+    def _wait_until_ready(self, timeout: float) -> None:
+        from spelunker.celery import app
+
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"worker exited with {self.proc.returncode}:\n{self.log()}")
+            if app.control.ping(destination=[self.name], timeout=0.5):
+                return
+        raise TimeoutError(f"worker {self.name} did not answer a ping within {timeout}s:\n{self.log()}")
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace")[-5000:]
+
+    def kill(self) -> None:
+        """SIGKILL the whole process group: a crash, not a shutdown."""
+        if self.proc and self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait(10)
+
+    def stop(self) -> None:
+        if self.proc and self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGTERM)
+            try:
+                self.proc.wait(20)
+            except subprocess.TimeoutExpired:
+                self.kill()
+        if getattr(self, "_log", None):
+            self._log.close()
+
+
+def wait_for(predicate, timeout: float = 30, interval: float = 0.2, message: str = "condition"):
+    """Poll `predicate` until it returns a truthy value; fail with `message` otherwise."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(interval)
+    raise AssertionError(f"timed out after {timeout}s waiting for {message}")
