@@ -1,1 +1,78 @@
-from django.db import models  # noqa: F401
+"""LLM endpoints (APIs) and the models they serve."""
+from django.db import models
+from django.db.models import Q
+
+
+class LLMApi(models.Model):
+    """An OpenAI-compatible endpoint, or the built-in offline provider."""
+
+    KIND_OPENAI = "openai"
+    KIND_OFFLINE = "offline"
+    KIND_CHOICES = [
+        (KIND_OPENAI, "OpenAI-compatible HTTP (OpenAI, vLLM, Ollama, LM Studio, llama.cpp)"),
+        (KIND_OFFLINE, "Built-in offline baseline (no network)"),
+    ]
+
+    HEALTH_UNKNOWN = "unknown"
+    HEALTH_HEALTHY = "healthy"
+    HEALTH_UNHEALTHY = "unhealthy"
+    HEALTH_CHOICES = [(HEALTH_UNKNOWN, "Unknown"), (HEALTH_HEALTHY, "Healthy"), (HEALTH_UNHEALTHY, "Unhealthy")]
+
+    name = models.CharField(max_length=100, unique=True)
+    kind = models.CharField(max_length=20, choices=KIND_CHOICES, default=KIND_OPENAI)
+    base_url = models.URLField(blank=True, help_text="e.g. https://api.openai.com/v1 or http://localhost:11434/v1")
+    # Write-only: never rendered, logged, passed to tasks or returned in results.
+    api_key = models.CharField(max_length=500, blank=True)
+    is_active = models.BooleanField(default=True)
+    timeout_seconds = models.FloatField(default=60)
+    max_concurrent_requests = models.PositiveIntegerField(default=8)
+    requests_per_minute = models.PositiveIntegerField(default=600)
+
+    last_validated_at = models.DateTimeField(null=True, blank=True)
+    health_status = models.CharField(max_length=20, choices=HEALTH_CHOICES, default=HEALTH_UNKNOWN)
+    last_error = models.TextField(blank=True)
+    consecutive_failures = models.PositiveIntegerField(default=0)
+
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["name"]
+        verbose_name = "LLM API"
+
+    def __str__(self):
+        return self.name
+
+    @property
+    def has_api_key(self) -> bool:
+        return bool(self.api_key)
+
+
+class LLMModel(models.Model):
+    TYPE_CHAT = "chat"
+    TYPE_EMBEDDING = "embedding"
+    TYPE_CHOICES = [(TYPE_CHAT, "Chat"), (TYPE_EMBEDDING, "Embedding")]
+
+    api = models.ForeignKey(LLMApi, on_delete=models.CASCADE, related_name="models")
+    name = models.CharField(max_length=200)
+    model_type = models.CharField(max_length=20, choices=TYPE_CHOICES, default=TYPE_CHAT)
+    embedding_dimensions = models.PositiveIntegerField(null=True, blank=True)
+    context_window = models.PositiveIntegerField(null=True, blank=True)
+    is_active = models.BooleanField(default=True)
+    is_system_default = models.BooleanField(default=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["api__name", "name"]
+        verbose_name = "LLM model"
+        constraints = [
+            models.UniqueConstraint(fields=["api", "name"], name="llm_model_unique_per_api"),
+            # At most one system default per type (one chat, one embedding).
+            models.UniqueConstraint(
+                fields=["model_type"], condition=Q(is_system_default=True), name="one_default_model_per_type"
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.name} ({self.api.name})"
