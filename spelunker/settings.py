@@ -8,6 +8,7 @@ delivery guarantees so nobody loosens them by accident.
 from pathlib import Path
 
 import environ
+from kombu import Queue
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -155,6 +156,13 @@ CELERY_TASK_SEND_SENT_EVENT = True
 CELERY_WORKER_SEND_TASK_EVENTS = True
 CELERY_TASK_TRACK_STARTED = True
 CELERY_TASK_DEFAULT_QUEUE = "default"
+# Three classic durable queues, one worker pool each, so one kind of work
+# cannot starve another: quick/latency-sensitive, CPU-heavy ingest, long RFP jobs.
+CELERY_QUEUE_NAMES = ("default", "embedding", "batch")
+CELERY_TASK_QUEUES = [
+    Queue(name, routing_key=name, durable=True, queue_arguments={"x-queue-type": "classic"})
+    for name in CELERY_QUEUE_NAMES
+]
 CELERY_TASK_ROUTES = {
     "solution_library.embed_*": {"queue": "embedding"},
     "rfp_manager.batch_*": {"queue": "batch"},

@@ -1,10 +1,10 @@
 from django.contrib import messages
-from django.contrib.admin.views.decorators import staff_member_required
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from spelunker.jobs.views import job_progress_response, progress_context
+from spelunker.permissions import staff_required
 
 from .models import SystemCheck
 from .services import start_system_check
@@ -14,13 +14,13 @@ def home(request):
     return render(request, "home.html")
 
 
-@staff_member_required
+@staff_required
 def system(request):
     checks = SystemCheck.objects.prefetch_related("probes")[:10]
     return render(request, "system/system.html", {"checks": checks})
 
 
-@staff_member_required
+@staff_required
 @require_POST
 def system_check_start(request):
     check = start_system_check(request.user)
@@ -28,14 +28,14 @@ def system_check_start(request):
     return redirect("system_check", pk=check.pk)
 
 
-@staff_member_required
+@staff_required
 def system_check(request, pk):
     check = get_object_or_404(SystemCheck, pk=pk)
     poll_url = reverse("system_check_status", args=[check.pk])
     return render(request, "system/check.html", progress_context(check, poll_url))
 
 
-@staff_member_required
+@staff_required
 def system_check_status(request, pk):
     check = get_object_or_404(SystemCheck, pk=pk)
     poll_url = reverse("system_check_status", args=[check.pk])

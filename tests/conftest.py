@@ -9,9 +9,10 @@ def purged_broker():
     from spelunker.celery import app
 
     with app.connection_for_write() as conn:
-        for queue in ("default", "embedding", "batch"):
-            conn.default_channel.queue_declare(queue=queue, durable=True)
-            conn.default_channel.queue_purge(queue)
+        for queue in app.conf.task_queues:
+            bound = queue.bind(conn.default_channel)
+            bound.declare()
+            bound.purge()
 
 
 @pytest.fixture(scope="session")

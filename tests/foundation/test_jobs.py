@@ -1,0 +1,120 @@
+"""The job toolkit's transitions, counters and runner, on a real job table."""
+from datetime import timedelta
+
+import pytest
+from celery.exceptions import SoftTimeLimitExceeded
+from django.utils import timezone
+
+from spelunker.jobs.models import JobStatus
+from spelunker.jobs.runner import run_job
+from spelunker.models import SystemCheck
+
+pytestmark = pytest.mark.django_db
+
+
+class FakeRequest:
+    id = "task-123"
+
+
+class FakeTask:
+    """Stands in for Celery's bound `self`: only the attributes run_job reads."""
+
+    request = FakeRequest()
+    soft_time_limit = 30
+
+    class app:
+        class conf:
+            task_soft_time_limit = 1800
+
+
+def test_progress_percentage_and_rate():
+    job = SystemCheck(total_items=8, processed_items=2)
+    assert job.get_progress_percentage() == 25
+    job.total_items = 0
+    assert job.get_progress_percentage() == 0
+
+
+def test_start_records_task_id_and_keeps_first_start_time():
+    job = SystemCheck.objects.create(total_items=1)
+    assert job.start("first")
+    first_started = job.started_at
+    assert job.start("redelivered")  # a redelivery takes the job over
+    assert job.status == JobStatus.PROCESSING
+    assert job.celery_task_id == "redelivered"
+    assert job.started_at == first_started
+
+
+def test_finished_job_cannot_be_restarted_or_overwritten():
+    job = SystemCheck.objects.create()
+    job.start("t")
+    assert job.request_cancel()
+    assert not job.finish(JobStatus.COMPLETED), "a late finish must not overwrite a cancellation"
+    assert not job.start("again")
+    job.refresh_from_db()
+    assert job.status == JobStatus.CANCELLED
+    assert job.was_cancelled()
+
+
+def test_is_stale_only_for_active_jobs_without_updates():
+    job = SystemCheck.objects.create()
+    SystemCheck.objects.filter(pk=job.pk).update(updated_at=timezone.now() - timedelta(minutes=31))
+    job.refresh_from_db()
+    assert job.is_stale()
+    job.finish(JobStatus.FAILED, "x")
+    assert not job.is_stale()
+
+
+def test_add_error_replaces_an_items_earlier_error():
+    job = SystemCheck.objects.create()
+    job.add_error("q1", "first")
+    job.add_error("q1", "second")
+    job.add_error("q2", "other")
+    job.refresh_from_db()
+    assert [(e["item"], e["error"]) for e in job.errors] == [("q1", "second"), ("q2", "other")]
+
+
+def test_run_job_completes_and_returns_figures():
+    job = SystemCheck.objects.create()
+    result = run_job(FakeTask(), SystemCheck, job.pk, lambda j: {"done": 3})
+    job.refresh_from_db()
+    assert result == {"success": True, "job_id": job.pk, "status": "completed", "done": 3}
+    assert job.status == JobStatus.COMPLETED and job.celery_task_id == "task-123"
+
+
+def test_run_job_twice_does_not_redo_finished_work():
+    job = SystemCheck.objects.create()
+    calls = []
+    run_job(FakeTask(), SystemCheck, job.pk, lambda j: calls.append(1))
+    second = run_job(FakeTask(), SystemCheck, job.pk, lambda j: calls.append(1))
+    assert calls == [1]
+    assert second["skipped"] and second["success"]
+
+
+def test_run_job_marks_soft_time_limit_as_failed_with_message():
+    job = SystemCheck.objects.create()
+
+    def slow(j):
+        raise SoftTimeLimitExceeded()
+
+    result = run_job(FakeTask(), SystemCheck, job.pk, slow)
+    job.refresh_from_db()
+    assert result["success"] is False
+    assert job.status == JobStatus.FAILED
+    assert "time limit of 30 s" in job.message
+
+
+def test_run_job_marks_crash_as_failed_never_stuck_processing():
+    job = SystemCheck.objects.create()
+
+    def boom(j):
+        raise ValueError("bad input")
+
+    result = run_job(FakeTask(), SystemCheck, job.pk, boom)
+    job.refresh_from_db()
+    assert job.status == JobStatus.FAILED and job.message == "ValueError: bad input"
+    assert result["error"] == "ValueError: bad input"
+
+
+def test_run_job_for_missing_job_says_not_found():
+    result = run_job(FakeTask(), SystemCheck, 999999, lambda j: {})
+    assert result["success"] is False and "not found" in result["error"]

@@ -1,0 +1,44 @@
+"""The whole stack end to end: view → on_commit → RabbitMQ → real worker → job row → page."""
+import pytest
+from django.urls import reverse
+
+from spelunker.models import SystemCheck
+from spelunker.services import record_probe_answer
+from tests.workers import wait_for
+
+pytestmark = [pytest.mark.integration]
+
+
+def test_system_check_is_answered_by_a_worker_on_every_queue(live_worker, staff_client):
+    response = staff_client.post(reverse("system_check_start"))
+    check = SystemCheck.objects.get()
+    assert response.status_code == 302 and response.url == reverse("system_check", args=[check.pk])
+
+    def finished():
+        check.refresh_from_db()
+        return not check.is_active
+
+    wait_for(finished, timeout=30, message="the system check to finish")
+    assert check.status == "completed"
+    assert check.processed_items == check.total_items == 3
+    probes = {p.queue: p for p in check.probes.all()}
+    assert set(probes) == {"default", "embedding", "batch"}
+    assert all(p.worker == live_worker.name for p in probes.values())
+    assert all(p.celery_task_id for p in probes.values())
+
+    status = staff_client.get(reverse("system_check_status", args=[check.pk])).json()
+    assert status["status"] == "completed" and status["progress"] == 100
+    page = staff_client.get(reverse("system_check", args=[check.pk]))
+    assert live_worker.name.encode() in page.content
+
+
+@pytest.mark.django_db
+def test_probe_answer_is_idempotent(staff_user):
+    check = SystemCheck.objects.create(total_items=1)
+    check.probes.create(queue="default")
+    first = record_probe_answer(check.pk, "default", "w1", "t1")
+    second = record_probe_answer(check.pk, "default", "w2", "t2")
+    check.refresh_from_db()
+    probe = check.probes.get()
+    assert first["success"] and second["skipped"]
+    assert (check.status, check.processed_items, probe.worker) == ("completed", 1, "w1")
