@@ -1,0 +1,37 @@
+# Spelunker — development entry points. No Docker engine needed: the services
+# (RabbitMQ, Memcached, PostgreSQL) run privately from the OS packages, see
+# bin/stack. `docker compose up` is the production-like alternative.
+#
+#   make run     the whole app on http://127.0.0.1:8000 (Ctrl-C stops it all)
+#   make test    the test suite against a fresh private stack (PYTEST_ARGS=...)
+#   make venv    create/refresh .venv when the requirements change
+#   make stop    stop the services `make run` left running (e.g. after a crash)
+#   make clean   stop them and delete .run/ (dev broker data, generated secrets)
+
+SHELL := /bin/bash
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+# Touched after a successful install; newer requirements re-run pip.
+STAMP := $(VENV)/.requirements-installed
+PYTEST_ARGS ?=
+
+.PHONY: run test venv stop clean
+
+venv: $(STAMP)
+
+$(STAMP): requirements.txt requirements-dev.txt
+	@test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/python -m pip install --quiet --disable-pip-version-check -r requirements.txt -r requirements-dev.txt
+	@touch $@
+
+run: venv
+	bin/run-stack
+
+test: venv
+	bin/test-stack $(PYTEST_ARGS)
+
+stop:
+	bin/stack stop .run/dev
+
+clean: stop
+	rm -rf .run

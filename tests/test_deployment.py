@@ -1,0 +1,181 @@
+"""The deployment files agree with each other and with the settings.
+
+`make run` (Procfile + bin/run-stack), `make test` (bin/test-stack) and
+`docker compose up` (docker-compose.yml + Dockerfile) must start the same
+processes with the same commands, and the broker must never time out a task
+that Celery still lets run. These tests read the files; they start nothing
+(every `make test` run exercises bin/stack itself).
+"""
+import re
+import runpy
+import shlex
+from pathlib import Path
+
+import pytest
+import yaml
+from django.conf import settings
+
+ROOT = Path(__file__).resolve().parent.parent
+PROCESSES = ["web", "worker-default", "worker-embedding", "worker-batch", "scheduler", "flower"]
+APP_IMAGE = "spelunker:latest"
+
+
+def read_procfile() -> dict[str, str]:
+    processes = {}
+    for line in (ROOT / "Procfile").read_text().splitlines():
+        match = re.match(r"^([A-Za-z0-9_-]+):\s*(.+)$", line)
+        if match:
+            assert match[1] not in processes, f"process {match[1]} defined twice"
+            processes[match[1]] = match[2].strip()
+    return processes
+
+
+@pytest.fixture(scope="module")
+def procfile() -> dict[str, str]:
+    return read_procfile()
+
+
+@pytest.fixture(scope="module")
+def compose() -> dict:
+    return yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+
+
+@pytest.fixture(scope="module")
+def services(compose) -> dict[str, dict]:
+    return compose["services"]
+
+
+def command_of(service: dict) -> str:
+    command = service.get("command", "")
+    return shlex.join(command) if isinstance(command, list) else command
+
+
+def option_values(command: str, option: str) -> list[str]:
+    """Values of `-Q x`, `-Q=x`, `--scheduler x` … in a command line."""
+    words = shlex.split(command)
+    values = []
+    for i, word in enumerate(words):
+        if word == option and i + 1 < len(words):
+            values.append(words[i + 1])
+        elif word.startswith(option + "="):
+            values.append(word.split("=", 1)[1])
+    return values
+
+
+def test_procfile_has_exactly_the_expected_processes(procfile):
+    assert list(procfile) == PROCESSES
+
+
+@pytest.mark.parametrize("name", PROCESSES)
+def test_compose_runs_the_same_command_as_the_procfile(name, procfile, services):
+    assert name in services, f"docker-compose.yml has no service {name}"
+    assert command_of(services[name]) == procfile[name]
+
+
+@pytest.mark.parametrize("name", PROCESSES)
+def test_app_services_use_the_built_image_and_the_shared_settings(name, services):
+    service = services[name]
+    assert service["image"] == APP_IMAGE
+    env = service["environment"]
+    for variable in ("DATABASE_URL", "CELERY_BROKER_URL", "KVDB_LOCATION", "DJANGO_SECRET_KEY"):
+        assert variable in env, f"{name} lacks {variable}"
+    assert env["DATABASE_URL"].startswith("postgres://")
+    assert env["CELERY_BROKER_URL"].startswith("amqp://")
+    assert "guest" not in env["CELERY_BROKER_URL"]
+
+
+def test_web_listens_outside_its_container(services):
+    assert services["web"]["environment"]["SPELUNKER_HOST"] == "0.0.0.0"
+
+
+def test_gunicorn_config_reads_host_port_and_concurrency(monkeypatch):
+    conf = ROOT / "spelunker" / "gunicorn_conf.py"
+    for variable in ("SPELUNKER_HOST", "SPELUNKER_PORT", "WEB_CONCURRENCY"):
+        monkeypatch.delenv(variable, raising=False)
+    defaults = runpy.run_path(str(conf))
+    assert defaults["bind"] == "127.0.0.1:8000"
+    assert defaults["workers"] == 2
+    monkeypatch.setenv("SPELUNKER_HOST", "0.0.0.0")
+    monkeypatch.setenv("SPELUNKER_PORT", "9001")
+    monkeypatch.setenv("WEB_CONCURRENCY", "3")
+    configured = runpy.run_path(str(conf))
+    assert configured["bind"] == "0.0.0.0:9001"
+    assert configured["workers"] == 3
+
+
+def test_exactly_one_scheduler_and_it_uses_the_database(procfile, services):
+    beats = [name for name, service in services.items() if " beat" in command_of(service)]
+    assert beats == ["scheduler"]
+    assert [name for name, command in procfile.items() if " beat" in command] == ["scheduler"]
+    command = command_of(services["scheduler"])
+    assert option_values(command, "--scheduler") == ["django_celery_beat.schedulers:DatabaseScheduler"]
+    assert services["scheduler"].get("deploy", {}).get("replicas", 1) == 1
+
+
+def test_one_worker_pool_per_queue(services):
+    queues = {}
+    for name, service in services.items():
+        command = command_of(service)
+        if re.search(r"\bcelery\b.*\bworker\b", command):
+            values = option_values(command, "-Q")
+            assert len(values) == 1 and "," not in values[0], f"{name} must serve exactly one queue"
+            queues[name] = values[0]
+    assert queues == {
+        "worker-default": "default",
+        "worker-embedding": "embedding",
+        "worker-batch": "batch",
+    }
+
+
+def test_every_routed_queue_has_a_worker(services):
+    served = {option_values(command_of(s), "-Q")[0] for s in services.values() if " worker " in command_of(s)}
+    routed = {route["queue"] for route in settings.CELERY_TASK_ROUTES.values()}
+    routed.add(settings.CELERY_TASK_DEFAULT_QUEUE)
+    assert routed <= served
+
+
+def test_broker_consumer_timeout_outlasts_the_hard_time_limit(services):
+    hard_limit_ms = settings.CELERY_TASK_TIME_LIMIT * 1000
+    args = services["rabbitmq"]["environment"]["RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS"]
+    compose_timeout = int(re.search(r"-rabbit consumer_timeout (\d+)", args)[1])
+    assert compose_timeout > hard_limit_ms
+    # The private broker of `make run` / `make test`.
+    stack = (ROOT / "bin" / "stack").read_text()
+    stack_timeout = int(re.search(r"^readonly CONSUMER_TIMEOUT_MS=(\d+)", stack, re.M)[1])
+    assert "consumer_timeout = $CONSUMER_TIMEOUT_MS" in stack
+    assert stack_timeout > hard_limit_ms
+
+
+def test_flower_requires_credentials(services):
+    env = services["flower"]["environment"]
+    assert env.get("FLOWER_BASIC_AUTH"), "Flower must have basic auth in compose"
+    assert "FLOWER_BASIC_AUTH" in (ROOT / "bin" / "run-stack").read_text()
+
+
+def test_flower_environment_holds_only_flower_options(services):
+    """Flower turns every FLOWER_* variable into an option and crashes on unknown ones."""
+    from flower.options import default_options
+
+    known = set(default_options._options)
+    for name in PROCESSES + ["migrate"]:
+        for variable in services.get(name, {}).get("environment", {}):
+            if variable.startswith("FLOWER_"):
+                option = variable.removeprefix("FLOWER_").lower()
+                assert option in known or option.replace("_", "-") in known, f"{name}: {variable}"
+
+
+def test_final_image_runs_as_a_non_root_user():
+    dockerfile = (ROOT / "Dockerfile").read_text()
+    stages = re.split(r"^FROM\s", dockerfile, flags=re.M | re.I)
+    final = stages[-1]
+    users = re.findall(r"^USER\s+(\S+)", final, flags=re.M | re.I)
+    assert users, "the final stage sets no USER"
+    assert users[-1] not in ("root", "0", "0:0")
+    assert re.search(r"^EXPOSE\s+8000\b", final, flags=re.M)
+    assert "collectstatic" in final
+
+
+def test_ci_runs_make_test():
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert re.search(r"^make test\b", ci, flags=re.M)
+    assert "set -euo pipefail" in ci
