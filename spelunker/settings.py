@@ -112,6 +112,9 @@ STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
 }
+# Serve app static files even before (or without) collectstatic: tests, a
+# fresh checkout. Production images run collectstatic at build time.
+WHITENOISE_USE_FINDERS = True
 DATA_UPLOAD_MAX_NUMBER_FILES = 200
 FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 
