@@ -2,6 +2,8 @@
 from django.db import models
 from django.db.models import Q
 
+from spelunker.jobs.models import BaseJob
+
 
 class LLMApi(models.Model):
     """An OpenAI-compatible endpoint, or the built-in offline provider."""
@@ -32,6 +34,8 @@ class LLMApi(models.Model):
     health_status = models.CharField(max_length=20, choices=HEALTH_CHOICES, default=HEALTH_UNKNOWN)
     last_error = models.TextField(blank=True)
     consecutive_failures = models.PositiveIntegerField(default=0)
+    # Set when the circuit breaker opens; calls fail fast until the cool-down has passed.
+    circuit_opened_at = models.DateTimeField(null=True, blank=True)
 
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
@@ -76,3 +80,54 @@ class LLMModel(models.Model):
 
     def __str__(self):
         return f"{self.name} ({self.api.name})"
+
+
+class RequestSlot(models.Model):
+    """One of an API's `max_concurrent_requests` slots, leased by whichever process is calling it.
+
+    Shared by every worker through the database: taking a slot is one
+    conditional UPDATE (atomic on PostgreSQL and SQLite). A lease expires, so a
+    slot held by a killed process frees itself.
+    """
+
+    api = models.ForeignKey(LLMApi, on_delete=models.CASCADE, related_name="request_slots")
+    number = models.PositiveIntegerField()
+    holder = models.CharField(max_length=64, blank=True)
+    lease_until = models.DateTimeField(db_index=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["api", "number"], name="one_request_slot_per_number")]
+
+
+class RateWindow(models.Model):
+    """Requests made to an API in one clock minute (a fixed-window rate limit shared by all workers)."""
+
+    api = models.ForeignKey(LLMApi, on_delete=models.CASCADE, related_name="rate_windows")
+    window_start = models.DateTimeField()
+    count = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["api", "window_start"], name="one_rate_window_per_minute")]
+
+
+class ValidationRun(BaseJob):
+    """One validation request: a single API (from the page or admin) or all of them (Beat)."""
+
+    TRIGGER_MANUAL = "manual"
+    TRIGGER_SCHEDULE = "schedule"
+    TRIGGER_CHOICES = [(TRIGGER_MANUAL, "Manual"), (TRIGGER_SCHEDULE, "Schedule")]
+
+    api = models.ForeignKey(
+        LLMApi, null=True, blank=True, on_delete=models.CASCADE, related_name="validation_runs",
+        help_text="Empty: every active API",
+    )
+    trigger = models.CharField(max_length=20, choices=TRIGGER_CHOICES, default=TRIGGER_MANUAL)
+    models_created = models.PositiveIntegerField(default=0)
+    models_updated = models.PositiveIntegerField(default=0)
+    models_deactivated = models.PositiveIntegerField(default=0)
+
+    class Meta(BaseJob.Meta):
+        verbose_name = "validation run"
+
+    def __str__(self):
+        return f"Validation of {self.api or 'all APIs'} ({self.get_status_display()})"

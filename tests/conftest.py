@@ -65,3 +65,25 @@ def staff_client(client, staff_user):
 def user_client(client, user):
     client.force_login(user)
     return client
+
+
+@pytest.fixture(scope="session")
+def fake_llm_server():
+    """One fake OpenAI-compatible server on loopback for the whole session (llm_manager.testing)."""
+    from llm_manager.testing.fake_openai import FakeOpenAI
+
+    server = FakeOpenAI().start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def fake_llm(fake_llm_server):
+    """The fake LLM server, reset to healthy defaults with an empty request log for each test.
+
+    `.url` (ends in /v1), `.configure(latency_ms=, error_rate=, fault=, models=)`, `.requests`, `.reset()`;
+    `llm_manager.testing.fixtures.register_fake_api(fake_llm)` points an LLMApi at it.
+    """
+    fake_llm_server.reset()
+    yield fake_llm_server
+    fake_llm_server.reset()

@@ -1,0 +1,14 @@
+"""Providers behind one interface; `get_provider(api)` picks the one for an LLMApi."""
+from .base import ChatResult, ModelInfo, Provider
+
+
+def get_provider(api) -> Provider:
+    from .offline import OfflineProvider
+    from .openai_compat import OpenAICompatibleProvider
+
+    if api.kind == "offline":
+        return OfflineProvider(api)
+    return OpenAICompatibleProvider(api)
+
+
+__all__ = ["ChatResult", "ModelInfo", "Provider", "get_provider"]

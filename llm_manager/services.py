@@ -1,0 +1,287 @@
+"""The one door every LLM call goes through, and the validation of LLM APIs.
+
+Other apps use only these functions:
+
+    get_default_model(model_type) -> LLMModel
+    embed_texts(texts, model=None) -> list[list[float]]   (L2-normalised)
+    chat(messages, model=None, *, temperature=0.0, max_tokens=None) -> ChatResult
+    concurrency_limit(model) -> int
+
+Limits and the circuit breaker are applied inside (see guard.py) for every
+network provider; the offline provider runs in-process and needs neither.
+No Celery here: tasks.py wraps the validation functions.
+"""
+import logging
+import math
+from dataclasses import asdict, dataclass, field
+
+from django.db import transaction
+from django.utils import timezone
+
+from .exceptions import LLMError, NoDefaultModel, TransientLLMError
+from .guard import guarded_call, record_failure, record_success
+from .models import LLMApi, LLMModel, ValidationRun
+from .providers import ChatResult, ModelInfo, get_provider
+
+logger = logging.getLogger(__name__)
+
+EMBED_BATCH_SIZE = 64
+
+__all__ = [
+    "ChatResult", "LLMError", "NoDefaultModel", "TransientLLMError",
+    "get_default_model", "embed_texts", "chat", "concurrency_limit",
+]
+
+
+# --- choosing a model ---------------------------------------------------------------------
+def get_default_model(model_type: str) -> LLMModel:
+    """The active system default of `model_type` ("chat" or "embedding") on an active API."""
+    label = dict(LLMModel.TYPE_CHOICES).get(model_type, model_type).lower()
+    model = LLMModel.objects.select_related("api").filter(model_type=model_type, is_system_default=True).first()
+    if model is None:
+        raise NoDefaultModel(f"No default {label} model is configured: choose one under LLMs in the admin")
+    if not model.is_active or not model.api.is_active:
+        raise NoDefaultModel(
+            f"The default {label} model {model.name} ({model.api.name}) is inactive: activate it or choose another default"
+        )
+    return model
+
+
+def concurrency_limit(model: LLMModel) -> int:
+    """How many requests a batch job may have in flight on this model's API."""
+    return max(1, model.api.max_concurrent_requests)
+
+
+def _usable(model: LLMModel | None, model_type: str) -> LLMModel:
+    model = model or get_default_model(model_type)
+    if model.model_type != model_type:
+        raise LLMError(f"{model.name} is a {model.model_type} model, not a {model_type} model")
+    if not model.is_active or not model.api.is_active:
+        raise LLMError(f"{model.name} ({model.api.name}) is inactive")
+    return model
+
+
+def _call(api: LLMApi, operation):
+    """Run one provider operation, guarded unless it runs in-process."""
+    if api.kind == LLMApi.KIND_OFFLINE:
+        return operation()
+    with guarded_call(api):
+        return operation()
+
+
+# --- the contract ---------------------------------------------------------------------------
+def embed_texts(texts: list[str], model: LLMModel | None = None) -> list[list[float]]:
+    """Vectors for `texts`, in order, L2-normalised, in batches of EMBED_BATCH_SIZE."""
+    if not texts:
+        return []
+    model = _usable(model, LLMModel.TYPE_EMBEDDING)
+    provider = get_provider(model.api)
+    vectors: list[list[float]] = []
+    for start in range(0, len(texts), EMBED_BATCH_SIZE):
+        batch = list(texts[start:start + EMBED_BATCH_SIZE])
+        vectors += _call(model.api, lambda: provider.embed(model.name, batch, model.embedding_dimensions))
+    _check_dimensions(model, vectors)
+    return [_l2_normalised(v) for v in vectors]
+
+
+def chat(messages: list[dict], model: LLMModel | None = None, *, temperature: float = 0.0,
+         max_tokens: int | None = None) -> ChatResult:
+    model = _usable(model, LLMModel.TYPE_CHAT)
+    provider = get_provider(model.api)
+    return _call(model.api, lambda: provider.chat(model.name, messages, temperature=temperature, max_tokens=max_tokens))
+
+
+def _check_dimensions(model: LLMModel, vectors: list[list[float]]) -> None:
+    """Learn the dimension on first use; refuse vectors that would not match the stored ones."""
+    sizes = {len(v) for v in vectors}
+    if len(sizes) != 1:
+        raise LLMError(f"{model.api.name} returned vectors of different lengths for {model.name}")
+    size = sizes.pop()
+    if model.embedding_dimensions is None:
+        LLMModel.objects.filter(pk=model.pk, embedding_dimensions__isnull=True).update(embedding_dimensions=size)
+        model.embedding_dimensions = size
+    elif size != model.embedding_dimensions:
+        raise LLMError(
+            f"{model.name} on {model.api.name} returned {size}-dimensional vectors, "
+            f"but the model is recorded with {model.embedding_dimensions}"
+        )
+
+
+def _l2_normalised(vector: list[float]) -> list[float]:
+    norm = math.sqrt(sum(x * x for x in vector))
+    return [x / norm for x in vector] if norm else vector
+
+
+# --- validation -------------------------------------------------------------------------------
+@dataclass
+class SyncCounts:
+    created: int = 0
+    updated: int = 0
+    deactivated: int = 0
+
+
+@dataclass
+class ValidationOutcome:
+    """What validating one API found. `transient` says whether trying again later may help."""
+
+    api_id: int
+    api_name: str
+    success: bool
+    error: str = ""
+    transient: bool = False
+    retry_after: float | None = None
+    sync: SyncCounts = field(default_factory=SyncCounts)
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def validate_api(api_id: int) -> ValidationOutcome:
+    """List the API's models, sync them, and record its health. Never raises for an API failure."""
+    api = LLMApi.objects.get(pk=api_id)
+    context = {"api_id": api.pk}
+    try:
+        infos = _list_models_for_validation(api)
+    except LLMError as exc:
+        transient = isinstance(exc, TransientLLMError)
+        _record_validation_failure(api, str(exc), transient)
+        logger.warning("Validation of %s failed: %s", api.name, exc, extra={**context, "transient": transient})
+        return ValidationOutcome(api.pk, api.name, False, str(exc), transient, getattr(exc, "retry_after", None))
+    counts = sync_models(api, infos)
+    LLMApi.objects.filter(pk=api.pk).update(last_validated_at=timezone.now())
+    logger.info("Validated %s: %s", api.name, asdict(counts), extra=context)
+    return ValidationOutcome(api.pk, api.name, True, sync=counts)
+
+
+def _list_models_for_validation(api: LLMApi) -> list[ModelInfo]:
+    """Validation is the health check itself, so it bypasses the open circuit (and may close it)."""
+    provider = get_provider(api)
+    if api.kind == LLMApi.KIND_OFFLINE:
+        infos = provider.list_models()
+        record_success(api)
+        return infos
+    with guarded_call(api, check_circuit=False):
+        return provider.list_models()
+
+
+def _record_validation_failure(api: LLMApi, error: str, transient: bool) -> None:
+    """A failed validation always marks the API unhealthy; guard.record_failure already counted it."""
+    LLMApi.objects.filter(pk=api.pk).update(
+        health_status=LLMApi.HEALTH_UNHEALTHY, last_validated_at=timezone.now(), last_error=error[:2000]
+    )
+    if api.kind == LLMApi.KIND_OFFLINE:  # the offline provider never goes through the guard
+        record_failure(api, error, transient=transient)
+
+
+@transaction.atomic
+def sync_models(api: LLMApi, infos: list[ModelInfo]) -> SyncCounts:
+    """Create new models, update changed ones, deactivate vanished ones. Idempotent.
+
+    The model type is taken from the listing only when a model is first seen:
+    /v1/models rarely says it, so an admin's correction must survive.
+    """
+    counts = SyncCounts()
+    existing = {m.name: m for m in LLMModel.objects.select_for_update().filter(api=api)}
+    for info in infos:
+        model = existing.get(info.name)
+        if model is None:
+            LLMModel.objects.create(
+                api=api, name=info.name, model_type=info.model_type, context_window=info.context_window,
+                embedding_dimensions=info.embedding_dimensions,
+            )
+            counts.created += 1
+        elif _apply_listing(model, info):
+            model.save()
+            counts.updated += 1
+    vanished = [m.pk for name, m in existing.items() if m.is_active and name not in {i.name for i in infos}]
+    counts.deactivated = LLMModel.objects.filter(pk__in=vanished).update(is_active=False)
+    return counts
+
+
+def _apply_listing(model: LLMModel, info: ModelInfo) -> bool:
+    """Copy what the listing says onto the row; True if anything changed."""
+    changed = False
+    wanted = {"is_active": True, "context_window": info.context_window, "embedding_dimensions": info.embedding_dimensions}
+    for attribute, value in wanted.items():
+        if value is not None and getattr(model, attribute) != value:
+            setattr(model, attribute, value)
+            changed = True
+    return changed
+
+
+def validate_apis_for_run(run: ValidationRun, api_ids: list[int], on_transient=None) -> dict:
+    """Validate each API in turn, writing progress onto the run. Returns the task's result figures.
+
+    `on_transient(outcome)` lets the caller schedule a later retry for an API that failed transiently.
+    """
+    run.set_counts(total_items=len(api_ids))
+    outcomes = []
+    for api_id in api_ids:
+        outcome = validate_api(api_id)
+        outcomes.append(outcome)
+        if not outcome.success:
+            run.add_error(outcome.api_name, outcome.error + (" (transient)" if outcome.transient else ""))
+            if outcome.transient and on_transient:
+                on_transient(outcome)
+        run.set_counts(**_run_counts(outcomes, len(api_ids)))
+    return summarise(outcomes)
+
+
+def _run_counts(outcomes: list[ValidationOutcome], total: int) -> dict:
+    """Absolute values from the outcomes so far (a re-run writes the same numbers)."""
+    return {
+        "total_items": total,
+        "processed_items": len(outcomes),
+        "successful_items": sum(o.success for o in outcomes),
+        "failed_items": sum(not o.success for o in outcomes),
+        "models_created": sum(o.sync.created for o in outcomes),
+        "models_updated": sum(o.sync.updated for o in outcomes),
+        "models_deactivated": sum(o.sync.deactivated for o in outcomes),
+    }
+
+
+def summarise(outcomes: list[ValidationOutcome]) -> dict:
+    """The result dict of the validation tasks (the seed's tested/successful/failed, plus sync counts)."""
+    return {
+        "tested": len(outcomes),
+        "successful": sum(o.success for o in outcomes),
+        "failed": sum(not o.success for o in outcomes),
+        "models_created": sum(o.sync.created for o in outcomes),
+        "models_updated": sum(o.sync.updated for o in outcomes),
+        "models_deactivated": sum(o.sync.deactivated for o in outcomes),
+        "details": [
+            {"api_id": o.api_id, "api": o.api_name, "success": o.success, "error": o.error, "transient": o.transient}
+            for o in outcomes
+        ],
+    }
+
+
+def active_api_ids() -> list[int]:
+    return list(LLMApi.objects.filter(is_active=True).order_by("name").values_list("pk", flat=True))
+
+
+def start_validation(api: LLMApi, user=None) -> tuple[ValidationRun, bool]:
+    """Queue a validation of one API unless one is already pending or running. Returns (run, created).
+
+    The run row is written first and the task dispatched after commit, so the
+    worker always finds it (and a double click finds the active run instead).
+    """
+    from .tasks import validate_single_api  # dispatch only; tasks import services at module level
+
+    with transaction.atomic():
+        LLMApi.objects.select_for_update().filter(pk=api.pk).first()  # serialise concurrent clicks
+        active = ValidationRun.objects.filter(api=api, status__in=[ValidationRun.STATUS_PENDING, ValidationRun.STATUS_PROCESSING]).first()
+        if active:
+            return active, False
+        run = ValidationRun.objects.create(api=api, started_by=user, total_items=1)
+        transaction.on_commit(lambda: validate_single_api.apply_async(kwargs={"api_id": api.pk, "job_id": run.pk}))
+    return run, True
+
+
+def make_default(model: LLMModel) -> None:
+    """Make `model` the system default of its type (one statement per step keeps the constraint satisfied)."""
+    with transaction.atomic():
+        LLMModel.objects.filter(model_type=model.model_type, is_system_default=True).exclude(pk=model.pk).update(
+            is_system_default=False
+        )
+        LLMModel.objects.filter(pk=model.pk).update(is_system_default=True, is_active=True)
