@@ -1,1 +1,242 @@
-from django.db import models  # noqa: F401
+"""RFPs, their questions and answers, and the batch jobs that answer and review them."""
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+from spelunker.jobs.models import ACTIVE_STATUSES, BaseJob
+
+
+class RFPQuerySet(models.QuerySet):
+    def visible_to(self, user):
+        """An RFP belongs to its owner and the groups it is shared with (superusers see all)."""
+        if user.is_superuser:
+            return self
+        return self.filter(Q(owner=user) | Q(shared_with__in=user.groups.all())).distinct()
+
+
+class RFP(models.Model):
+    class Status(models.TextChoices):
+        DRAFT = "draft", "Draft"
+        IN_PROGRESS = "in_progress", "In progress"
+        SUBMITTED = "submitted", "Submitted"
+        ARCHIVED = "archived", "Archived"
+
+    name = models.CharField(max_length=200)
+    client = models.CharField(max_length=200, blank=True)
+    due_date = models.DateField(null=True, blank=True)
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="rfps")
+    shared_with = models.ManyToManyField("auth.Group", blank=True, related_name="rfps")
+    status = models.CharField(max_length=20, choices=Status.choices, default=Status.DRAFT)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    objects = RFPQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created_at"]
+        verbose_name = "RFP"
+
+    def __str__(self):
+        return self.name
+
+    def context_summary(self, max_chars: int = 2000) -> str:
+        """The RFP's own documents, summarized: extra context for every answer."""
+        summaries = self.information_documents.exclude(summary="").values_list("summary", flat=True)
+        return " ".join(" ".join(s.split()) for s in summaries)[:max_chars]
+
+
+class QuestionImport(models.Model):
+    """One uploaded file or pasted text, parsed and previewed before it is applied.
+
+    Keeping the parse on a row (not in the session) lets the preview survive a
+    reload, and keeps the original workbook for the write-back export.
+    """
+
+    class Kind(models.TextChoices):
+        XLSX = "xlsx", "Excel workbook"
+        CSV = "csv", "CSV"
+        TEXT = "text", "Pasted text"
+
+    rfp = models.ForeignKey(RFP, on_delete=models.CASCADE, related_name="imports")
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    original_name = models.CharField(max_length=255, blank=True)
+    file = models.FileField(upload_to="rfp_imports/%Y/%m/", blank=True)
+    sheet_name = models.CharField(max_length=100, blank=True)
+    question_column = models.PositiveIntegerField(null=True, blank=True, help_text="1-based column of the questions")
+    header_row = models.PositiveIntegerField(null=True, blank=True, help_text="1-based header row, if any")
+    rows = models.JSONField(default=list, help_text="Good rows: section, number, text, row")
+    bad_rows = models.JSONField(default=list, help_text="Rejected rows: row, reason, text")
+    applied_at = models.DateTimeField(null=True, blank=True)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self):
+        return f"{self.get_kind_display()} import {self.pk} for {self.rfp}"
+
+
+class Question(models.Model):
+    rfp = models.ForeignKey(RFP, on_delete=models.CASCADE, related_name="questions")
+    section = models.CharField(max_length=255, blank=True)
+    number = models.CharField(max_length=50, blank=True)
+    text = models.TextField()
+    order = models.PositiveIntegerField(default=0)
+    # Stable identity across re-imports: section+number when numbered, else a hash of the text.
+    import_key = models.CharField(max_length=300)
+    source_import = models.ForeignKey(QuestionImport, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    source_row = models.PositiveIntegerField(null=True, blank=True, help_text="Row in the source workbook (1-based)")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["rfp", "order", "pk"]
+        constraints = [models.UniqueConstraint(fields=["rfp", "import_key"], name="rfp_question_unique_key")]
+
+    def __str__(self):
+        return f"{self.label}: {self.text[:60]}"
+
+    @property
+    def label(self) -> str:
+        return f"Q{self.number}" if self.number else f"#{self.order + 1}"
+
+
+class InformationDocument(models.Model):
+    """The RFP's own files (scope, terms…), summarized as context for its answers."""
+
+    class Status(models.TextChoices):
+        UPLOADED = "uploaded", "Uploaded"
+        SUMMARIZING = "summarizing", "Summarizing"
+        SUMMARIZED = "summarized", "Summarized"
+        FAILED = "failed", "Failed"
+
+    rfp = models.ForeignKey(RFP, on_delete=models.CASCADE, related_name="information_documents")
+    title = models.CharField(max_length=255)
+    file = models.FileField(upload_to="rfp_documents/%Y/%m/")
+    status = models.CharField(max_length=20, choices=Status.choices, default=Status.UPLOADED)
+    summary = models.TextField(blank=True)
+    summary_error = models.TextField(blank=True)
+    summarized_at = models.DateTimeField(null=True, blank=True)
+    uploaded_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["created_at"]
+
+    def __str__(self):
+        return self.title
+
+
+class Answer(models.Model):
+    """One answer per question: the model's draft, its review, and the human's final text."""
+
+    class Verdict(models.TextChoices):
+        APPROVED = "approved", "Approved"
+        NEEDS_REVISION = "needs_revision", "Needs revision"
+        REJECTED = "rejected", "Rejected"
+
+    question = models.OneToOneField(Question, on_delete=models.CASCADE, related_name="answer")
+    draft_text = models.TextField(blank=True)
+    # Every retrieved passage: n, chunk_id, document_id, document_title, text, score, cited.
+    citations = models.JSONField(default=list, blank=True)
+    confidence = models.FloatField(null=True, blank=True)
+    responder_job = models.ForeignKey("RFPBatchJob", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    generated_at = models.DateTimeField(null=True, blank=True)
+
+    review_verdict = models.CharField(max_length=20, choices=Verdict.choices, blank=True)
+    review_feedback = models.TextField(blank=True)
+    review_score = models.FloatField(null=True, blank=True)
+    reviewer_job = models.ForeignKey("RFPBatchJob", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    reviewed_at = models.DateTimeField(null=True, blank=True)
+
+    final_text = models.TextField(blank=True, help_text="A person's edited answer; wins over the draft")
+    edited_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    edited_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["question__order"]
+
+    def __str__(self):
+        return f"Answer to {self.question}"
+
+    @property
+    def final_answer(self) -> str:
+        return self.final_text or self.draft_text
+
+    @property
+    def cited_passages(self) -> list[dict]:
+        return [c for c in self.citations if c.get("cited")]
+
+
+class RFPBatchJob(BaseJob):
+    """A responder or reviewer run over a set of an RFP's questions (Variant 2 of the seed).
+
+    `question_ids` fixes the scope when the job is created, so a retry job can
+    cover only the questions an earlier job failed.
+    """
+
+    JOB_TYPE_RESPONDER = "responder"
+    JOB_TYPE_REVIEWER = "reviewer"
+    JOB_TYPE_CHOICES = [(JOB_TYPE_RESPONDER, "Responder"), (JOB_TYPE_REVIEWER, "Reviewer")]
+
+    rfp = models.ForeignKey(RFP, on_delete=models.CASCADE, related_name="batch_jobs")
+    job_type = models.CharField(max_length=20, choices=JOB_TYPE_CHOICES)
+    question_ids = models.JSONField(default=list)
+    review_when_done = models.BooleanField(default=False, help_text="Start a reviewer job when this responder job completes")
+    retry_of = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="retries")
+    chained_from = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="chained_jobs",
+        help_text="The responder job whose completion started this reviewer",
+    )
+
+    class Meta(BaseJob.Meta):
+        verbose_name = "RFP batch job"
+        constraints = [
+            # The duplicate-job guard lives in the database: twenty clicks, one job.
+            models.UniqueConstraint(
+                fields=["rfp", "job_type"],
+                condition=Q(status__in=ACTIVE_STATUSES),
+                name="one_active_batch_job_per_rfp_and_type",
+            )
+        ]
+
+    def __str__(self):
+        return f"{self.get_job_type_display()} job {self.pk} for {self.rfp}"
+
+    # The seed speaks of questions; the shared job toolkit of items.
+    @property
+    def total_questions(self) -> int:
+        return self.total_items
+
+    @property
+    def processed_questions(self) -> int:
+        return self.processed_items
+
+    @property
+    def successful_questions(self) -> int:
+        return self.successful_items
+
+    @property
+    def failed_questions(self) -> int:
+        return self.failed_items
+
+
+class JobQuestionResult(models.Model):
+    """What one job did with one question: the idempotency and resume record.
+
+    Counters are recomputed from these rows (exact, never +=), a re-delivered job
+    skips questions that already succeeded here, and "Retry failed" reads them.
+    """
+
+    class Outcome(models.TextChoices):
+        SUCCEEDED = "succeeded", "Succeeded"
+        FAILED = "failed", "Failed"
+
+    job = models.ForeignKey(RFPBatchJob, on_delete=models.CASCADE, related_name="results")
+    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="+")
+    outcome = models.CharField(max_length=20, choices=Outcome.choices)
+    error = models.TextField(blank=True)
+    finished_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["job", "question"], name="one_result_per_job_question")]

@@ -5,4 +5,21 @@ from . import views
 app_name = "rfp_manager"
 urlpatterns = [
     path("", views.index, name="index"),
+    path("new/", views.rfp_create, name="create"),
+    path("<int:pk>/", views.rfp_detail, name="detail"),
+    path("<int:pk>/edit/", views.rfp_edit, name="edit"),
+    path("<int:pk>/import/", views.import_upload, name="import"),
+    path("imports/<int:pk>/", views.import_preview, name="import_preview"),
+    path("<int:pk>/documents/", views.document_upload, name="document_upload"),
+    path("documents/<int:pk>/summarize/", views.document_summarize, name="document_summarize"),
+    path("<int:pk>/jobs/responder/", views.start_responder, name="start_responder"),
+    path("<int:pk>/jobs/reviewer/", views.start_reviewer, name="start_reviewer"),
+    path("jobs/<int:pk>/", views.job_detail, name="job"),
+    path("jobs/<int:pk>/status/", views.job_status, name="job_status"),
+    path("jobs/<int:pk>/cancel/", views.job_cancel, name="job_cancel"),
+    path("jobs/<int:pk>/retry/", views.job_retry, name="job_retry"),
+    path("questions/<int:pk>/answer/", views.answer_edit, name="answer_edit"),
+    path("<int:pk>/export.xlsx", views.export_xlsx, name="export_xlsx"),
+    path("<int:pk>/export.csv", views.export_csv, name="export_csv"),
+    path("<int:pk>/export-workbook.xlsx", views.export_workbook, name="export_workbook"),
 ]

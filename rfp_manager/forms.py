@@ -1,0 +1,68 @@
+from django import forms
+from django.core.validators import FileExtensionValidator
+
+from .models import RFP, Answer, InformationDocument
+
+MAX_UPLOAD_BYTES = 20 * 1024 * 1024
+DOCUMENT_EXTENSIONS = ["pdf", "docx", "txt", "md", "html", "htm", "csv"]
+
+
+def _check_size(upload):
+    if upload and upload.size > MAX_UPLOAD_BYTES:
+        raise forms.ValidationError(f"The file is larger than {MAX_UPLOAD_BYTES // (1024 * 1024)} MB.")
+    return upload
+
+
+class RFPForm(forms.ModelForm):
+    class Meta:
+        model = RFP
+        fields = ["name", "client", "due_date", "status", "shared_with"]
+        widgets = {"due_date": forms.DateInput(attrs={"type": "date"})}
+
+
+class QuestionImportForm(forms.Form):
+    file = forms.FileField(
+        required=False, help_text="An .xlsx workbook or a .csv file; the question column is detected.",
+        validators=[FileExtensionValidator(["xlsx", "xlsm", "csv", "tsv", "txt"])],
+    )
+    text = forms.CharField(
+        required=False, widget=forms.Textarea(attrs={"rows": 6, "placeholder": "# Security\n1.1 Do you encrypt data at rest?"}),
+        help_text="Or paste one question per line; “# Title” starts a section; a leading number is kept.",
+    )
+
+    def clean_file(self):
+        return _check_size(self.cleaned_data.get("file"))
+
+    def clean(self):
+        data = super().clean()
+        if not data.get("file") and not (data.get("text") or "").strip():
+            raise forms.ValidationError("Choose a file or paste some questions.")
+        return data
+
+
+class InformationDocumentForm(forms.ModelForm):
+    class Meta:
+        model = InformationDocument
+        fields = ["title", "file"]
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["file"].validators.append(FileExtensionValidator(DOCUMENT_EXTENSIONS))
+        self.fields["title"].required = False
+
+    def clean_file(self):
+        return _check_size(self.cleaned_data.get("file"))
+
+    def clean(self):
+        data = super().clean()
+        if data.get("file") and not data.get("title"):
+            data["title"] = data["file"].name[:255]
+        return data
+
+
+class AnswerEditForm(forms.ModelForm):
+    class Meta:
+        model = Answer
+        fields = ["final_text"]
+        labels = {"final_text": "Final answer"}
+        widgets = {"final_text": forms.Textarea(attrs={"rows": 10})}

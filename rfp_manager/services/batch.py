@@ -1,0 +1,208 @@
+"""Responder and reviewer batch jobs: their scope, their guard, and the engine that runs them.
+
+The engine answers several questions at once (bounded by the chat API's
+concurrency limit), records one JobQuestionResult per question, and derives
+the job's counters from those rows, so they are exact and a re-delivered job
+can resume where the first delivery stopped. No Celery here: the task calls
+`run_responder_job` / `run_reviewer_job` and `spelunker.jobs.runner.run_job`
+handles the job's start, finish and time limit.
+"""
+import logging
+import time
+from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from functools import partial
+
+from django.db import IntegrityError, connection, transaction
+from django.db.models import Count, Q
+
+from llm_manager import services as llm
+from spelunker.jobs.models import ACTIVE_STATUSES, MAX_RECORDED_ERRORS, JobStatus
+
+from ..models import RFP, Answer, JobQuestionResult, Question, RFPBatchJob
+from .answering import generate_answer, review_answer
+
+logger = logging.getLogger(__name__)
+
+CANCEL_CHECK_SECONDS = 0.5
+PROGRESS_WRITE_SECONDS = 0.3
+
+
+class JobNotStarted(Exception):
+    """Why a job could not be created (already running, nothing to do…): shown to the user."""
+
+
+class JobAlreadyRunning(JobNotStarted):
+    pass
+
+
+# --- scope and creation --------------------------------------------------------
+
+def answered_question_ids(rfp: RFP, within: list[int] | None = None) -> list[int]:
+    answers = Answer.objects.filter(question__rfp=rfp).exclude(draft_text="", final_text="")
+    if within is not None:
+        answers = answers.filter(question_id__in=within)
+    return list(answers.order_by("question__order", "question_id").values_list("question_id", flat=True))
+
+
+def default_scope(rfp: RFP, job_type: str) -> list[int]:
+    """Responder: every question. Reviewer: every question that has an answer to judge."""
+    if job_type == RFPBatchJob.JOB_TYPE_RESPONDER:
+        return list(rfp.questions.order_by("order", "pk").values_list("pk", flat=True))
+    return answered_question_ids(rfp)
+
+
+def reviewer_blocker(rfp: RFP) -> str:
+    """Why a reviewer cannot start now ("" when it can): it needs a completed responder job."""
+    responders = rfp.batch_jobs.filter(job_type=RFPBatchJob.JOB_TYPE_RESPONDER)
+    if responders.filter(status__in=ACTIVE_STATUSES).exists():
+        return "A responder job is still running: tick “review when done”, or start the reviewer after it completes."
+    if not responders.filter(status=JobStatus.COMPLETED).exists():
+        return "Run a responder job first: the reviewer judges its answers."
+    return ""
+
+
+def create_batch_job(
+    rfp: RFP, job_type: str, user, *, question_ids: list[int] | None = None,
+    review_when_done: bool = False, retry_of: RFPBatchJob | None = None, chained_from: RFPBatchJob | None = None,
+) -> RFPBatchJob:
+    """Write the job row (Variant 2: the row comes first). The database refuses a second active job."""
+    if question_ids is None:
+        question_ids = default_scope(rfp, job_type)
+    if not question_ids:
+        raise JobNotStarted("There are no questions to answer." if job_type == RFPBatchJob.JOB_TYPE_RESPONDER
+                            else "There are no answers to review.")
+    try:
+        with transaction.atomic():  # a savepoint: the IntegrityError must not poison the caller's transaction
+            return RFPBatchJob.objects.create(
+                rfp=rfp, job_type=job_type, started_by=user, question_ids=question_ids,
+                total_items=len(question_ids), review_when_done=review_when_done,
+                retry_of=retry_of, chained_from=chained_from,
+            )
+    except IntegrityError:
+        raise JobAlreadyRunning(f"A {job_type} job is already running for this RFP.") from None
+
+
+def failed_question_ids(job: RFPBatchJob) -> list[int]:
+    failed = job.results.filter(outcome=JobQuestionResult.Outcome.FAILED)
+    return list(failed.order_by("question__order", "question_id").values_list("question_id", flat=True))
+
+
+def create_retry_job(job: RFPBatchJob, user) -> RFPBatchJob:
+    """A new job of the same type over only the questions this one failed."""
+    if job.is_active:
+        raise JobNotStarted("Wait until the job has finished before retrying its failures.")
+    ids = failed_question_ids(job)
+    if not ids:
+        raise JobNotStarted("This job has no failed questions to retry.")
+    return create_batch_job(job.rfp, job.job_type, user, question_ids=ids, retry_of=job)
+
+
+def create_chained_reviewer(job: RFPBatchJob) -> RFPBatchJob | None:
+    """After a responder job with "review when done" completes: its reviewer, created once."""
+    if not (job.job_type == RFPBatchJob.JOB_TYPE_RESPONDER and job.review_when_done and job.status == JobStatus.COMPLETED):
+        return None
+    if job.chained_jobs.exists():  # a re-delivered responder must not chain twice
+        return None
+    ids = answered_question_ids(job.rfp, within=job.question_ids)
+    try:
+        return create_batch_job(job.rfp, RFPBatchJob.JOB_TYPE_REVIEWER, job.started_by, question_ids=ids, chained_from=job)
+    except JobNotStarted as exc:
+        logger.warning("No reviewer chained after job %s: %s", job.pk, exc, extra={"job_id": job.pk})
+        return None
+
+
+# --- progress ------------------------------------------------------------------
+
+def refresh_progress(job: RFPBatchJob) -> None:
+    """Counters and errors as absolute values recomputed from the result rows (exact, idempotent)."""
+    failed = Q(outcome=JobQuestionResult.Outcome.FAILED)
+    counts = job.results.aggregate(
+        processed=Count("id"),
+        succeeded=Count("id", filter=Q(outcome=JobQuestionResult.Outcome.SUCCEEDED)),
+        failed=Count("id", filter=failed),
+    )
+    errors = [
+        {"item": r.question.label, "question_id": r.question_id, "error": r.error, "at": r.finished_at.isoformat()}
+        for r in job.results.filter(failed).select_related("question").order_by("question__order")[:MAX_RECORDED_ERRORS]
+    ]
+    job.set_counts(
+        processed_items=counts["processed"], successful_items=counts["succeeded"],
+        failed_items=counts["failed"], errors=errors,
+    )
+
+
+# --- the engine ----------------------------------------------------------------
+
+def _record(job: RFPBatchJob, question: Question, outcome: str, error: str = "") -> None:
+    JobQuestionResult.objects.update_or_create(job=job, question=question, defaults={"outcome": outcome, "error": error[:2000]})
+
+
+def _process_one(job: RFPBatchJob, question: Question, process: Callable[[Question], object]) -> None:
+    """Run in a pool thread: one question, its outcome recorded whatever happens."""
+    context = {"job_id": job.pk, "question_id": question.pk}
+    try:
+        process(question)
+        _record(job, question, JobQuestionResult.Outcome.SUCCEEDED)
+    except Exception as exc:  # one question's failure is recorded; the batch goes on
+        logger.warning("Question %s failed: %s", question.pk, exc, extra=context)
+        _record(job, question, JobQuestionResult.Outcome.FAILED, f"{type(exc).__name__}: {exc}")
+    finally:
+        connection.close()  # each pool thread has its own connection; do not leak it
+
+
+def questions_to_do(job: RFPBatchJob) -> list[Question]:
+    """The job's questions minus those it already did (a re-delivered job resumes)."""
+    done = job.results.filter(outcome=JobQuestionResult.Outcome.SUCCEEDED).values_list("question_id", flat=True)
+    return list(
+        Question.objects.filter(rfp=job.rfp, pk__in=job.question_ids).exclude(pk__in=done).order_by("order", "pk")
+    )
+
+
+def run_batch(job: RFPBatchJob, process: Callable[[Question], object], concurrency: int) -> dict:
+    """Process the job's questions, `concurrency` at a time, until done or cancelled.
+
+    Only `concurrency` questions are ever submitted, so a cancellation stops
+    new work at once; the in-flight ones finish and are kept.
+    """
+    existing = Question.objects.filter(rfp=job.rfp, pk__in=job.question_ids).count()
+    if existing != job.total_items:  # questions deleted since the job was created
+        job.set_counts(total_items=existing)
+    todo = iter(questions_to_do(job))
+    cancelled = False
+    last_cancel_check = last_progress = time.monotonic()
+    try:
+        with ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix=f"rfp-job-{job.pk}") as pool:
+            in_flight = set()
+            while True:
+                while not cancelled and len(in_flight) < concurrency and (question := next(todo, None)):
+                    in_flight.add(pool.submit(_process_one, job, question, process))
+                if not in_flight:
+                    break
+                _, in_flight = wait(in_flight, timeout=CANCEL_CHECK_SECONDS, return_when=FIRST_COMPLETED)
+                now = time.monotonic()
+                if now - last_progress >= PROGRESS_WRITE_SECONDS:
+                    refresh_progress(job)
+                    last_progress = now
+                if not cancelled and now - last_cancel_check >= CANCEL_CHECK_SECONDS:
+                    cancelled = job.was_cancelled()
+                    last_cancel_check = now
+    finally:
+        refresh_progress(job)  # also after a soft time limit: the counts stay true
+    return {"total": job.total_items, "succeeded": job.successful_items, "failed": job.failed_items, "cancelled": cancelled}
+
+
+def _chat_model_and_concurrency():
+    model = llm.get_default_model("chat")  # NoDefaultModel fails the job with a clear message
+    return model, max(1, llm.concurrency_limit(model))
+
+
+def run_responder_job(job: RFPBatchJob) -> dict:
+    model, concurrency = _chat_model_and_concurrency()
+    answer = partial(generate_answer, model=model, rfp_context=job.rfp.context_summary(), job=job)
+    return run_batch(job, answer, concurrency)
+
+
+def run_reviewer_job(job: RFPBatchJob) -> dict:
+    model, concurrency = _chat_model_and_concurrency()
+    return run_batch(job, partial(review_answer, model=model, job=job), concurrency)

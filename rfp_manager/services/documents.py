@@ -1,0 +1,85 @@
+"""The RFP's own documents: read their text and summarize it as context for the answers."""
+import io
+import logging
+
+from django.utils import timezone
+
+from llm_manager import services as llm
+
+from ..models import InformationDocument
+
+logger = logging.getLogger(__name__)
+
+MAX_SUMMARY_INPUT_CHARS = 12000
+PARAGRAPHS_FOR_SUMMARY = 40
+SUMMARY_QUESTION = (
+    "What does the client ask for: scope, requirements, deadlines, volumes, constraints and evaluation criteria?"
+)
+SUMMARY_SYSTEM = (
+    "You summarize a document that came with a request for proposal (RFP), for the team answering it. "
+    "Use only the numbered passages; keep names, dates and figures; at most eight sentences."
+)
+
+
+class DocumentTextError(ValueError):
+    """The file's text cannot be read."""
+
+
+def extract_text(name: str, data: bytes) -> str:
+    """Plain text from PDF, DOCX or text-like files (Markdown, CSV, HTML as text)."""
+    lowered = name.lower()
+    if lowered.endswith(".pdf"):
+        from pypdf import PdfReader
+
+        return "\n\n".join(page.extract_text() or "" for page in PdfReader(io.BytesIO(data)).pages)
+    if lowered.endswith(".docx"):
+        from docx import Document
+
+        return "\n\n".join(p.text for p in Document(io.BytesIO(data)).paragraphs)
+    if lowered.endswith((".html", ".htm")):
+        from bs4 import BeautifulSoup
+
+        return BeautifulSoup(data, "lxml").get_text("\n\n")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return data.decode("cp1252", errors="replace")
+
+
+def summary_messages(text: str) -> list[dict]:
+    """Paragraphs become the numbered passages of the shared prompt convention."""
+    paragraphs = [" ".join(p.split()) for p in text[:MAX_SUMMARY_INPUT_CHARS].split("\n\n")]
+    paragraphs = [p for p in paragraphs if p][:PARAGRAPHS_FOR_SUMMARY]
+    if not paragraphs:
+        raise DocumentTextError("The document has no readable text.")
+    lines = ["Passages:", *(f"[{n}] {p}" for n, p in enumerate(paragraphs, start=1)), "", f"Question: {SUMMARY_QUESTION}"]
+    return [{"role": "system", "content": SUMMARY_SYSTEM}, {"role": "user", "content": "\n".join(lines)}]
+
+
+def mark_summarizing(document: InformationDocument) -> None:
+    document.status = InformationDocument.Status.SUMMARIZING
+    document.summary_error = ""
+    document.save(update_fields=["status", "summary_error"])
+
+
+def summarize_document(document: InformationDocument) -> str:
+    """Write the document's summary (re-running overwrites it: idempotent).
+
+    LLM errors propagate so the task can retry the transient ones; the caller
+    records the final failure with `record_summary_failure`.
+    """
+    with document.file.open("rb") as handle:
+        text = extract_text(document.file.name, handle.read())
+    result = llm.chat(summary_messages(text))
+    document.summary = result.text.strip()
+    document.status = InformationDocument.Status.SUMMARIZED
+    document.summarized_at = timezone.now()
+    document.summary_error = ""
+    document.save(update_fields=["summary", "status", "summarized_at", "summary_error"])
+    return document.summary
+
+
+def record_summary_failure(document: InformationDocument, error: str) -> None:
+    document.status = InformationDocument.Status.FAILED
+    document.summary_error = error[:2000]
+    document.save(update_fields=["status", "summary_error"])

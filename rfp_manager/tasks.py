@@ -1,0 +1,103 @@
+"""Thin Celery wrappers: load the row, call a service, return the result dict.
+
+Batch jobs follow the seed's Variant 2: the view writes the job row, the task
+is dispatched after commit, the task writes its own id (run_job), there is no
+autoretry (per-question errors are recorded and the batch goes on), and a
+soft time limit fails the job with a clear message (run_job).
+"""
+import logging
+
+from celery import shared_task
+from django.db import transaction
+
+from llm_manager.exceptions import TransientLLMError
+from spelunker.jobs.models import JobStatus
+from spelunker.jobs.runner import run_job
+
+from .models import InformationDocument, RFPBatchJob
+from .services import batch, documents
+
+logger = logging.getLogger(__name__)
+
+BATCH_SOFT_LIMIT = 3 * 60 * 60
+BATCH_HARD_LIMIT = BATCH_SOFT_LIMIT + 10 * 60
+
+
+def _run_batch_task(task, rfp_id: int, job_id: int, job_type: str, work) -> dict:
+    job = RFPBatchJob.objects.filter(pk=job_id).values("rfp_id", "job_type").first()
+    if job and (job["rfp_id"] != rfp_id or job["job_type"] != job_type):
+        return {"success": False, "job_id": job_id, "error": f"job {job_id} is not a {job_type} job of RFP {rfp_id}"}
+    return run_job(task, RFPBatchJob, job_id, work)
+
+
+@shared_task(
+    bind=True, name="rfp_manager.batch_generate_responder_answers",
+    soft_time_limit=BATCH_SOFT_LIMIT, time_limit=BATCH_HARD_LIMIT,
+)
+def batch_generate_responder_answers(self, rfp_id: int, user_id: int | None, job_id: int) -> dict:
+    """Draft an answer to each of the job's questions; chain the reviewer when asked to."""
+    result = _run_batch_task(self, rfp_id, job_id, RFPBatchJob.JOB_TYPE_RESPONDER, batch.run_responder_job)
+    if result.get("status") == JobStatus.COMPLETED:
+        start_chained_reviewer(job_id)
+    return result
+
+
+@shared_task(
+    bind=True, name="rfp_manager.batch_generate_reviewer_answers",
+    soft_time_limit=BATCH_SOFT_LIMIT, time_limit=BATCH_HARD_LIMIT,
+)
+def batch_generate_reviewer_answers(self, rfp_id: int, user_id: int | None, job_id: int) -> dict:
+    """Judge each of the job's answers against its sources: verdict, feedback, score."""
+    return _run_batch_task(self, rfp_id, job_id, RFPBatchJob.JOB_TYPE_REVIEWER, batch.run_reviewer_job)
+
+
+BATCH_TASKS = {
+    RFPBatchJob.JOB_TYPE_RESPONDER: batch_generate_responder_answers,
+    RFPBatchJob.JOB_TYPE_REVIEWER: batch_generate_reviewer_answers,
+}
+
+
+def dispatch_batch_job(job: RFPBatchJob) -> None:
+    """Queue the job's task once the row is committed (the worker must be able to read it)."""
+    task = BATCH_TASKS[job.job_type]
+    args = (job.rfp_id, job.started_by_id, job.pk)
+    transaction.on_commit(lambda: task.delay(*args))
+    logger.info("Queued %s job %s", job.job_type, job.pk, extra={"job_id": job.pk, "rfp_id": job.rfp_id})
+
+
+def start_chained_reviewer(responder_job_id: int) -> None:
+    with transaction.atomic():
+        reviewer = batch.create_chained_reviewer(RFPBatchJob.objects.get(pk=responder_job_id))
+        if reviewer:
+            dispatch_batch_job(reviewer)
+
+
+@shared_task(
+    bind=True, name="rfp_manager.summarize_information_document",
+    autoretry_for=(TransientLLMError,), retry_backoff=30, retry_backoff_max=600, retry_jitter=True, max_retries=3,
+    soft_time_limit=300, time_limit=360,
+)
+def summarize_information_document(self, document_id: int) -> dict:
+    """Summarize one of an RFP's own documents; transient LLM errors are retried with backoff."""
+    context = {"document_id": document_id, "task_id": self.request.id}
+    document = InformationDocument.objects.filter(pk=document_id).first()
+    if document is None:
+        return {"success": False, "document_id": document_id, "error": f"document {document_id} not found"}
+    documents.mark_summarizing(document)
+    try:
+        summary = documents.summarize_document(document)
+    except TransientLLMError as exc:
+        if self.request.retries >= self.max_retries:
+            documents.record_summary_failure(document, f"{type(exc).__name__}: {exc}")
+        raise
+    except Exception as exc:  # business errors are not retried: record them on the row
+        logger.error("Summary of document %s failed: %s", document_id, exc, extra=context, exc_info=True)
+        documents.record_summary_failure(document, f"{type(exc).__name__}: {exc}")
+        return {"success": False, "document_id": document_id, "error": str(exc)}
+    logger.info("Summarized document %s", document_id, extra=context)
+    return {"success": True, "document_id": document_id, "summary_chars": len(summary)}
+
+
+def dispatch_summary(document: InformationDocument) -> None:
+    document_id = document.pk
+    transaction.on_commit(lambda: summarize_information_document.delay(document_id))
