@@ -1,1 +1,188 @@
-from django.db import models  # noqa: F401
+"""The library: documents, their embedded chunks, documentation sources and their jobs."""
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.utils import timezone
+
+from spelunker.jobs.models import ACTIVE_STATUSES, BaseJob
+
+
+class DocumentType(models.TextChoices):
+    PDF = "pdf", "PDF"
+    DOCX = "docx", "Word (DOCX)"
+    MARKDOWN = "markdown", "Markdown"
+    HTML = "html", "HTML"
+    TEXT = "text", "Plain text"
+
+
+class ReviewStatus(models.TextChoices):
+    PROCESSING = "processing", "Processing"
+    PENDING_REVIEW = "pending_review", "Pending review"
+    APPROVED = "approved", "Approved"
+    FAILED = "failed", "Failed"
+
+
+# A document processing longer than this gets its Retry button back.
+STUCK_PROCESSING_SECONDS = 15 * 60
+
+# Statuses whose chunks are complete and searchable ("ready" in the UI).
+READY_STATUSES = (ReviewStatus.PENDING_REVIEW, ReviewStatus.APPROVED)
+
+
+class DocumentationSource(models.Model):
+    """A documentation website synced page by page into library documents."""
+
+    name = models.CharField(max_length=200, unique=True)
+    start_url = models.URLField(max_length=1000, help_text="First page to crawl, or a sitemap.xml")
+    allowed_host = models.CharField(
+        max_length=255, help_text="Only pages on this host are fetched (e.g. docs.example.com)"
+    )
+    page_limit = models.PositiveIntegerField(default=200)
+    sync_interval_hours = models.PositiveIntegerField(
+        default=24, help_text="How often the scheduled sync runs it; 0 = only on demand"
+    )
+    is_active = models.BooleanField(default=True)
+    last_synced_at = models.DateTimeField(null=True, blank=True)
+    # The database half of the one-sync-at-a-time guard (see locks.py): a lease
+    # that still holds when memcached is down or has evicted the cache key.
+    sync_lock_token = models.CharField(max_length=255, blank=True, editable=False)
+    sync_lock_expires_at = models.DateTimeField(null=True, blank=True, editable=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self):
+        return self.name
+
+
+class Document(models.Model):
+    """One uploaded file or synced page, and where it is in its processing."""
+
+    title = models.CharField(max_length=300)
+    file = models.FileField(upload_to="library/%Y/%m/", max_length=500)
+    content_hash = models.CharField(max_length=64, db_index=True, help_text="SHA-256 of the file's bytes")
+    file_type = models.CharField(max_length=20, choices=DocumentType.choices)
+    size_bytes = models.PositiveBigIntegerField(default=0)
+    uploaded_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    source = models.ForeignKey(
+        DocumentationSource, null=True, blank=True, on_delete=models.CASCADE, related_name="documents"
+    )
+    source_url = models.URLField(max_length=1000, blank=True)
+
+    review_status = models.CharField(
+        max_length=20, choices=ReviewStatus.choices, default=ReviewStatus.PROCESSING, db_index=True
+    )
+    status_message = models.TextField(blank=True, help_text="Why processing failed")
+    text = models.TextField(blank=True, help_text="The text extracted from the file")
+    embedding_model = models.ForeignKey(
+        "llm_manager.LLMModel", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    chunk_count = models.PositiveIntegerField(default=0)
+    processed_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            # An uploaded file is stored once, whoever uploads it again.
+            models.UniqueConstraint(
+                fields=["content_hash"], condition=Q(source__isnull=True), name="uploaded_document_unique_hash"
+            ),
+            # A synced page is one document per URL of its source.
+            models.UniqueConstraint(
+                fields=["source", "source_url"], condition=Q(source__isnull=False), name="synced_document_unique_url"
+            ),
+        ]
+
+    def __str__(self):
+        return self.title
+
+    @property
+    def is_ready(self) -> bool:
+        return self.review_status in READY_STATUSES
+
+    @property
+    def is_processing(self) -> bool:
+        return self.review_status == ReviewStatus.PROCESSING
+
+    @property
+    def can_retry(self) -> bool:
+        """Not while queued or running — unless it has been stuck for a while (lost message)."""
+        if not self.is_processing:
+            return True
+        return (timezone.now() - self.updated_at).total_seconds() > STUCK_PROCESSING_SECONDS
+
+
+class Chunk(models.Model):
+    """A passage of a document and its embedding (float32 bytes, see services/search_index.py)."""
+
+    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="chunks")
+    position = models.PositiveIntegerField()
+    text = models.TextField()
+    start_char = models.PositiveIntegerField(default=0, help_text="Offset of the passage in Document.text")
+    end_char = models.PositiveIntegerField(default=0)
+    embedding = models.BinaryField()
+    embedding_model = models.ForeignKey("llm_manager.LLMModel", on_delete=models.CASCADE, related_name="+")
+
+    class Meta:
+        ordering = ["document", "position"]
+        constraints = [models.UniqueConstraint(fields=["document", "position"], name="chunk_unique_position")]
+        indexes = [models.Index(fields=["embedding_model", "id"], name="chunk_model_id_idx")]
+
+    def __str__(self):
+        return f"{self.document_id}#{self.position}"
+
+
+class SearchIndexVersion(models.Model):
+    """Bumped in the same transaction as any change to one model's chunks.
+
+    Every process keeps its own in-memory search matrix; reading this one row
+    tells it cheaply whether the matrix is still current.
+    """
+
+    embedding_model = models.OneToOneField("llm_manager.LLMModel", on_delete=models.CASCADE, primary_key=True)
+    version = models.PositiveBigIntegerField(default=0)
+
+
+class SyncJob(BaseJob):
+    """One sync of a documentation source; at most one is active per source."""
+
+    source = models.ForeignKey(DocumentationSource, on_delete=models.CASCADE, related_name="sync_jobs")
+    documents_created = models.PositiveIntegerField(default=0)
+    documents_updated = models.PositiveIntegerField(default=0)
+    documents_skipped = models.PositiveIntegerField(default=0)
+    documents_failed = models.PositiveIntegerField(default=0)
+    documents_removed = models.PositiveIntegerField(default=0)
+
+    class Meta(BaseJob.Meta):
+        verbose_name = "sync job"
+        constraints = [
+            models.UniqueConstraint(
+                fields=["source"], condition=Q(status__in=ACTIVE_STATUSES), name="one_active_sync_per_source"
+            )
+        ]
+
+    def status_payload(self) -> dict:
+        return {
+            **super().status_payload(),
+            "source_id": self.source_id,
+            "created": self.documents_created,
+            "updated": self.documents_updated,
+            "skipped": self.documents_skipped,
+            "failed_documents": self.documents_failed,
+            "removed": self.documents_removed,
+        }
+
+
+class EmbedBatchJob(BaseJob):
+    """Re-embedding of documents chosen in the admin."""
+
+    document_ids = models.JSONField(default=list)
+
+    class Meta(BaseJob.Meta):
+        verbose_name = "embedding batch job"

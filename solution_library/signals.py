@@ -1,1 +1,41 @@
-"""post_save receivers that dispatch embedding after commit."""
+"""post_save/post_delete receivers: queue embedding after commit, keep the search index honest."""
+import logging
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models.signals import post_delete, post_save
+from django.dispatch import receiver
+
+from .models import Document
+
+logger = logging.getLogger(__name__)
+
+
+@receiver(post_save, sender=Document)
+def queue_embedding_of_new_document(sender, instance: Document, created: bool, **kwargs):
+    """A new document is embedded by a worker once its row is committed.
+
+    Code that processes or queues the document itself (the sync, the test
+    helper) sets `skip_auto_embed` on the instance.
+    """
+    if not created or not settings.AUTO_EMBED_DOCUMENTS or getattr(instance, "skip_auto_embed", False):
+        return
+    from .tasks import embed_document  # tasks import services → models; avoid the cycle
+
+    def dispatch():
+        try:
+            task = embed_document.delay(document_id=instance.pk)
+            logger.info("Queued embedding task %s", task.id, extra={"document_id": instance.pk})
+        except Exception as exc:  # the document stays 'processing' with a Retry button; say why in the log
+            logger.error("Could not queue embedding: %s", exc, extra={"document_id": instance.pk}, exc_info=True)
+
+    transaction.on_commit(dispatch)
+
+
+@receiver(post_delete, sender=Document)
+def forget_deleted_document_chunks(sender, instance: Document, **kwargs):
+    """Chunks go with the document (cascade); tell every process's search index."""
+    from .services.search_index import bump_version
+
+    if instance.embedding_model_id:
+        bump_version(instance.embedding_model_id)

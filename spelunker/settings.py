@@ -177,6 +177,10 @@ CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 
 AUTO_EMBED_DOCUMENTS = env.bool("AUTO_EMBED_DOCUMENTS", default=True)
 
+# --- solution_library
+# Largest file accepted by the library upload (refused with a clear message above it).
+SOLUTION_LIBRARY_MAX_UPLOAD_MB = env.float("SOLUTION_LIBRARY_MAX_UPLOAD_MB", default=25)
+
 # --- Links and limits shown in the UI --------------------------------------
 FLOWER_URL = env.str("FLOWER_URL", default="http://127.0.0.1:5555")
 

@@ -1,0 +1,9 @@
+"""The library's domain work as plain functions (no Celery, no request).
+
+- parsing:      recognise a file's type from its content and extract its text
+- chunking:     split text into overlapping passages on natural boundaries
+- documents:    store uploads, process (parse → chunk → embed → store) a document
+- search_index: the in-memory vector index over Chunk.embedding
+- search:       search_passages(), the retrieval service other apps call
+- sync:         crawl a documentation source into documents
+"""

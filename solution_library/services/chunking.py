@@ -1,0 +1,87 @@
+"""Split a document's text into overlapping passages on natural boundaries.
+
+The text is cut into units — paragraphs, or sentences of a long paragraph, or
+word runs of an overlong sentence — and units are packed into chunks of about
+`target_chars`. Each chunk after the first repeats the last units of the one
+before (about `overlap_chars`), so a passage that straddles a boundary is
+still found whole. Chunks are slices of the text, so their offsets let a page
+highlight the passage within its document.
+"""
+import re
+from dataclasses import dataclass
+
+TARGET_CHARS = 1000
+OVERLAP_CHARS = 200
+
+PARAGRAPH = re.compile(r"\S(?:.*?\S)?(?=\n\s*\n|\s*\Z)", re.DOTALL)
+SENTENCE = re.compile(r"\S.*?(?:[.!?](?=\s)|\Z)", re.DOTALL)
+WORDS = re.compile(r"\S+")
+
+
+@dataclass(frozen=True)
+class TextChunk:
+    position: int
+    start: int
+    end: int
+    text: str
+
+
+def chunk_text(text: str, target_chars: int = TARGET_CHARS, overlap_chars: int = OVERLAP_CHARS) -> list[TextChunk]:
+    units = list(_units(text, target_chars))
+    chunks: list[TextChunk] = []
+    first = 0
+    while first < len(units):
+        last = first
+        while last + 1 < len(units) and units[last + 1][1] - units[first][0] <= target_chars:
+            last += 1
+        start, end = units[first][0], units[last][1]
+        chunks.append(TextChunk(len(chunks), start, end, text[start:end]))
+        if last + 1 >= len(units):
+            break
+        first = _overlap_start(units, first, last, overlap_chars, target_chars)
+    return chunks
+
+
+def _overlap_start(units, first: int, last: int, overlap_chars: int, target_chars: int) -> int:
+    """Index of the unit the next chunk starts at: back from `last` by about
+    overlap_chars, always moving on, and leaving room for the next new unit."""
+    nxt = last + 1
+    new_end = units[last + 1][1]
+    while (
+        nxt - 1 > first
+        and units[last][1] - units[nxt - 1][0] <= overlap_chars
+        and new_end - units[nxt - 1][0] <= target_chars
+    ):
+        nxt -= 1
+    return nxt
+
+
+def _units(text: str, limit: int):
+    """(start, end) spans of paragraphs, sentences or word runs, each at most `limit` long."""
+    for paragraph in PARAGRAPH.finditer(text):
+        if paragraph.end() - paragraph.start() <= limit:
+            yield paragraph.span()
+            continue
+        for sentence in SENTENCE.finditer(text, paragraph.start(), paragraph.end()):
+            if sentence.end() - sentence.start() <= limit:
+                yield sentence.span()
+            else:
+                yield from _word_runs(text, sentence.start(), sentence.end(), limit)
+
+
+def _word_runs(text: str, start: int, end: int, limit: int):
+    """Runs of whole words; a single word longer than `limit` is cut in slices."""
+    run_start = run_end = None
+    for word in WORDS.finditer(text, start, end):
+        if run_start is not None and word.end() - run_start > limit:
+            yield run_start, run_end
+            run_start = None
+        if word.end() - word.start() > limit:
+            for piece in range(word.start(), word.end(), limit):
+                yield piece, min(piece + limit, word.end())
+            continue
+        if run_start is None:
+            run_start = word.start()
+        run_end = word.end()
+    if run_start is not None:
+        yield run_start, run_end

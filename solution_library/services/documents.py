@@ -1,0 +1,254 @@
+"""Documents in, chunks out: store an upload, then parse → chunk → embed → store.
+
+`process_document` is the whole pipeline for one document and is idempotent:
+when the stored chunks already match what it would write, it writes nothing;
+otherwise it replaces them in one transaction (never a mix of old and new,
+never duplicates). A failure leaves the previous chunks in place and records
+the reason on the document.
+"""
+import hashlib
+import logging
+from dataclasses import dataclass
+
+import numpy as np
+from django.conf import settings
+from django.core.files.base import ContentFile
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from llm_manager import services as llm
+from llm_manager.exceptions import LLMError, TransientLLMError
+
+from ..models import Chunk, Document, ReviewStatus
+from . import search_index
+from .chunking import TextChunk, chunk_text
+from .parsing import UnsupportedFile, check_readable, detect_type, extract_text
+
+logger = logging.getLogger(__name__)
+
+EMBED_BATCH_SIZE = 64
+BULK_CREATE_BATCH = 500
+
+
+# --- storing uploads ---------------------------------------------------------
+@dataclass
+class UploadResult:
+    """What happened to one uploaded file: a document, or the reason it was refused."""
+
+    filename: str
+    document: Document | None = None
+    duplicate: bool = False
+    error: str = ""
+
+
+def max_upload_bytes() -> int:
+    return int(settings.SOLUTION_LIBRARY_MAX_UPLOAD_MB * 1024 * 1024)
+
+
+def content_hash(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def store_upload(filename: str, data: bytes, user=None) -> UploadResult:
+    """Validate one file and store it as a new document (or find its twin).
+
+    Each file is judged on its own, so one bad file never stops the others.
+    The document is created with status processing; its post_save signal
+    queues the embedding once the transaction commits.
+    """
+    try:
+        if len(data) > max_upload_bytes():
+            raise UnsupportedFile(
+                f"The file is {len(data) / 1048576:.1f} MB; the limit is {settings.SOLUTION_LIBRARY_MAX_UPLOAD_MB} MB."
+            )
+        file_type = detect_type(data, filename)
+        check_readable(data, file_type)
+    except UnsupportedFile as exc:
+        return UploadResult(filename, error=str(exc))
+
+    digest = content_hash(data)
+    existing = Document.objects.filter(content_hash=digest, source__isnull=True).first()
+    if existing:
+        return UploadResult(filename, document=existing, duplicate=True)
+    document = Document(
+        title=_title_from_filename(filename),
+        content_hash=digest,
+        file_type=file_type,
+        size_bytes=len(data),
+        uploaded_by=user,
+    )
+    try:
+        with transaction.atomic():
+            document.file.save(_safe_name(filename), ContentFile(data), save=False)
+            document.save()
+    except IntegrityError:  # the same file uploaded twice at the same moment
+        document.file.delete(save=False)
+        return UploadResult(filename, document=Document.objects.get(content_hash=digest, source__isnull=True), duplicate=True)
+    return UploadResult(filename, document=document)
+
+
+def _title_from_filename(filename: str) -> str:
+    stem = filename.rsplit("/", 1)[-1].rsplit(".", 1)[0] if "." in filename else filename
+    return (stem.replace("_", " ").strip() or "Untitled")[:300]
+
+
+def _safe_name(filename: str) -> str:
+    name = filename.replace("\\", "/").rsplit("/", 1)[-1]
+    return "".join(c if c.isalnum() or c in "._-" else "_" for c in name)[-150:] or "upload"
+
+
+# --- processing ----------------------------------------------------------------
+@dataclass
+class ProcessResult:
+    document_id: int
+    success: bool
+    chunks: int = 0
+    unchanged: bool = False
+    error: str = ""
+
+    def as_dict(self) -> dict:
+        return {
+            "success": self.success,
+            "document_id": self.document_id,
+            "chunks_created": self.chunks,
+            "unchanged": self.unchanged,
+            **({"error": self.error} if self.error else {}),
+        }
+
+
+def process_document(document_id: int, embedding_model_id: int | None = None) -> ProcessResult:
+    """Parse, chunk, embed and store one document. Safe to run any number of times.
+
+    Raises TransientLLMError (the caller may retry later); every other failure
+    is recorded on the document as failed, with the reason.
+    """
+    document = Document.objects.filter(pk=document_id).first()
+    if document is None:
+        return ProcessResult(document_id, False, error=f"document {document_id} not found")
+    Document.objects.filter(pk=document_id).exclude(review_status=ReviewStatus.PROCESSING).update(
+        review_status=ReviewStatus.PROCESSING, status_message="", updated_at=timezone.now()
+    )
+    try:
+        model = _embedding_model(embedding_model_id)
+        text = extract_text(_read_file(document), document.file_type)
+        pieces = chunk_text(text)
+        if _chunks_unchanged(document, pieces, model):
+            _mark_ready(document, text, len(pieces), model)
+            return ProcessResult(document_id, True, chunks=len(pieces), unchanged=True)
+        vectors = embed_in_batches([p.text for p in pieces], model)
+        replace_chunks(document, text, pieces, vectors, model)
+        return ProcessResult(document_id, True, chunks=len(pieces))
+    except TransientLLMError:
+        raise
+    except (UnsupportedFile, LLMError, OSError) as exc:
+        mark_failed(document_id, str(exc) or type(exc).__name__)
+        return ProcessResult(document_id, False, error=str(exc))
+
+
+def mark_failed(document_id: int, reason: str) -> None:
+    logger.warning("Document %s failed: %s", document_id, reason, extra={"document_id": document_id})
+    Document.objects.filter(pk=document_id).update(
+        review_status=ReviewStatus.FAILED, status_message=reason[:2000], updated_at=timezone.now()
+    )
+
+
+def mark_for_reprocessing(document: Document) -> None:
+    """Show the document as processing again (Retry, re-embed) before its task runs."""
+    Document.objects.filter(pk=document.pk).update(
+        review_status=ReviewStatus.PROCESSING, status_message="", updated_at=timezone.now()
+    )
+    document.refresh_from_db()
+
+
+def _embedding_model(model_id: int | None):
+    from llm_manager.models import LLMModel
+
+    if model_id is None:
+        return llm.get_default_model("embedding")
+    model = LLMModel.objects.filter(pk=model_id, model_type="embedding", is_active=True).first()
+    if model is None:
+        raise LLMError(f"Embedding model {model_id} does not exist or is inactive.")
+    return model
+
+
+def _read_file(document: Document) -> bytes:
+    with document.file.open("rb") as handle:
+        return handle.read()
+
+
+def embed_in_batches(texts: list[str], model) -> np.ndarray:
+    """float32 matrix of the texts' embeddings, one row per text."""
+    rows: list[list[float]] = []
+    for start in range(0, len(texts), EMBED_BATCH_SIZE):
+        rows.extend(llm.embed_texts(texts[start : start + EMBED_BATCH_SIZE], model))
+    return np.asarray(rows, dtype=np.float32).reshape(len(texts), -1)
+
+
+def _chunks_unchanged(document: Document, pieces: list[TextChunk], model) -> bool:
+    """True when the stored chunks are exactly these pieces, embedded by this model."""
+    if document.chunk_count != len(pieces) or document.embedding_model_id != model.pk:
+        return False
+    stored = list(document.chunks.order_by("position").values_list("position", "text", "embedding_model_id"))
+    return stored == [(p.position, p.text, model.pk) for p in pieces]
+
+
+def replace_chunks(document: Document, text: str, pieces: list[TextChunk], vectors: np.ndarray, model) -> None:
+    """Swap the document's chunks for the new ones in one transaction."""
+    rows = [
+        Chunk(
+            document_id=document.pk,
+            position=piece.position,
+            text=piece.text,
+            start_char=piece.start,
+            end_char=piece.end,
+            embedding=vector.tobytes(),
+            embedding_model_id=model.pk,
+        )
+        for piece, vector in zip(pieces, vectors, strict=True)
+    ]
+    with transaction.atomic():
+        # Lock the document row: two deliveries of the same task serialise here.
+        Document.objects.select_for_update().filter(pk=document.pk).first()
+        old_models = set(Chunk.objects.filter(document_id=document.pk).values_list("embedding_model_id", flat=True))
+        Chunk.objects.filter(document_id=document.pk).delete()
+        Chunk.objects.bulk_create(rows, batch_size=BULK_CREATE_BATCH)
+        _mark_ready(document, text, len(rows), model)
+        for model_id in old_models | {model.pk}:
+            search_index.bump_version(model_id)
+
+
+def _mark_ready(document: Document, text: str, chunk_count: int, model) -> None:
+    Document.objects.filter(pk=document.pk).update(
+        review_status=ReviewStatus.PENDING_REVIEW,
+        status_message="",
+        text=text,
+        chunk_count=chunk_count,
+        embedding_model=model,
+        processed_at=timezone.now(),
+        updated_at=timezone.now(),
+    )
+
+
+# --- batch re-embedding ----------------------------------------------------------
+def run_embed_batch(job) -> dict:
+    """The work of an EmbedBatchJob: each document re-processed, errors per item.
+
+    Re-running it is cheap and gives the same counts: unchanged documents are
+    recognised and skipped by process_document.
+    """
+    succeeded = failed = 0
+    for done, document_id in enumerate(job.document_ids, start=1):
+        if job.was_cancelled():
+            break
+        try:
+            result = process_document(document_id)
+        except TransientLLMError as exc:
+            result = ProcessResult(document_id, False, error=f"Embedding service unavailable: {exc}")
+            mark_failed(document_id, result.error)
+        if result.success:
+            succeeded += 1
+        else:
+            failed += 1
+            job.add_error(document_id, result.error, save=False)
+        job.set_counts(processed_items=done, successful_items=succeeded, failed_items=failed, errors=job.errors)
+    return {"succeeded": succeeded, "failed": failed}

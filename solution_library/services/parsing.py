@@ -1,0 +1,163 @@
+"""Recognise what a file is from its bytes, and extract its text.
+
+The type comes from the content (magic numbers for PDF/DOCX, a strict UTF-8
+decode for text formats); the file name only breaks the tie between Markdown
+and plain text. Everything refused raises `UnsupportedFile` with a message
+meant for the person who uploaded the file.
+"""
+import io
+import re
+import zipfile
+
+import filetype
+from bs4 import BeautifulSoup
+
+from ..models import DocumentType
+
+MARKDOWN_EXTENSIONS = (".md", ".markdown", ".mdown")
+HTML_START = re.compile(rb"^\s*(<!--.*?-->\s*)*<(!doctype\s+html|html|head|body)\b", re.IGNORECASE | re.DOTALL)
+HTML_TAGS = re.compile(r"<(p|div|h[1-6]|ul|table|article|section|a\s)[\s>]", re.IGNORECASE)
+MARKDOWN_MARKERS = re.compile(r"^(#{1,6}\s|```|\s*[-*+]\s|\s*\d+\.\s|>\s)|\[[^\]]+\]\([^)]+\)", re.MULTILINE)
+DOCX_MIME = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
+
+
+class UnsupportedFile(ValueError):
+    """The file cannot enter the library; str(exc) says why, for the uploader."""
+
+
+def detect_type(data: bytes, filename: str = "") -> str:
+    """Return a DocumentType value for `data`, or raise UnsupportedFile."""
+    if not data:
+        raise UnsupportedFile("The file is empty.")
+    kind = filetype.guess(data[:8192])
+    if kind is not None:
+        if kind.mime == "application/pdf":
+            return DocumentType.PDF
+        if kind.mime == DOCX_MIME or (kind.extension == "zip" and _is_docx_zip(data)):
+            return DocumentType.DOCX
+        raise UnsupportedFile(
+            f"Files of type {kind.mime} are not supported. Upload PDF, DOCX, Markdown, HTML or plain text."
+        )
+    text = _decode_text(data)
+    if text is None:
+        raise UnsupportedFile("This is a binary file of an unknown kind. Upload PDF, DOCX, Markdown, HTML or plain text.")
+    if HTML_START.match(data[:2048]) or (filename.lower().endswith((".html", ".htm")) and HTML_TAGS.search(text)):
+        return DocumentType.HTML
+    if filename.lower().endswith(MARKDOWN_EXTENSIONS) or len(MARKDOWN_MARKERS.findall(text[:20000])) >= 3:
+        return DocumentType.MARKDOWN
+    return DocumentType.TEXT
+
+
+def _is_docx_zip(data: bytes) -> bool:
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            return "word/document.xml" in archive.namelist()
+    except zipfile.BadZipFile:
+        return False
+
+
+def _decode_text(data: bytes) -> str | None:
+    """The text of a UTF-8 (or UTF-16 with BOM) file, or None when it is binary."""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        try:
+            return data.decode("utf-16")
+        except UnicodeDecodeError:
+            return None
+    if b"\x00" in data[:8192]:
+        return None
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        # Legacy single-byte text is still text when it has no control bytes.
+        if re.search(rb"[\x00-\x08\x0e-\x1f]", data[:8192]):
+            return None
+        return data.decode("cp1252", errors="replace")
+
+
+def check_readable(data: bytes, file_type: str) -> None:
+    """Cheap checks made at upload time so a bad file is refused at once."""
+    if file_type == DocumentType.PDF:
+        reader = _open_pdf(data)
+        if len(reader.pages) == 0:
+            raise UnsupportedFile("This PDF has no pages.")
+    elif file_type == DocumentType.DOCX:
+        _open_docx(data)
+
+
+def extract_text(data: bytes, file_type: str) -> str:
+    """The readable text of a file, paragraphs separated by blank lines."""
+    extractors = {
+        DocumentType.PDF: _pdf_text,
+        DocumentType.DOCX: _docx_text,
+        DocumentType.HTML: html_to_text,
+        DocumentType.MARKDOWN: _plain_text,
+        DocumentType.TEXT: _plain_text,
+    }
+    text = extractors[file_type](data)
+    text = re.sub(r"[ \t\r\f\v]+\n", "\n", text)
+    text = re.sub(r"\n{3,}", "\n\n", text).strip()
+    if not text:
+        raise UnsupportedFile("No text could be extracted from this file (a scanned PDF needs OCR first).")
+    return text
+
+
+def _open_pdf(data: bytes):
+    from pypdf import PdfReader
+    from pypdf.errors import PdfReadError
+
+    try:
+        reader = PdfReader(io.BytesIO(data))
+    except (PdfReadError, ValueError, OSError) as exc:
+        raise UnsupportedFile(f"This PDF cannot be read ({exc}).") from exc
+    if reader.is_encrypted:
+        raise UnsupportedFile("This PDF is encrypted (password-protected). Remove the protection and upload it again.")
+    return reader
+
+
+def _pdf_text(data: bytes) -> str:
+    reader = _open_pdf(data)
+    try:
+        pages = [page.extract_text() or "" for page in reader.pages]
+    except Exception as exc:  # pypdf raises many kinds on damaged files
+        raise UnsupportedFile(f"The text of this PDF cannot be read ({type(exc).__name__}: {exc}).") from exc
+    return "\n\n".join(pages)
+
+
+def _open_docx(data: bytes):
+    import docx
+
+    try:
+        return docx.Document(io.BytesIO(data))
+    except Exception as exc:  # python-docx raises KeyError/ValueError/BadZipFile on damaged files
+        raise UnsupportedFile(f"This Word document cannot be read ({type(exc).__name__}).") from exc
+
+
+def _docx_text(data: bytes) -> str:
+    document = _open_docx(data)
+    parts = [p.text for p in document.paragraphs]
+    for table in document.tables:
+        for row in table.rows:
+            parts.append(" | ".join(cell.text.strip() for cell in row.cells))
+    return "\n\n".join(p for p in parts if p.strip())
+
+
+def html_to_text(data: bytes | str) -> str:
+    """Visible text of an HTML page; block elements become paragraphs."""
+    soup = BeautifulSoup(data, "lxml")
+    for tag in soup(["script", "style", "noscript", "template", "nav", "header", "footer", "svg"]):
+        tag.decompose()
+    body = soup.body or soup
+    return body.get_text("\n\n", strip=True)
+
+
+def html_title(data: bytes | str) -> str:
+    soup = BeautifulSoup(data, "lxml")
+    heading = soup.title or soup.find("h1")
+    return heading.get_text(" ", strip=True)[:300] if heading else ""
+
+
+def _plain_text(data: bytes) -> str:
+    text = _decode_text(data)
+    if text is None:
+        raise UnsupportedFile("This file is not readable text.")
+    return text

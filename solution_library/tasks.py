@@ -1,0 +1,105 @@
+"""Thin Celery wrappers around the library services."""
+import logging
+import random
+
+from celery import shared_task
+from celery.exceptions import SoftTimeLimitExceeded
+from django.db import transaction
+
+from llm_manager.exceptions import TransientLLMError
+from spelunker.jobs.models import JobStatus
+from spelunker.jobs.runner import run_job
+
+from .locks import lock_holder, source_sync_lock
+from .models import DocumentationSource, EmbedBatchJob, SyncJob
+from .services import documents, scheduling, sync
+
+logger = logging.getLogger(__name__)
+
+EMBED_MAX_RETRIES = 5
+
+
+def backoff_with_jitter(retries: int, retry_after: float | None = None, base: float = 10, cap: float = 600) -> float:
+    """Exponential backoff with full jitter; a server's Retry-After is a floor."""
+    delay = random.uniform(0, min(cap, base * 2**retries))
+    return max(delay, retry_after or 0)
+
+
+@shared_task(bind=True, name="solution_library.embed_document", soft_time_limit=600, time_limit=720)
+def embed_document(self, document_id: int, embedding_model_id: int | None = None) -> dict:
+    """Parse, chunk and embed one document; retried only while the LLM API is unavailable."""
+    context = {"document_id": document_id, "task_id": self.request.id}
+    try:
+        result = documents.process_document(document_id, embedding_model_id)
+    except TransientLLMError as exc:
+        if self.request.retries >= EMBED_MAX_RETRIES:
+            documents.mark_failed(document_id, f"The embedding service stayed unavailable: {exc}")
+            return {"success": False, "document_id": document_id, "error": str(exc)}
+        logger.warning("Embedding unavailable, retrying: %s", exc, extra=context)
+        raise self.retry(exc=exc, countdown=backoff_with_jitter(self.request.retries, exc.retry_after))
+    except SoftTimeLimitExceeded:
+        documents.mark_failed(document_id, "Processing took longer than the time limit (600 s).")
+        return {"success": False, "document_id": document_id, "error": "time limit exceeded"}
+    logger.info("Embedded document %s: %s", document_id, result.as_dict(), extra=context)
+    return result.as_dict()
+
+
+@shared_task(bind=True, name="solution_library.embed_documents_batch", soft_time_limit=3600, time_limit=3900)
+def embed_documents_batch(self, job_id: int) -> dict:
+    """Re-embed the documents of an EmbedBatchJob, one by one, with progress."""
+    return run_job(self, EmbedBatchJob, job_id, documents.run_embed_batch)
+
+
+@shared_task(bind=True, name="solution_library.sync_documentation_source", soft_time_limit=1800, time_limit=2100)
+def sync_documentation_source(self, source_id: int, user_id: int | None, job_id: int) -> dict:
+    """Sync one source under its one-at-a-time lock, reporting progress on the SyncJob."""
+    owner = f"{job_id}:{self.request.id}"
+    with source_sync_lock(source_id, owner) as acquired:
+        if not acquired:
+            return _refuse_concurrent_sync(source_id, job_id)
+        result = run_job(self, SyncJob, job_id, lambda job: scheduling.run_sync_job(job, user_id))
+    for document_id in result.pop("to_embed", []):
+        transaction.on_commit(lambda pk=document_id: embed_document.delay(document_id=pk))
+    return result
+
+
+def _refuse_concurrent_sync(source_id: int, job_id: int) -> dict:
+    holder = lock_holder(source_id)
+    message = "Another sync of this source is already running."
+    logger.info(message, extra={"source_id": source_id, "job_id": job_id, "holder": holder})
+    if holder and not holder.startswith(f"{job_id}:"):
+        # A different job: this one will not run, say so on its row.
+        job = SyncJob.objects.filter(pk=job_id).first()
+        if job:
+            job.finish(JobStatus.FAILED, message)
+    return {"success": False, "job_id": job_id, "skipped": True, "error": message}
+
+
+@shared_task(bind=True, name="solution_library.sync_all_documentation_sources", soft_time_limit=120, time_limit=180)
+def sync_all_documentation_sources(self) -> dict:
+    """Beat: queue a sync of every due source that has no active job."""
+    queued, skipped = scheduling.queue_due_syncs(dispatch=_dispatch_sync)
+    logger.info("Queued %s source syncs, skipped %s", len(queued), skipped, extra={"task_id": self.request.id})
+    return {"success": True, "queued": len(queued), "skipped": skipped, "job_ids": queued}
+
+
+def _dispatch_sync(job: SyncJob) -> None:
+    transaction.on_commit(
+        lambda: sync_documentation_source.delay(source_id=job.source_id, user_id=job.started_by_id, job_id=job.pk)
+    )
+
+
+def dispatch_sync_job(source: DocumentationSource, user) -> SyncJob | None:
+    """Create a sync job for `source` and queue it after commit; None when one is already active."""
+    return scheduling.create_sync_job(source, user, dispatch=_dispatch_sync)
+
+
+def dispatch_embedding(document_id: int) -> None:
+    transaction.on_commit(lambda: embed_document.delay(document_id=document_id))
+
+
+def dispatch_embed_batch(document_ids: list[int], user) -> EmbedBatchJob:
+    with transaction.atomic():
+        job = EmbedBatchJob.objects.create(document_ids=sorted(document_ids), total_items=len(document_ids), started_by=user)
+        transaction.on_commit(lambda: embed_documents_batch.delay(job_id=job.pk))
+    return job
