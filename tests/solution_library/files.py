@@ -1,0 +1,56 @@
+"""Real files of every kind the library meets, made by the tests themselves."""
+import io
+
+import docx
+from pypdf import PdfReader, PdfWriter
+from reportlab.lib.pagesizes import A4
+from reportlab.pdfgen import canvas
+
+
+def pdf_bytes(paragraphs: list[str]) -> bytes:
+    buffer = io.BytesIO()
+    page = canvas.Canvas(buffer, pagesize=A4)
+    y = 800
+    for paragraph in paragraphs:
+        page.drawString(60, y, paragraph)
+        y -= 30
+    page.save()
+    return buffer.getvalue()
+
+
+def encrypted_pdf_bytes(paragraphs: list[str]) -> bytes:
+    writer = PdfWriter(clone_from=PdfReader(io.BytesIO(pdf_bytes(paragraphs))))
+    writer.encrypt(user_password="secret", owner_password="owner")
+    buffer = io.BytesIO()
+    writer.write(buffer)
+    return buffer.getvalue()
+
+
+def docx_bytes(paragraphs: list[str]) -> bytes:
+    document = docx.Document()
+    for paragraph in paragraphs:
+        document.add_paragraph(paragraph)
+    buffer = io.BytesIO()
+    document.save(buffer)
+    return buffer.getvalue()
+
+
+def html_bytes(title: str, paragraphs: list[str]) -> bytes:
+    body = "".join(f"<p>{p}</p>" for p in paragraphs)
+    return (
+        f"<!doctype html><html><head><title>{title}</title><style>p {{color: red}}</style></head>"
+        f"<body><nav>Home | Docs</nav><h1>{title}</h1>{body}<script>var x = 1;</script></body></html>"
+    ).encode()
+
+
+def markdown_bytes(title: str, paragraphs: list[str]) -> bytes:
+    return (f"# {title}\n\n" + "\n\n".join(f"- {p}" if i % 2 else p for i, p in enumerate(paragraphs)) + "\n").encode()
+
+
+def png_bytes() -> bytes:
+    return bytes.fromhex("89504e470d0a1a0a0000000d4948445200000001000000010806000000") + b"\x00" * 40
+
+
+def long_paragraphs(topic: str, count: int) -> list[str]:
+    """Distinct sentences, so that a document spans several chunks."""
+    return [f"Fact {i} about {topic}: the {topic} subsystem handles case number {i} reliably." for i in range(count)]
