@@ -1,5 +1,56 @@
-from django.shortcuts import render
+"""LLM API pages: the list with health, an API's models, and validation with live progress.
+
+Everyone signed in may look (which models answer questions is no secret);
+only staff validate. The API key is never put in a context: templates get
+`has_api_key` and nothing else.
+"""
+from django.contrib import messages
+from django.db.models import Count, Q
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_POST
+
+from spelunker.jobs.views import job_progress_response, progress_context
+from spelunker.permissions import staff_required
+
+from .models import LLMApi, ValidationRun
+from .services import start_validation
+
+PROGRESS_PARTIAL = "llm_manager/_validation_progress.html"
 
 
 def index(request):
-    return render(request, "llm_manager/index.html")
+    apis = LLMApi.objects.annotate(
+        model_count=Count("models"), active_model_count=Count("models", filter=Q(models__is_active=True))
+    ).order_by("-is_active", "name")
+    return render(request, "llm_manager/index.html", {"apis": apis})
+
+
+def api_detail(request, pk):
+    api = get_object_or_404(LLMApi, pk=pk)
+    runs = list(api.validation_runs.order_by("-created_at")[:5])
+    context = {"api": api, "models": api.models.order_by("model_type", "name"), "runs": runs}
+    if runs:
+        context.update(progress_context(runs[0], _status_url(runs[0])))
+    return render(request, "llm_manager/api_detail.html", context)
+
+
+@staff_required
+@require_POST
+def api_validate(request, pk):
+    api = get_object_or_404(LLMApi, pk=pk)
+    run, created = start_validation(api, request.user)
+    if created:
+        messages.info(request, f"Validation of {api.name} queued.")
+    else:
+        messages.warning(request, f"A validation of {api.name} is already running; showing it.")
+    return redirect("llm_manager:api_detail", pk=api.pk)
+
+
+def validation_status(request, pk):
+    run = get_object_or_404(ValidationRun, pk=pk)
+    return job_progress_response(request, run, _status_url(run), partial=PROGRESS_PARTIAL)
+
+
+def _status_url(run: ValidationRun) -> str:
+    return reverse("llm_manager:validation_status", args=[run.pk])

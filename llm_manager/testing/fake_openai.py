@@ -104,15 +104,16 @@ class FakeOpenAI:
         return [r for r in self.requests if r["path"] == path]
 
     # --- bookkeeping used by the handler ---
-    def _enter(self) -> None:
+    def _enter(self, entry: dict) -> None:
+        """Log on arrival, so a client that got its answer always finds its request in the log."""
         with self._lock:
             self.in_flight += 1
             self.max_in_flight = max(self.max_in_flight, self.in_flight)
+            self.requests.append(entry)
 
-    def _leave(self, entry: dict) -> None:
+    def _leave(self) -> None:
         with self._lock:
             self.in_flight -= 1
-            self.requests.append(entry)
 
 
 def _handler_for(fake: FakeOpenAI):
@@ -129,51 +130,55 @@ def _handler_for(fake: FakeOpenAI):
             length = int(self.headers.get("Content-Length") or 0)
             raw = self.rfile.read(length) if length else b""
             try:
-                self._serve(json.loads(raw or b"{}"))
+                body = json.loads(raw or b"{}")
             except json.JSONDecodeError:
-                self._send(400, {"error": {"message": "request body is not JSON", "type": "invalid_request_error"}})
+                return self._write(*_json(400, _error("request body is not JSON", "invalid_request_error")))
+            self._serve(body)
 
         def _serve(self, body):
-            fake._enter()
             started = time.monotonic()
             entry = {"path": self.path, "method": self.command, "model": (body or {}).get("model"),
                      "started": time.time(), "status": None}
+            fake._enter(entry)
             try:
-                entry["status"] = self._respond(body)
+                status, data, headers = self._respond(body)
             finally:
+                # Leave before answering: once the client has its answer, it is no longer in flight.
                 entry["duration"] = time.monotonic() - started
-                fake._leave(entry)
+                fake._leave()
+            entry["status"] = status
+            self._write(status, data, headers)
 
-        def _respond(self, body) -> int:
+        def _respond(self, body) -> tuple[int, bytes, dict]:
             config = fake.config
             if config.latency_ms:
                 time.sleep(config.latency_ms / 1000)
             if config.api_key and self.headers.get("Authorization") != f"Bearer {config.api_key}":
-                return self._send(401, _error("Incorrect API key provided.", "invalid_api_key"))
+                return _json(401, _error("Incorrect API key provided.", "invalid_api_key"))
             if config.error_rate and random.random() < config.error_rate:
                 return self._fault(config.fault or "500")
             route = {"/v1/models": self._models, "/v1/embeddings": self._embeddings,
                      "/v1/chat/completions": self._chat}.get(self.path.split("?")[0])
             if route is None:
-                return self._send(404, _error(f"no route {self.path}", "not_found"))
+                return _json(404, _error(f"no route {self.path}", "not_found"))
             return route(body or {})
 
-        def _fault(self, fault: str) -> int:
+        def _fault(self, fault: str):
             if fault == "401":
-                return self._send(401, _error("Incorrect API key provided.", "invalid_api_key"))
+                return _json(401, _error("Incorrect API key provided.", "invalid_api_key"))
             if fault == "429":
-                return self._send(429, _error("Rate limit reached.", "rate_limit_exceeded"),
-                                  headers={"Retry-After": f"{fake.config.retry_after:g}"})
+                return _json(429, _error("Rate limit reached.", "rate_limit_exceeded"),
+                             {"Retry-After": f"{fake.config.retry_after:g}"})
             if fault == "timeout":
                 time.sleep(fake.config.hang_seconds)
-                return self._send(504, _error("upstream timed out", "timeout"))
+                return _json(504, _error("upstream timed out", "timeout"))
             if fault == "malformed":
-                return self._send_raw(200, b'{"object": "list", "data": [ {"id": ')
-            return self._send(500, _error("The server had an error processing your request.", "server_error"))
+                return 200, b'{"object": "list", "data": [ {"id": ', {}
+            return _json(500, _error("The server had an error processing your request.", "server_error"))
 
-        def _models(self, body) -> int:
+        def _models(self, body):
             data = [{"object": "model", "owned_by": "fake", "created": 0, **m} for m in fake.config.models]
-            return self._send(200, {"object": "list", "data": data})
+            return _json(200, {"object": "list", "data": data})
 
         def _served(self, name: str, model_type: str) -> dict | None:
             for model in fake.config.models:
@@ -181,48 +186,48 @@ def _handler_for(fake: FakeOpenAI):
                     return model
             return None
 
-        def _embeddings(self, body) -> int:
+        def _embeddings(self, body):
             model = self._served(body.get("model"), "embedding")
             if model is None:
-                return self._send(404, _error(f"The model `{body.get('model')}` does not exist.", "model_not_found"))
+                return _json(404, _error(f"The model `{body.get('model')}` does not exist.", "model_not_found"))
             texts = body.get("input")
             texts = [texts] if isinstance(texts, str) else list(texts or [])
             dims = model.get("embedding_dimensions", 384)
             data = [{"object": "embedding", "index": i, "embedding": hashed_embedding(t, dims)} for i, t in enumerate(texts)]
             words = sum(len(str(t).split()) for t in texts)
-            return self._send(200, {"object": "list", "data": data, "model": model["id"],
-                                    "usage": {"prompt_tokens": words, "total_tokens": words}})
+            return _json(200, {"object": "list", "data": data, "model": model["id"],
+                               "usage": {"prompt_tokens": words, "total_tokens": words}})
 
-        def _chat(self, body) -> int:
+        def _chat(self, body):
             model = self._served(body.get("model"), "chat")
             if model is None:
-                return self._send(404, _error(f"The model `{body.get('model')}` does not exist.", "model_not_found"))
+                return _json(404, _error(f"The model `{body.get('model')}` does not exist.", "model_not_found"))
             messages = body.get("messages") or []
             reply = extractive_reply(messages)
-            return self._send(200, {
+            return _json(200, {
                 "id": f"chatcmpl-fake-{len(fake.requests)}", "object": "chat.completion", "created": int(time.time()),
                 "model": model["id"],
                 "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": reply}}],
                 "usage": token_usage(messages, reply),
             })
 
-        def _send(self, status: int, payload: dict, headers: dict | None = None) -> int:
-            return self._send_raw(status, json.dumps(payload).encode(), headers)
-
-        def _send_raw(self, status: int, data: bytes, headers: dict | None = None) -> int:
+        def _write(self, status: int, data: bytes, headers: dict) -> None:
             try:
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
-                for name, value in (headers or {}).items():
+                for name, value in headers.items():
                     self.send_header(name, value)
                 self.end_headers()
                 self.wfile.write(data)
             except (BrokenPipeError, ConnectionResetError):
                 pass  # the client gave up (its timeout); nothing to answer
-            return status
 
     return Handler
+
+
+def _json(status: int, payload: dict, headers: dict | None = None) -> tuple[int, bytes, dict]:
+    return status, json.dumps(payload).encode(), headers or {}
 
 
 def _error(message: str, code: str) -> dict:

@@ -1,0 +1,76 @@
+"""Validation tasks: thin wrappers around services.validate_apis_for_run / validate_api.
+
+Retry policy. A person who clicks Validate wants the answer now, so a run with
+a job row (page, admin action) reports a transient failure at once. Unattended
+work retries: the job-less `validate_single_api(api_id)` retries itself with
+exponential backoff and jitter on transient failures, and Beat's
+`validate_all_llm_apis` hands every API that failed transiently to it (a batch
+never retries as a whole). Business errors (bad key, wrong URL) never retry.
+The API key never appears in arguments, logs or results: tasks get ids only.
+"""
+import logging
+import random
+
+from celery import shared_task
+
+from spelunker.jobs.runner import run_job
+
+from . import services
+from .models import LLMApi, ValidationRun
+
+logger = logging.getLogger(__name__)
+
+MAX_RETRIES = 3
+BACKOFF_BASE_SECONDS = 60
+BACKOFF_MAX_SECONDS = 600
+
+
+def backoff_with_jitter(attempt: int, retry_after: float | None = None) -> float:
+    """60 s, 120 s, 240 s … capped, plus up to 50% random jitter; never sooner than the server asked."""
+    delay = min(BACKOFF_MAX_SECONDS, BACKOFF_BASE_SECONDS * 2 ** attempt)
+    return max(delay * random.uniform(1.0, 1.5), retry_after or 0)
+
+
+def schedule_retry(outcome: services.ValidationOutcome) -> None:
+    """Hand an API that failed transiently to the self-retrying job-less task."""
+    countdown = backoff_with_jitter(0, outcome.retry_after)
+    validate_single_api.apply_async(kwargs={"api_id": outcome.api_id, "attempt": 1}, countdown=countdown)
+    logger.info("Validation of %s will be retried in %.0f s", outcome.api_name, countdown, extra={"api_id": outcome.api_id})
+
+
+@shared_task(bind=True, name="llm_manager.validate_single_api", max_retries=MAX_RETRIES, soft_time_limit=300, time_limit=360)
+def validate_single_api(self, api_id: int, job_id: int | None = None, attempt: int = 0) -> dict:
+    """Validate one API: list its models, sync them, record its health.
+
+    With job_id (page, admin action): progress and outcome go on that ValidationRun.
+    Without: unattended; a transient failure retries with backoff and jitter.
+    """
+    if job_id is not None:
+        return run_job(self, ValidationRun, job_id, lambda run: services.validate_apis_for_run(run, [api_id]))
+    if not LLMApi.objects.filter(pk=api_id).exists():
+        return {"success": False, "api_id": api_id, "error": f"LLM API {api_id} not found"}
+    outcome = services.validate_api(api_id)
+    tries = attempt + self.request.retries
+    if outcome.transient and tries < MAX_RETRIES:
+        raise self.retry(countdown=backoff_with_jitter(tries, outcome.retry_after))
+    return {"success": outcome.success, **services.summarise([outcome])}
+
+
+@shared_task(bind=True, name="llm_manager.validate_all_llm_apis", soft_time_limit=900, time_limit=960)
+def validate_all_llm_apis(self, job_id: int | None = None) -> dict:
+    """Beat: validate every active API and refresh its models; record it as a ValidationRun.
+
+    The run row is keyed by this task's id, so a redelivered message continues
+    the same row instead of creating a second one.
+    """
+    if job_id is None:
+        job_id = _schedule_run_for(self.request.id).pk
+    api_ids = services.active_api_ids()
+    return run_job(self, ValidationRun, job_id, lambda run: services.validate_apis_for_run(run, api_ids, schedule_retry))
+
+
+def _schedule_run_for(task_id: str | None) -> ValidationRun:
+    if not task_id:  # called directly, outside a worker
+        return ValidationRun.objects.create(trigger=ValidationRun.TRIGGER_SCHEDULE)
+    run, _ = ValidationRun.objects.get_or_create(celery_task_id=task_id, defaults={"trigger": ValidationRun.TRIGGER_SCHEDULE})
+    return run
