@@ -1,0 +1,165 @@
+"""Documentation-source sync against a real loopback website, through real workers."""
+import socket
+
+import pytest
+
+from solution_library.models import Chunk, Document, DocumentationSource, ReviewStatus, SyncJob
+from solution_library.tasks import sync_documentation_source
+from tests.workers import wait_for
+
+from .website import Website
+
+pytestmark = pytest.mark.integration
+
+LOCK_TEST_QUEUE = "solution_library_lock_test"
+
+
+@pytest.fixture
+def website():
+    with Website() as site:
+        yield site
+
+
+def docs_site(site: Website, pages: int = 4) -> list[str]:
+    """An index page linking to `pages` pages (and to another host, which is not followed)."""
+    paths = [f"/docs/page-{i}" for i in range(pages)]
+    site.page("/", "Docs home", ["Welcome to the product documentation."], [*paths, "http://example.invalid/x"])
+    for i, path in enumerate(paths):
+        site.page(path, f"Page {i}", [f"Page {i} explains feature {i} in detail.", f"Feature {i} needs setting {i}."])
+    return paths
+
+
+def make_source(site: Website, start_path: str = "/", page_limit: int = 50) -> DocumentationSource:
+    return DocumentationSource.objects.create(
+        name=f"Docs {site.host}", start_url=site.url(start_path), allowed_host=site.host, page_limit=page_limit
+    )
+
+
+def sync_via_page(client, source) -> SyncJob:
+    response = client.post(f"/library/sources/{source.pk}/sync/")
+    assert response.status_code == 302
+    job = SyncJob.objects.filter(source=source).order_by("-pk").first()
+    assert response["Location"] == f"/library/sync-jobs/{job.pk}/"
+    wait_for(lambda: not SyncJob.objects.get(pk=job.pk).is_active, 60, message="sync job to finish")
+    job.refresh_from_db()
+    assert job.status == SyncJob.STATUS_COMPLETED, job.message
+    return job
+
+
+def counts(job: SyncJob) -> dict:
+    return {
+        "created": job.documents_created, "updated": job.documents_updated, "skipped": job.documents_skipped,
+        "failed": job.documents_failed, "removed": job.documents_removed,
+    }
+
+
+def wait_until_source_ready(source):
+    wait_for(
+        lambda: not Document.objects.filter(source=source).exclude(review_status=ReviewStatus.PENDING_REVIEW).exists(),
+        60, message="synced documents to be embedded",
+    )
+
+
+def test_crawl_sync_creates_then_updates_skips_and_removes(live_worker, offline_embedding, staff_client, website):
+    paths = docs_site(website, pages=4)
+    source = make_source(website)
+
+    first = sync_via_page(staff_client, source)
+    assert counts(first) == {"created": 5, "updated": 0, "skipped": 0, "failed": 0, "removed": 0}
+    assert website.hits("/x") == 0
+    wait_until_source_ready(source)
+    untouched = Document.objects.get(source=source, source_url=website.url(paths[0]))
+    untouched_chunks = list(untouched.chunks.values_list("id", flat=True))
+
+    website.page(paths[1], "Page 1", ["Page 1 now describes the new billing export."])
+    del website.pages[paths[3]]  # still linked from the index, but gone (404)
+    second = sync_via_page(staff_client, source)
+
+    assert counts(second) == {"created": 0, "updated": 1, "skipped": 3, "failed": 0, "removed": 1}
+    assert not Document.objects.filter(source=source, source_url=website.url(paths[3])).exists()
+    wait_until_source_ready(source)
+    changed = Document.objects.get(source=source, source_url=website.url(paths[1]))
+    assert "billing export" in Chunk.objects.get(document=changed).text
+    # Only what changed was embedded again.
+    assert list(untouched.chunks.values_list("id", flat=True)) == untouched_chunks
+    status = staff_client.get(f"/library/sync-jobs/{second.pk}/status/").json()
+    assert (status["updated"], status["skipped"], status["removed"]) == (1, 3, 1)
+
+
+def test_sitemap_sync_counts(live_worker, offline_embedding, staff_client, website):
+    paths = docs_site(website, pages=3)
+    website.sitemap_paths = paths
+    source = make_source(website, "/sitemap.xml")
+    assert counts(sync_via_page(staff_client, source)) == {
+        "created": 3, "updated": 0, "skipped": 0, "failed": 0, "removed": 0}
+
+    website.page(paths[0], "Page 0", ["Rewritten page zero."])
+    website.page("/docs/new", "New page", ["A brand new page about exports."])
+    website.sitemap_paths = [paths[0], paths[1], "/docs/new"]
+    assert counts(sync_via_page(staff_client, source)) == {
+        "created": 1, "updated": 1, "skipped": 1, "failed": 0, "removed": 1}
+    assert Document.objects.filter(source=source).count() == 3
+
+
+def test_a_second_sync_request_while_one_is_active_is_refused(staff_client, website, transactional_db):
+    source = make_source(website)
+    SyncJob.objects.create(source=source, status=SyncJob.STATUS_PROCESSING)
+    response = staff_client.post(f"/library/sources/{source.pk}/sync/", follow=True)
+    assert b"already running" in response.content
+    assert SyncJob.objects.filter(source=source).count() == 1
+
+
+def closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.mark.parametrize("memcached", ["up", "down"])
+def test_two_concurrent_syncs_of_one_source_never_both_run(memcached, make_worker, offline_embedding, website):
+    env = {} if memcached == "up" else {"KVDB_LOCATION": f"127.0.0.1:{closed_port()}"}
+    make_worker(queues=LOCK_TEST_QUEUE, concurrency=2, env=env)
+    paths = docs_site(website, pages=5)
+    website.latency = 0.15  # long enough for the two deliveries to overlap
+    source = make_source(website)
+    job = SyncJob.objects.create(source=source)
+
+    # The same job delivered twice at once (e.g. a duplicate publish): two task ids.
+    results = [
+        sync_documentation_source.apply_async(
+            kwargs={"source_id": source.pk, "user_id": None, "job_id": job.pk}, queue=LOCK_TEST_QUEUE)
+        for _ in range(2)
+    ]
+    outcomes = sorted((r.get(timeout=60) for r in results), key=lambda r: r.get("skipped", False))
+
+    assert outcomes[0]["success"] is True and outcomes[0]["created"] == 6
+    assert outcomes[1] == {"success": False, "job_id": job.pk, "skipped": True,
+                           "error": "Another sync of this source is already running."}
+    for path in ["/", *paths]:
+        assert website.hits(path) == 1, f"{path} fetched {website.hits(path)} times"
+    job.refresh_from_db()
+    assert job.status == SyncJob.STATUS_COMPLETED and job.documents_created == 6
+    source.refresh_from_db()
+    assert source.sync_lock_token == ""  # released
+
+
+def test_sync_killed_mid_way_is_finished_by_another_worker(make_worker, offline_embedding, website):
+    paths = docs_site(website, pages=8)
+    website.latency = 0.3
+    source = make_source(website)
+    job = SyncJob.objects.create(source=source)
+    first = make_worker(queues=LOCK_TEST_QUEUE, concurrency=1)
+    sync_documentation_source.apply_async(
+        kwargs={"source_id": source.pk, "user_id": None, "job_id": job.pk}, queue=LOCK_TEST_QUEUE)
+    wait_for(lambda: SyncJob.objects.get(pk=job.pk).processed_items >= 3, 30, message="sync to be under way")
+
+    first.kill()  # SIGKILL mid-task: the message is not acked, RabbitMQ redelivers it
+    make_worker(queues=LOCK_TEST_QUEUE, concurrency=1)
+
+    wait_for(lambda: SyncJob.objects.get(pk=job.pk).status == SyncJob.STATUS_COMPLETED, 60,
+             message="the second worker to finish the sync")
+    job.refresh_from_db()
+    assert job.documents_created + job.documents_skipped == len(paths) + 1
+    assert job.documents_updated == job.documents_failed == 0
+    urls = list(Document.objects.filter(source=source).values_list("source_url", flat=True))
+    assert sorted(urls) == sorted(website.url(p) for p in ["/", *paths])  # each page exactly once
