@@ -139,14 +139,16 @@ class Chunk(models.Model):
 
 
 class SearchIndexVersion(models.Model):
-    """Bumped in the same transaction as any change to one model's chunks.
+    """Changed in the same transaction as any change to one model's chunks.
 
     Every process keeps its own in-memory search matrix; reading this one row
-    tells it cheaply whether the matrix is still current.
+    tells it cheaply whether the matrix is still current. The version is a
+    random token, not a counter, so a rolled-back or restored database can
+    never present an old number that a process mistakes for the current one.
     """
 
     embedding_model = models.OneToOneField("llm_manager.LLMModel", on_delete=models.CASCADE, primary_key=True)
-    version = models.PositiveBigIntegerField(default=0)
+    version = models.CharField(max_length=32)
 
 
 class SyncJob(BaseJob):

@@ -4,17 +4,16 @@ Why not pgvector: it is not available here, and the library must run the same
 on SQLite and PostgreSQL. Embeddings are stored as float32 bytes in
 Chunk.embedding; each process keeps, per embedding model, a numpy matrix of
 them (L2-normalised, so a dot product is the cosine). Before every search one
-indexed row (`SearchIndexVersion`) says whether chunks changed; if so only the
+indexed row (`SearchIndexVersion`, a token) says whether chunks changed; if so only the
 difference is loaded (new ids in, removed ids out), so the index stays current
 without reloading 100,000 rows. Scoring is one matrix-vector product and an
 argpartition: brute force, exact, a few milliseconds at 100k × 384.
 """
 import threading
+import uuid
 from dataclasses import dataclass, field
 
 import numpy as np
-from django.db.models import F
-
 from ..models import Chunk, SearchIndexVersion
 
 LOAD_BATCH = 5000
@@ -22,13 +21,12 @@ LOAD_BATCH = 5000
 
 def bump_version(model_id: int) -> None:
     """Tell every process that this model's chunks changed (call inside the writing transaction)."""
-    if not SearchIndexVersion.objects.filter(embedding_model_id=model_id).update(version=F("version") + 1):
-        SearchIndexVersion.objects.get_or_create(embedding_model_id=model_id, defaults={"version": 1})
+    SearchIndexVersion.objects.update_or_create(embedding_model_id=model_id, defaults={"version": uuid.uuid4().hex})
 
 
-def current_version(model_id: int) -> int:
+def current_version(model_id: int) -> str:
     version = SearchIndexVersion.objects.filter(embedding_model_id=model_id).values_list("version", flat=True).first()
-    return version or 0
+    return version or ""
 
 
 @dataclass
@@ -36,7 +34,7 @@ class VectorIndex:
     """Rows of `matrix` are the embeddings of `chunk_ids` (same order)."""
 
     model_id: int
-    version: int = -1
+    version: str | None = None
     chunk_ids: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     document_ids: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     matrix: np.ndarray | None = None

@@ -1,0 +1,108 @@
+"""Retrieval service, passage page and the library pages (in-process, no worker)."""
+import pytest
+from django.test import override_settings
+
+from solution_library.models import Chunk, Document, EmbedBatchJob
+from solution_library.services.search import search_passages
+from solution_library.testing import add_library_document
+
+
+@pytest.fixture
+def library(offline_embedding):
+    return {
+        "security": add_library_document(
+            "Security whitepaper",
+            "All customer data is encrypted at rest with AES-256.\n\nBackups are kept for thirty days in two regions.",
+        ),
+        "pricing": add_library_document(
+            "Pricing sheet", "The enterprise plan is billed per seat each month, with volume discounts."
+        ),
+        "sso": add_library_document(
+            "Identity guide", "Single sign-on works with SAML 2.0 and OpenID Connect identity providers."
+        ),
+    }
+
+
+def test_best_passage_comes_first_with_its_document(library):
+    passages = search_passages("How long are backups kept?", limit=3)
+    top = passages[0]
+    assert top.document_id == library["security"].pk
+    assert top.document_title == "Security whitepaper"
+    assert "thirty days" in top.text
+    scores = [p.score for p in passages]
+    assert scores == sorted(scores, reverse=True) and scores[-1] > 0
+    assert top.chunk_id == Chunk.objects.get(document=library["security"]).pk
+
+
+def test_search_can_be_limited_to_some_documents(library):
+    passages = search_passages("encrypted backups", limit=5, document_ids=[library["pricing"].pk])
+    assert {p.document_id for p in passages} <= {library["pricing"].pk}
+
+
+def test_index_follows_new_changed_and_deleted_documents(library):
+    assert search_passages("SAML single sign-on")[0].document_id == library["sso"].pk
+    library["sso"].delete()
+    assert all(p.document_id != library["sso"].pk for p in search_passages("SAML single sign-on"))
+    newcomer = add_library_document("Audit log", "Every administrator action is written to a tamper-proof audit log.")
+    assert search_passages("tamper-proof audit log")[0].document_id == newcomer.pk
+
+
+def test_empty_query_finds_nothing(library):
+    assert search_passages("   ") == []
+
+
+def test_search_page_shows_passages_with_links(library, user_client):
+    response = user_client.get("/library/search/", {"q": "single sign-on providers"})
+    chunk = Chunk.objects.get(document=library["sso"])
+    assert response.status_code == 200
+    assert f'href="/library/chunks/{chunk.pk}/"'.encode() in response.content
+    assert b"Identity guide" in response.content
+
+
+def test_chunk_page_highlights_the_passage_and_escapes_text(offline_embedding, user_client):
+    document = add_library_document("Evil <b>title</b>", "Intro paragraph.\n\n<script>alert(1)</script> is shown as text.")
+    chunk = Chunk.objects.filter(document=document).first()
+    response = user_client.get(f"/library/chunks/{chunk.pk}/")
+    assert response.status_code == 200
+    assert b"<script>alert(1)</script>" not in response.content
+    assert b"&lt;script&gt;alert(1)&lt;/script&gt;" in response.content
+    assert b'<mark id="passage">' in response.content
+    assert b"Evil &lt;b&gt;title&lt;/b&gt;" in response.content
+
+
+def test_pages_need_a_login(client, library):
+    for url in ["/library/", "/library/search/?q=x", f"/library/documents/{library['sso'].pk}/status/",
+                f"/library/chunks/{Chunk.objects.first().pk}/"]:
+        assert client.get(url).status_code == 302, url
+
+
+def test_source_pages_are_staff_only(user_client):
+    assert user_client.get("/library/sources/").status_code == 403
+
+
+def test_library_page_lists_documents(library, user_client):
+    response = user_client.get("/library/")
+    assert b"Pricing sheet" in response.content and b"Pending review" in response.content
+
+
+@override_settings(AUTO_EMBED_DOCUMENTS=False)
+def test_upload_without_javascript_reports_each_file(user_client, db):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    response = user_client.post(
+        "/library/upload/",
+        {"files": [SimpleUploadedFile("a.txt", b"Hello library."), SimpleUploadedFile("b.txt", b"")]},
+        follow=True,
+    )
+    assert b"a.txt uploaded" in response.content and b"b.txt: The file is empty." in response.content
+    assert Document.objects.get().title == "a"
+
+
+def test_admin_action_creates_an_embed_batch_job(library, staff_client):
+    ids = [library["pricing"].pk, library["sso"].pk]
+    response = staff_client.post(
+        "/admin/solution_library/document/", {"action": "embed_selected", "_selected_action": ids}
+    )
+    job = EmbedBatchJob.objects.get()
+    assert response["Location"] == f"/library/embed-jobs/{job.pk}/"
+    assert sorted(job.document_ids) == sorted(ids) and job.total_items == 2
