@@ -87,3 +87,45 @@ def fake_llm(fake_llm_server):
     fake_llm_server.reset()
     yield fake_llm_server
     fake_llm_server.reset()
+
+
+# --- Browser tests (Playwright driving Debian's Chromium) --------------------
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--no-first-run"]
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """One headless Chromium for the session (never `playwright install`: /usr/bin/chromium)."""
+    import os
+
+    from playwright.sync_api import sync_playwright
+
+    # Playwright's sync API runs an event loop in this thread; the ORM calls the
+    # tests make between page actions are still synchronous and safe.
+    os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def logged_in_page(browser, live_server):
+    """Call `logged_in_page(user, password)`: a fresh page signed in through the login form."""
+    contexts = []
+
+    def login(user, password: str):
+        context = browser.new_context(base_url=live_server.url)
+        contexts.append(context)
+        page = context.new_page()
+        page.goto("/login/")
+        page.fill("input[name=username]", user.get_username())
+        page.fill("input[name=password]", password)
+        page.click("button[type=submit]")
+        page.wait_for_url(lambda url: "/login/" not in url)
+        return page
+
+    yield login
+    for context in contexts:
+        context.close()

@@ -100,7 +100,7 @@
     item.state.appendChild(document.createTextNode(" "));
     item.state.appendChild(link);
     if (duplicate) item.state.appendChild(el("span", "muted", " — already in the library"));
-    if (doc.is_ready) item.state.appendChild(el("span", "muted", " · " + doc.chunk_count + " passages"));
+    if (doc.is_ready) item.state.appendChild(el("span", "muted", " · " + doc.chunk_count + (doc.chunk_count === 1 ? " passage" : " passages")));
     if (doc.message) item.state.appendChild(el("span", "error", doc.message));
     if (doc.status === "failed" && doc.can_retry) {
       var retry = el("button", "", "Retry");
