@@ -1,0 +1,108 @@
+"""Pages and guards that need no worker: duplicate-job guard, reviewer rule, answers, escaping, access."""
+import pytest
+from django.urls import reverse
+
+from rfp_manager.models import RFP, Answer, Question, RFPBatchJob
+from rfp_manager.services.answering import AnswerError, parse_review
+
+from .conftest import make_rfp
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def rfp(user):
+    return make_rfp(user, ["<script>alert(1)</script> Do you encrypt?", "Backups?"])
+
+
+def test_second_active_job_is_refused_by_the_database(rfp, user, user_client):
+    RFPBatchJob.objects.create(rfp=rfp, job_type="responder", started_by=user, question_ids=[1], status="processing")
+    response = user_client.post(reverse("rfp_manager:start_responder", args=[rfp.pk]))
+    assert response.status_code == 409
+    assert "already running" in response.content.decode()
+    assert RFPBatchJob.objects.filter(rfp=rfp).count() == 1
+    # A finished job does not block a new one.
+    RFPBatchJob.objects.filter(rfp=rfp).update(status="completed")
+    assert user_client.post(reverse("rfp_manager:start_responder", args=[rfp.pk])).status_code == 302
+
+
+def test_reviewer_needs_a_completed_responder(rfp, user_client):
+    response = user_client.post(reverse("rfp_manager:start_reviewer", args=[rfp.pk]))
+    assert response.status_code == 409
+    assert "Run a responder job first" in response.content.decode()
+    assert not RFPBatchJob.objects.filter(rfp=rfp).exists()
+
+
+def test_rfp_page_escapes_what_users_and_models_wrote(rfp, user_client):
+    question = rfp.questions.first()
+    Answer.objects.create(question=question, draft_text="<img src=x onerror=alert(2)>", review_verdict="approved",
+                          review_feedback="<b>ok</b>")
+    page = user_client.get(reverse("rfp_manager:detail", args=[rfp.pk])).content.decode()
+    assert "<script>alert(1)" not in page and "&lt;script&gt;alert(1)" in page
+    assert "<img src=x" not in page and "<b>ok</b>" not in page
+
+
+def test_edit_final_answer_keeps_the_draft(rfp, user, user_client):
+    question = rfp.questions.first()
+    Answer.objects.create(question=question, draft_text="Draft [1]")
+    response = user_client.post(reverse("rfp_manager:answer_edit", args=[question.pk]), {"final_text": "Edited answer."})
+    assert response.status_code == 302
+    answer = Answer.objects.get(question=question)
+    assert (answer.draft_text, answer.final_text, answer.final_answer, answer.edited_by) == (
+        "Draft [1]", "Edited answer.", "Edited answer.", user)
+
+
+def test_rfps_are_private_to_owner_and_shared_groups(rfp, client, django_user_model):
+    from django.contrib.auth.models import Group
+
+    other = django_user_model.objects.create_user("bob", password="pw-bob-12345")
+    client.force_login(other)
+    for name in ("detail", "export_csv", "export_xlsx"):
+        assert client.get(reverse(f"rfp_manager:{name}", args=[rfp.pk])).status_code == 404
+    assert "Acme RFP" not in client.get(reverse("rfp_manager:index")).content.decode()
+    team = Group.objects.create(name="bid team")
+    other.groups.add(team)
+    rfp.shared_with.add(team)
+    assert client.get(reverse("rfp_manager:detail", args=[rfp.pk])).status_code == 200
+
+
+def test_pages_require_login(rfp, client):
+    response = client.get(reverse("rfp_manager:detail", args=[rfp.pk]))
+    assert response.status_code == 302 and "/login/" in response.url
+
+
+def test_job_status_endpoint_answers_json_and_htmx(rfp, user, user_client):
+    job = RFPBatchJob.objects.create(rfp=rfp, job_type="responder", started_by=user, question_ids=[1, 2], total_items=2)
+    data = user_client.get(reverse("rfp_manager:job_status", args=[job.pk])).json()
+    assert (data["status"], data["total"], data["processed"]) == ("pending", 2, 0)
+    partial = user_client.get(reverse("rfp_manager:job_status", args=[job.pk]), HTTP_HX_REQUEST="true").content.decode()
+    assert 'hx-trigger="every 1s"' in partial and "Cancel" in partial
+
+
+def test_cancel_marks_the_job_cancelled(rfp, user, user_client):
+    job = RFPBatchJob.objects.create(rfp=rfp, job_type="responder", started_by=user, question_ids=[1], total_items=1)
+    user_client.post(reverse("rfp_manager:job_cancel", args=[job.pk]))
+    job.refresh_from_db()
+    assert job.status == "cancelled" and job.completed_at
+
+
+@pytest.mark.parametrize("reply, verdict, score", [
+    ('{"verdict": "approved", "score": 0.9, "feedback": "supported"}', "approved", 0.9),
+    ('Here is my review:\n```json\n{"verdict": "needs_revision", "score": 1.7, "feedback": "x"}\n```', "needs_revision", 1.0),
+])
+def test_parse_review_is_lenient(reply, verdict, score):
+    review = parse_review(reply)
+    assert (review["verdict"], review["score"]) == (verdict, score)
+
+
+@pytest.mark.parametrize("reply", ["I think it is fine.", '{"verdict": "great"}'])
+def test_parse_review_rejects_what_it_cannot_read(reply):
+    with pytest.raises(AnswerError):
+        parse_review(reply)
+
+
+def test_create_rfp_sets_owner(user, user_client):
+    response = user_client.post(reverse("rfp_manager:create"), {"name": "Globex", "client": "Globex", "status": "draft"})
+    rfp = RFP.objects.get(name="Globex")
+    assert response.url == reverse("rfp_manager:detail", args=[rfp.pk]) and rfp.owner == user
+    assert not Question.objects.filter(rfp=rfp).exists()
