@@ -182,7 +182,8 @@ AUTO_EMBED_DOCUMENTS = env.bool("AUTO_EMBED_DOCUMENTS", default=True)
 SOLUTION_LIBRARY_MAX_UPLOAD_MB = env.float("SOLUTION_LIBRARY_MAX_UPLOAD_MB", default=25)
 
 # --- Links and limits shown in the UI --------------------------------------
-FLOWER_URL = env.str("FLOWER_URL", default="http://127.0.0.1:5555")
+# Not FLOWER_URL: Flower reads every FLOWER_* variable as its own option.
+FLOWER_URL = env.str("SPELUNKER_FLOWER_URL", default="http://127.0.0.1:5555")
 
 # --- Logging: one JSON object per line, with task and job context ----------
 LOG_LEVEL = env.str("LOG_LEVEL", default="INFO")

@@ -32,7 +32,20 @@ def manage(env, *args):
     )
 
 
-def test_walking_skeleton_on_sqlite_wal(tmp_path, purged_broker):
+@pytest.fixture
+def session_worker_paused(celery_worker_process):
+    """The session's worker (on the PostgreSQL test DB) must not take this test's probes."""
+    from spelunker.celery import app
+
+    target = [celery_worker_process.name]
+    for queue in app.conf.task_queues:
+        app.control.cancel_consumer(queue.name, destination=target, reply=True)
+    yield
+    for queue in app.conf.task_queues:
+        app.control.add_consumer(queue.name, destination=target, reply=True)
+
+
+def test_walking_skeleton_on_sqlite_wal(tmp_path, session_worker_paused):
     db_path = tmp_path / "db.sqlite3"
     env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
     env["SPELUNKER_VAR_DIR"] = str(tmp_path)  # the embedded default: var/db.sqlite3 under here
