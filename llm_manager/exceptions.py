@@ -16,6 +16,10 @@ class NoDefaultModel(LLMError):
     """No active system-default model of the requested type is configured."""
 
 
+class ValidationFailed(LLMError):
+    """Validating an API failed; the message says why (the job row shows it)."""
+
+
 class TransientLLMError(LLMError):
     """An LLM call failed for now; the same call may succeed later."""
 

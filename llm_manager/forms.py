@@ -9,6 +9,7 @@ class LLMApiForm(forms.ModelForm):
 
     api_key = forms.CharField(
         required=False,
+        label="API key",
         widget=forms.PasswordInput(render_value=False, attrs={"autocomplete": "new-password"}),
         help_text="Write-only: the saved key is never shown. Leave blank to keep the current key.",
     )

@@ -16,6 +16,7 @@ from celery import shared_task
 from spelunker.jobs.runner import run_job
 
 from . import services
+from .exceptions import ValidationFailed
 from .models import LLMApi, ValidationRun
 
 logger = logging.getLogger(__name__)
@@ -46,7 +47,7 @@ def validate_single_api(self, api_id: int, job_id: int | None = None, attempt: i
     Without: unattended; a transient failure retries with backoff and jitter.
     """
     if job_id is not None:
-        return run_job(self, ValidationRun, job_id, lambda run: services.validate_apis_for_run(run, [api_id]))
+        return run_job(self, ValidationRun, job_id, lambda run: _validate_one_for_run(run, api_id))
     if not LLMApi.objects.filter(pk=api_id).exists():
         return {"success": False, "api_id": api_id, "error": f"LLM API {api_id} not found"}
     outcome = services.validate_api(api_id)
@@ -54,6 +55,14 @@ def validate_single_api(self, api_id: int, job_id: int | None = None, attempt: i
     if outcome.transient and tries < MAX_RETRIES:
         raise self.retry(countdown=backoff_with_jitter(tries, outcome.retry_after))
     return {"success": outcome.success, **services.summarise([outcome])}
+
+
+def _validate_one_for_run(run: ValidationRun, api_id: int) -> dict:
+    """A run about one API fails when that API fails, so its page says Failed with the reason."""
+    figures = services.validate_apis_for_run(run, [api_id])
+    if figures["failed"]:
+        raise ValidationFailed(figures["details"][0]["error"])
+    return figures
 
 
 @shared_task(bind=True, name="llm_manager.validate_all_llm_apis", soft_time_limit=900, time_limit=960)

@@ -71,3 +71,14 @@ def test_unattended_validation_retries_transient_failures_only(fake_llm, fault, 
 def test_missing_api_is_reported_not_retried():
     result = validate_single_api.apply(kwargs={"api_id": 999999}).get()
     assert result == {"success": False, "api_id": 999999, "error": "LLM API 999999 not found"}
+
+
+def test_single_api_run_fails_with_the_reason_and_is_not_retried(fake_llm):
+    api = register_fake_api(fake_llm)
+    fake_llm.configure(fault="500")
+    run = ValidationRun.objects.create(api=api)
+    result = validate_single_api.apply(kwargs={"api_id": api.pk, "job_id": run.pk}).get()
+    run.refresh_from_db()
+    assert result["success"] is False and run.status == "failed"
+    assert run.message == "ValidationFailed: Fake OpenAI had a server error (HTTP 500)"
+    assert run.failed_items == 1 and len(fake_llm.requests) == 1  # a person is watching: no hidden retries

@@ -3,7 +3,6 @@
 Tests that start their own workers use private queues, so the session worker
 (serving default/embedding/batch) cannot take their messages.
 """
-import importlib
 import os
 import signal
 import subprocess
@@ -11,7 +10,6 @@ import sys
 from datetime import timedelta
 
 import pytest
-from django.apps import apps as django_apps
 from django.urls import reverse
 from django.utils import timezone
 from django_celery_beat.models import IntervalSchedule, PeriodicTask
@@ -21,6 +19,7 @@ from llm_manager.models import LLMApi, LLMModel, RateWindow, ValidationRun
 from llm_manager.tasks import validate_single_api
 from llm_manager.testing.fixtures import register_fake_api
 from spelunker.celery import app
+from tests.llm_manager.conftest import run_data_migration
 from tests.workers import ROOT, database_url_for_current_connection, wait_for
 
 pytestmark = [pytest.mark.integration]
@@ -129,8 +128,7 @@ def beat_process(transactional_db):
 
 def recreate_migrated_schedule() -> PeriodicTask:
     """Transactional tests start from empty tables: run the data migration's function again."""
-    migration = importlib.import_module("llm_manager.migrations.0004_hourly_validation_schedule")
-    migration.create_schedule(django_apps, None)
+    run_data_migration("0004_hourly_validation_schedule", "create_schedule")
     return PeriodicTask.objects.get(task="llm_manager.validate_all_llm_apis")
 
 

@@ -1,0 +1,21 @@
+import importlib
+
+import pytest
+from django.apps import apps
+
+
+def run_data_migration(module: str, function: str) -> None:
+    getattr(importlib.import_module(f"llm_manager.migrations.{module}"), function)(apps, None)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def llm_migration_data(django_db_setup, django_db_blocker):
+    """Restore what `migrate` creates (offline baseline, hourly schedule) in a reused test database.
+
+    Transactional tests empty every table when they finish, and --reuse-db keeps
+    that emptied database for the next session; the data migrations are
+    idempotent, so running their functions again gives the fresh-install state.
+    """
+    with django_db_blocker.unblock():
+        run_data_migration("0003_offline_baseline", "create_offline_baseline")
+        run_data_migration("0004_hourly_validation_schedule", "create_schedule")
