@@ -3,13 +3,16 @@
 All three are shared by every process through the database, not kept per
 process: two workers with concurrency 4 each must still send at most
 `max_concurrent_requests` requests at once and `requests_per_minute` per
-minute. Each check is one conditional UPDATE, atomic on PostgreSQL and SQLite.
+minute. Each check is one conditional UPDATE (or a SELECT … FOR UPDATE SKIP
+LOCKED for slots), atomic on PostgreSQL and SQLite.
 
 Why the database and not Memcached: a Memcached key can be evicted or lost on a
 restart (silently lifting the limit), and an outage would need a second
 limiter anyway. The price is a few small writes per LLM call, which is nothing
-next to the call itself. One caveat: a call made inside an open transaction
-holds its slot until that transaction ends (conservative, never over the limit).
+next to the call itself. Caveat: an LLM call made inside a caller's open
+transaction keeps its bookkeeping rows locked until that transaction ends;
+other processes then skip that slot and wait on the minute's rate row (never
+over the limit, but slower). Do not call LLMs inside long transactions.
 
 Circuit breaker (after the Celery 5 architecture draft): after
 `CIRCUIT_FAILURE_THRESHOLD` consecutive transient failures the API is marked
@@ -162,14 +165,27 @@ def acquire_slot(api: LLMApi) -> tuple[int, str]:
     lease = timedelta(seconds=api.timeout_seconds * 2 + SLOT_LEASE_MARGIN_SECONDS)
     deadline = time.monotonic() + max(MAX_WAIT_FOR_SLOT_SECONDS, api.timeout_seconds)
     while time.monotonic() < deadline:
-        now = timezone.now()
-        free = RequestSlot.objects.filter(api=api, number__lt=slot_count(api), lease_until__lte=now)
-        for slot_pk in free.values_list("pk", flat=True)[:4]:
-            # Conditional on the slot still being free: exactly one process wins it.
-            if RequestSlot.objects.filter(pk=slot_pk, lease_until__lte=now).update(holder=holder, lease_until=now + lease):
-                return slot_pk, holder
+        slot_pk = _take_free_slot(api, holder, lease)
+        if slot_pk:
+            return slot_pk, holder
         time.sleep(POLL_SECONDS + random.uniform(0, POLL_SECONDS))
     raise TransientLLMError(f"All {slot_count(api)} request slots of {api.name} stayed busy")
+
+
+def _take_free_slot(api: LLMApi, holder: str, lease: timedelta) -> int | None:
+    """Lease one free slot, or None. Rows another transaction holds are skipped, not waited for."""
+    now = timezone.now()
+    with transaction.atomic():
+        slot = (
+            RequestSlot.objects.select_for_update(skip_locked=True)
+            .filter(api=api, number__lt=slot_count(api), lease_until__lte=now)
+            .order_by("number")
+            .first()
+        )
+        if slot is None:
+            return None
+        RequestSlot.objects.filter(pk=slot.pk).update(holder=holder, lease_until=now + lease)
+        return slot.pk
 
 
 def ensure_slots(api: LLMApi) -> None:

@@ -85,8 +85,8 @@ class LLMModel(models.Model):
 class RequestSlot(models.Model):
     """One of an API's `max_concurrent_requests` slots, leased by whichever process is calling it.
 
-    Shared by every worker through the database: taking a slot is one
-    conditional UPDATE (atomic on PostgreSQL and SQLite). A lease expires, so a
+    Shared by every worker through the database: a slot is taken under a row
+    lock (SELECT … FOR UPDATE SKIP LOCKED on PostgreSQL; SQLite serialises writers). A lease expires, so a
     slot held by a killed process frees itself.
     """
 
