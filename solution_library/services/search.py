@@ -15,8 +15,8 @@ from llm_manager import services as llm
 from ..models import Chunk
 from .search_index import index_for
 
-CANDIDATES_PER_RESULT = 8
-MIN_CANDIDATES = 40
+CANDIDATES_PER_RESULT = 4
+MIN_CANDIDATES = 20
 KEYWORD_WEIGHT = 0.25
 TERM = re.compile(r"[a-z0-9]{3,}")
 STOPWORDS = frozenset(

@@ -1,0 +1,117 @@
+"""Search latency over a large library: p50 and p99 of search_passages().
+
+    set -a; source .run/<dir>/env; set +a
+    .venv/bin/python bench/bench_search.py [--chunks 100000] [--queries 300]
+
+Fills the library with `--chunks` passages (1,000-character texts; their
+embeddings are random unit vectors of the default model's 384 dimensions,
+because embedding 100,000 texts with the offline provider would take minutes
+and the scoring cost does not depend on the values), then times whole
+search_passages() calls: the query embedding, the index version check, the
+matrix product, the candidate fetch and the keyword re-rank. The first call,
+which loads the index into memory, is reported on its own.
+"""
+import argparse
+import random
+import time
+
+import numpy as np
+from _setup import percentile, setup_django
+
+from bench_ingest import WORDS
+
+CHUNKS_PER_DOCUMENT = 100
+BATCH = 2000
+
+
+def fill_library(total_chunks: int, model) -> None:
+    from django.core.files.base import ContentFile
+    from django.db import transaction
+
+    from solution_library.models import Chunk, Document, ReviewStatus
+    from solution_library.services.search_index import bump_version
+
+    rng, vectors = random.Random(7), np.random.default_rng(7)
+    dims = model.embedding_dimensions or 384
+    for first in range(0, total_chunks, CHUNKS_PER_DOCUMENT):
+        with transaction.atomic():
+            document = Document(
+                title=f"bench-search-{first // CHUNKS_PER_DOCUMENT}", content_hash=f"bench-search-{first}",
+                file_type="text", size_bytes=0, review_status=ReviewStatus.PENDING_REVIEW,
+                chunk_count=CHUNKS_PER_DOCUMENT, embedding_model=model,
+            )
+            document.skip_auto_embed = True
+            document.file.save("bench.txt", ContentFile(b"bench"), save=False)
+            document.save()
+            matrix = vectors.standard_normal((CHUNKS_PER_DOCUMENT, dims)).astype(np.float32)
+            matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
+            Chunk.objects.bulk_create(
+                [
+                    Chunk(document=document, position=i, text=" ".join(rng.choices(WORDS, k=140))[:1000],
+                          embedding=matrix[i].tobytes(), embedding_model=model)
+                    for i in range(CHUNKS_PER_DOCUMENT)
+                ],
+                batch_size=BATCH,
+            )
+            bump_version(model.pk)
+
+
+def clear_library() -> None:
+    from solution_library.models import Document
+
+    Document.objects.filter(title__startswith="bench-search-").delete()
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--chunks", type=int, default=100_000)
+    parser.add_argument("--queries", type=int, default=300)
+    parser.add_argument("--keep", action="store_true", help="keep the generated library for another run")
+    args = parser.parse_args()
+    setup_django()
+    from django.db import connection
+
+    from llm_manager.services import get_default_model
+    from solution_library.models import Chunk
+    from solution_library.services.search import search_passages
+    from solution_library.services.search_index import index_for
+
+    model = get_default_model("embedding")
+    existing = Chunk.objects.filter(embedding_model=model).count()
+    if existing < args.chunks:
+        started = time.perf_counter()
+        fill_library(args.chunks - existing, model)
+        print(f"filled {args.chunks - existing} chunks in {time.perf_counter() - started:.0f} s")
+    total = Chunk.objects.filter(embedding_model=model).count()
+
+    rng = random.Random(3)
+    queries = [" ".join(rng.choices(WORDS, k=rng.randint(4, 12))) + "?" for _ in range(args.queries)]
+    started = time.perf_counter()
+    search_passages("warm up: which region holds the backup replica?")
+    cold = time.perf_counter() - started
+
+    latencies = []
+    for query in queries:
+        started = time.perf_counter()
+        passages = search_passages(query, limit=5)
+        latencies.append((time.perf_counter() - started) * 1000)
+        assert passages, query
+    index = index_for(model.pk)
+    dense_queries = np.random.default_rng(5).standard_normal((args.queries, index.columns.shape[0])).astype(np.float32)
+    dense = []
+    for vector in dense_queries:
+        started = time.perf_counter()
+        index.top(vector / np.linalg.norm(vector), 20)
+        dense.append((time.perf_counter() - started) * 1000)
+    print(f"database: {connection.vendor}; {total} chunks of model {model.name}")
+    print(f"first search (loads the index): {cold * 1000:.0f} ms")
+    print(f"search_passages over {args.queries} queries: p50 {percentile(latencies, 50):.1f} ms, "
+          f"p99 {percentile(latencies, 99):.1f} ms  (aim p50 <= 25 ms)")
+    print(f"index scoring alone with a dense query (what a neural embedding model costs): "
+          f"p50 {percentile(dense, 50):.1f} ms, p99 {percentile(dense, 99):.1f} ms")
+    if not args.keep:
+        clear_library()
+
+
+if __name__ == "__main__":
+    main()
