@@ -7,9 +7,11 @@ with a message that names the API and says what is wrong — and never contains
 the API key, even if a server echoed it.
 """
 import email.utils
+import functools
 import json
 import time
 
+import httpx2
 import openai
 
 from ..exceptions import LLMError, TransientLLMError
@@ -22,13 +24,7 @@ CONNECT_TIMEOUT_CAP = 10.0
 
 class OpenAICompatibleProvider(Provider):
     def _client(self) -> openai.OpenAI:
-        import httpx2
-
-        total = float(self.api.timeout_seconds)
-        timeout = httpx2.Timeout(total, connect=min(total, CONNECT_TIMEOUT_CAP))
-        return openai.OpenAI(
-            base_url=self.api.base_url, api_key=self.api.api_key or PLACEHOLDER_KEY, timeout=timeout, max_retries=0
-        )
+        return _client_for(self.api.base_url, self.api.api_key or PLACEHOLDER_KEY, float(self.api.timeout_seconds))
 
     def list_models(self) -> list[ModelInfo]:
         with self._translated_errors(model_name=None):
@@ -56,6 +52,16 @@ class OpenAICompatibleProvider(Provider):
 
     def _translated_errors(self, model_name: str | None):
         return _ErrorTranslator(self.api, model_name)
+
+
+@functools.lru_cache(maxsize=32)
+def _client_for(base_url: str, api_key: str, timeout_seconds: float) -> openai.OpenAI:
+    """One client per API setting per process, so its connection pool is reused (keep-alive).
+
+    Editing the API's URL, key or timeout gives a new cache key, hence a new client.
+    """
+    timeout = httpx2.Timeout(timeout_seconds, connect=min(timeout_seconds, CONNECT_TIMEOUT_CAP))
+    return openai.OpenAI(base_url=base_url, api_key=api_key, timeout=timeout, max_retries=0)
 
 
 class _ErrorTranslator:
