@@ -1,5 +1,4 @@
 """The OpenAI-compatible provider against the fake server: calls, model sync, every fault kind."""
-import time
 
 import pytest
 
