@@ -19,6 +19,7 @@ import uuid
 from dataclasses import dataclass, field
 
 import numpy as np
+from django.db import transaction
 from ..models import Chunk, SearchIndexVersion
 
 LOAD_BATCH = 5000
@@ -118,7 +119,17 @@ _lock = threading.Lock()
 
 
 def index_for(model_id: int) -> VectorIndex:
-    """This process's current index of one embedding model."""
+    """This process's current index of one embedding model.
+
+    Inside a transaction the rows seen may still be rolled back — and a
+    rolled-back id can be handed out again (SQLite) — so such a read builds a
+    private index instead of updating the shared one, which therefore only ever
+    holds committed rows and can be refreshed by id difference.
+    """
+    if transaction.get_connection().in_atomic_block:
+        index = VectorIndex(model_id)
+        index.refresh()
+        return index
     with _lock:
         index = _indexes.setdefault(model_id, VectorIndex(model_id))
         index.refresh()
