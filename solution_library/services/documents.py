@@ -98,6 +98,10 @@ def _safe_name(filename: str) -> str:
 
 
 # --- processing ----------------------------------------------------------------
+class DocumentGone(Exception):
+    """The document was deleted while it was being processed: nothing to store."""
+
+
 @dataclass
 class ProcessResult:
     document_id: int
@@ -140,6 +144,8 @@ def process_document(document_id: int, embedding_model_id: int | None = None) ->
         return ProcessResult(document_id, True, chunks=len(pieces))
     except TransientLLMError:
         raise
+    except DocumentGone as exc:
+        return ProcessResult(document_id, False, error=str(exc))
     except (UnsupportedFile, LLMError, OSError) as exc:
         mark_failed(document_id, str(exc) or type(exc).__name__)
         return ProcessResult(document_id, False, error=str(exc))
@@ -208,7 +214,8 @@ def replace_chunks(document: Document, text: str, pieces: list[TextChunk], vecto
     ]
     with transaction.atomic():
         # Lock the document row: two deliveries of the same task serialise here.
-        Document.objects.select_for_update().filter(pk=document.pk).first()
+        if Document.objects.select_for_update().filter(pk=document.pk).first() is None:
+            raise DocumentGone(f"document {document.pk} was deleted while it was processed")
         old_models = set(Chunk.objects.filter(document_id=document.pk).values_list("embedding_model_id", flat=True))
         Chunk.objects.filter(document_id=document.pk).delete()
         Chunk.objects.bulk_create(rows, batch_size=BULK_CREATE_BATCH)
