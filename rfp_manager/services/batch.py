@@ -8,6 +8,7 @@ can resume where the first delivery stopped. No Celery here: the task calls
 handles the job's start, finish and time limit.
 """
 import logging
+import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
@@ -15,6 +16,7 @@ from functools import partial
 
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Count, Q
+from django.utils import timezone
 
 from llm_manager import services as llm
 from spelunker.jobs.models import ACTIVE_STATUSES, MAX_RECORDED_ERRORS, JobStatus
@@ -135,7 +137,11 @@ def refresh_progress(job: RFPBatchJob) -> None:
 # --- the engine ----------------------------------------------------------------
 
 def _record(job: RFPBatchJob, question: Question, outcome: str, error: str = "") -> None:
-    JobQuestionResult.objects.update_or_create(job=job, question=question, defaults={"outcome": outcome, "error": error[:2000]})
+    """One upsert (INSERT … ON CONFLICT UPDATE): a re-run overwrites its own row, never adds one."""
+    JobQuestionResult.objects.bulk_create(
+        [JobQuestionResult(job=job, question=question, outcome=outcome, error=error[:2000], finished_at=timezone.now())],
+        update_conflicts=True, unique_fields=["job", "question"], update_fields=["outcome", "error", "finished_at"],
+    )
 
 
 def _process_one(job: RFPBatchJob, question: Question, process: Callable[[Question], object]) -> None:
@@ -147,8 +153,26 @@ def _process_one(job: RFPBatchJob, question: Question, process: Callable[[Questi
     except Exception as exc:  # one question's failure is recorded; the batch goes on
         logger.warning("Question %s failed: %s", question.pk, exc, extra=context)
         _record(job, question, JobQuestionResult.Outcome.FAILED, f"{type(exc).__name__}: {exc}")
-    finally:
-        connection.close()  # each pool thread has its own connection; do not leak it
+
+
+def _close_pool_connections(pool: ThreadPoolExecutor, workers: int) -> None:
+    """Close the database connection each pool thread opened (Django keeps one per thread).
+
+    Threads keep their connection across questions (no reconnect per
+    question); at the end a barrier makes each of the `workers` threads run
+    exactly one close.
+    """
+    barrier = threading.Barrier(workers)
+
+    def close() -> None:
+        try:
+            barrier.wait(timeout=10)
+        except threading.BrokenBarrierError:
+            pass
+        connection.close()
+
+    for future in [pool.submit(close) for _ in range(workers)]:
+        future.result()
 
 
 def questions_to_do(job: RFPBatchJob) -> list[Question]:
@@ -187,6 +211,7 @@ def run_batch(job: RFPBatchJob, process: Callable[[Question], object], concurren
                 if not cancelled and now - last_cancel_check >= CANCEL_CHECK_SECONDS:
                     cancelled = job.was_cancelled()
                     last_cancel_check = now
+            _close_pool_connections(pool, concurrency)
     finally:
         refresh_progress(job)  # also after a soft time limit: the counts stay true
     return {"total": job.total_items, "succeeded": job.successful_items, "failed": job.failed_items, "cancelled": cancelled}
