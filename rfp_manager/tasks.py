@@ -8,6 +8,7 @@ soft time limit fails the job with a clear message (run_job).
 import logging
 
 from celery import shared_task
+from django.conf import settings
 from django.db import transaction
 
 from llm_manager.exceptions import TransientLLMError
@@ -19,8 +20,9 @@ from .services import batch, documents
 
 logger = logging.getLogger(__name__)
 
-BATCH_SOFT_LIMIT = 3 * 60 * 60
-BATCH_HARD_LIMIT = BATCH_SOFT_LIMIT + 10 * 60
+HARD_LIMIT_MARGIN = 10 * 60
+BATCH_SOFT_LIMIT = settings.RFP_BATCH_SOFT_TIME_LIMIT
+BATCH_HARD_LIMIT = BATCH_SOFT_LIMIT + HARD_LIMIT_MARGIN
 
 
 def _run_batch_task(task, rfp_id: int, job_id: int, job_type: str, work) -> dict:
@@ -61,7 +63,10 @@ def dispatch_batch_job(job: RFPBatchJob) -> None:
     """Queue the job's task once the row is committed (the worker must be able to read it)."""
     task = BATCH_TASKS[job.job_type]
     args = (job.rfp_id, job.started_by_id, job.pk)
-    transaction.on_commit(lambda: task.delay(*args))
+    # The sender's limits travel in the message and win over the worker's; read the setting now.
+    soft = settings.RFP_BATCH_SOFT_TIME_LIMIT
+    limits = {"soft_time_limit": soft, "time_limit": soft + HARD_LIMIT_MARGIN}
+    transaction.on_commit(lambda: task.apply_async(args, **limits))
     logger.info("Queued %s job %s", job.job_type, job.pk, extra={"job_id": job.pk, "rfp_id": job.rfp_id})
 
 

@@ -176,6 +176,8 @@ CELERY_LOGGING_LEVEL = env.str("CELERY_LOGGING_LEVEL", default="INFO")
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 
 AUTO_EMBED_DOCUMENTS = env.bool("AUTO_EMBED_DOCUMENTS", default=True)
+# rfp_manager batch jobs (responder/reviewer): soft time limit in seconds; the hard limit is 10 minutes more.
+RFP_BATCH_SOFT_TIME_LIMIT = env.int("RFP_BATCH_SOFT_TIME_LIMIT", default=3 * 60 * 60)
 
 # --- solution_library
 # Largest file accepted by the library upload (refused with a clear message above it).

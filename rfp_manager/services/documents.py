@@ -1,6 +1,8 @@
 """The RFP's own documents: read their text and summarize it as context for the answers."""
 import io
 import logging
+import re
+from collections import Counter
 
 from django.utils import timezone
 
@@ -12,8 +14,12 @@ logger = logging.getLogger(__name__)
 
 MAX_SUMMARY_INPUT_CHARS = 12000
 PARAGRAPHS_FOR_SUMMARY = 40
-SUMMARY_QUESTION = (
-    "What does the client ask for: scope, requirements, deadlines, volumes, constraints and evaluation criteria?"
+SUMMARY_QUESTION = "What does the client ask for (scope, requirements, deadlines, constraints)? Key terms: {terms}"
+KEY_TERMS = 15
+WORD = re.compile(r"[a-z][a-z0-9\-]{3,}")
+COMMON_WORDS = frozenset(
+    "this that with from have will must shall should would could their there which where when what your about "
+    "into than them they been were also more most other some such only each both over under between within".split()
 )
 SUMMARY_SYSTEM = (
     "You summarize a document that came with a request for proposal (RFP), for the team answering it. "
@@ -46,13 +52,20 @@ def extract_text(name: str, data: bytes) -> str:
         return data.decode("cp1252", errors="replace")
 
 
+def key_terms(text: str) -> str:
+    """The document's most frequent content words: they point any model (extractive ones
+    especially) at the sentences that carry the document."""
+    counts = Counter(w for w in WORD.findall(text.lower()) if w not in COMMON_WORDS)
+    return ", ".join(word for word, _ in counts.most_common(KEY_TERMS))
+
+
 def summary_messages(text: str) -> list[dict]:
     """Paragraphs become the numbered passages of the shared prompt convention."""
     paragraphs = [" ".join(p.split()) for p in text[:MAX_SUMMARY_INPUT_CHARS].split("\n\n")]
     paragraphs = [p for p in paragraphs if p][:PARAGRAPHS_FOR_SUMMARY]
     if not paragraphs:
         raise DocumentTextError("The document has no readable text.")
-    lines = ["Passages:", *(f"[{n}] {p}" for n, p in enumerate(paragraphs, start=1)), "", f"Question: {SUMMARY_QUESTION}"]
+    lines = ["Passages:", *(f"[{n}] {p}" for n, p in enumerate(paragraphs, start=1)), "", "Question: " + SUMMARY_QUESTION.format(terms=key_terms(text))]
     return [{"role": "system", "content": SUMMARY_SYSTEM}, {"role": "user", "content": "\n".join(lines)}]
 
 
