@@ -102,8 +102,9 @@ def test_cancel_stops_a_running_job_and_keeps_its_answers(live_worker, library, 
     assert Answer.objects.filter(question__rfp=rfp).count() == job.successful_items
 
 
-def test_twenty_simultaneous_starts_create_one_job(live_worker, library, user):
-    rfp = make_rfp(user, QUESTIONS[:2])
+def test_twenty_simultaneous_starts_create_one_job(live_worker, library, fake_llm, user):
+    fake_llm.configure(latency_ms=500)  # the winner's job stays active while the other clicks arrive
+    rfp = make_rfp(user, QUESTIONS)
     barrier = threading.Barrier(20)
     statuses = []
 

@@ -49,6 +49,8 @@ def test_rfp_journey(page, live_server, live_worker, library, user, tmp_path):
 
     page.set_input_files("#import input[name=file]", str(questions_workbook(tmp_path / "acme questions.xlsx")))
     page.click("#import-submit")
+    page.wait_for_selector("#good-rows")
+    page.screenshot(path=str(tmp_path / "preview.png"), full_page=True)
     page.click("#confirm-import")
     page.wait_for_selector("text=Imported: 3 new")
 
