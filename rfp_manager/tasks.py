@@ -37,7 +37,10 @@ def _run_batch_task(task, rfp_id: int, job_id: int, job_type: str, work) -> dict
     soft_time_limit=BATCH_SOFT_LIMIT, time_limit=BATCH_HARD_LIMIT,
 )
 def batch_generate_responder_answers(self, rfp_id: int, user_id: int | None, job_id: int) -> dict:
-    """Draft an answer to each of the job's questions; chain the reviewer when asked to."""
+    """Draft an answer to each of the job's questions; chain the reviewer when asked to.
+
+    The seed's signature: user_id is carried for the log and Flower; the job row says who started it.
+    """
     result = _run_batch_task(self, rfp_id, job_id, RFPBatchJob.JOB_TYPE_RESPONDER, batch.run_responder_job)
     if result.get("status") == JobStatus.COMPLETED:
         start_chained_reviewer(job_id)

@@ -52,17 +52,18 @@ def chat_with_retries(messages: list[dict], model) -> str:
     Business errors (bad key, unknown model) and an open circuit are not
     retried here: the first can never succeed, the second says "stop calling".
     """
-    for attempt in range(1, TRANSIENT_ATTEMPTS + 1):
+    attempt = 1
+    while True:
         try:
             return llm.chat(messages, model=model).text.strip()
         except CircuitOpenError:
             raise
         except TransientLLMError as exc:
-            if attempt == TRANSIENT_ATTEMPTS:
+            if attempt >= TRANSIENT_ATTEMPTS:
                 raise
             delay = exc.retry_after or BACKOFF_SECONDS * 2 ** (attempt - 1)
             time.sleep(min(MAX_BACKOFF_SECONDS, delay) * random.uniform(0.8, 1.2))
-    raise AssertionError("unreachable")
+            attempt += 1
 
 
 def _one_line(text: str) -> str:

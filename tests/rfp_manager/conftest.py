@@ -47,7 +47,9 @@ class FaultyFront:
         self.upstream = upstream
         self.config = upstream.config  # register_fake_api reads the served models from here
         self.fail_marker = FAIL_MARKER
+        self.transient_failures = 0  # the next N chat requests get HTTP 503 (then it recovers)
         self.failed = 0
+        self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._server.daemon_threads = True
         self._client = httpx.Client(timeout=30)
@@ -61,6 +63,14 @@ class FaultyFront:
         self._server.shutdown()
         self._server.server_close()
         self._client.close()
+
+    def take_transient_failure(self) -> bool:
+        with self._lock:
+            if self.transient_failures > 0:
+                self.transient_failures -= 1
+                self.failed += 1
+                return True
+            return False
 
     def _handler(self):
         front = self
@@ -77,9 +87,12 @@ class FaultyFront:
 
             def do_POST(self):
                 body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                if self.path.endswith("/chat/completions") and front.fail_marker and front.fail_marker in body.decode():
-                    front.failed += 1
-                    return self._send(400, json.dumps({"error": {"message": "injected failure", "type": "invalid_request_error"}}).encode())
+                if self.path.endswith("/chat/completions"):
+                    if front.fail_marker and front.fail_marker in body.decode():
+                        front.failed += 1
+                        return self._send(400, _error_body("injected failure"))
+                    if front.take_transient_failure():
+                        return self._send(503, _error_body("injected outage"), {"Retry-After": "0.2"})
                 self._forward(body)
 
             def _forward(self, body):
@@ -87,14 +100,20 @@ class FaultyFront:
                 r = front._client.request(self.command, origin + self.path, content=body or None, headers=headers)
                 self._send(r.status_code, r.content)
 
-            def _send(self, status, data):
+            def _send(self, status, data, headers=None):
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
+                for name, value in (headers or {}).items():
+                    self.send_header(name, value)
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
                 self.wfile.write(data)
 
         return Handler
+
+
+def _error_body(message: str) -> bytes:
+    return json.dumps({"error": {"message": message, "type": "invalid_request_error"}}).encode()
 
 
 @pytest.fixture

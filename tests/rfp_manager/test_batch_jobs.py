@@ -79,6 +79,14 @@ def test_failures_are_recorded_and_retry_reruns_only_them(live_worker, library, 
     assert Answer.objects.filter(question__rfp=rfp).count() == 6
 
 
+def test_transient_errors_are_retried_per_question(live_worker, library, llm_front, fake_llm, user, user_client):
+    llm_front.transient_failures = 2  # below the circuit breaker's threshold of three
+    rfp = make_rfp(user, QUESTIONS[:1])
+    job = _finished(_start(user_client, rfp, "responder").pk)
+    assert (job.status, job.successful_items, job.failed_items) == ("completed", 1, 0)
+    assert llm_front.failed == 2 and chat_requests(fake_llm) == 1  # two 503s, then the answer
+
+
 def test_cancel_stops_a_running_job_and_keeps_its_answers(live_worker, library, fake_llm, user, user_client):
     fake_llm.configure(latency_ms=300)
     rfp = make_rfp(user, [f"{QUESTIONS[i % 6]} (variant {i})" for i in range(40)])
@@ -151,7 +159,8 @@ def test_redelivered_job_resumes_without_duplicate_answers(session_worker_off_ba
     job = _start(user_client, rfp, "responder")
     wait_for(lambda: RFPBatchJob.objects.get(pk=job.pk).processed_items >= 4, timeout=60, message="progress before the crash")
     job.refresh_from_db()
-    assert job.celery_task_id in _active_task_ids(first)  # the crash hits the worker running the job
+    wait_for(lambda: job.celery_task_id in _active_task_ids(first), timeout=10,
+             message="the job to be running on the worker we kill")
     first.kill()
     done_before_crash = JobQuestionResult.objects.filter(job=job).count()
     calls_before = chat_requests(fake_llm)
