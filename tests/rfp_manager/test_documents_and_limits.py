@@ -46,6 +46,17 @@ def test_uploaded_document_is_summarized_and_used_as_context(live_worker, librar
     assert len(prompts) == 3
 
 
+def test_admin_action_summarizes_selected_documents(live_worker, llm_api, staff_user, staff_client):
+    rfp = make_rfp(staff_user, QUESTIONS[:1])
+    document = InformationDocument.objects.create(
+        rfp=rfp, title="Scope", file=SimpleUploadedFile("scope.txt", SCOPE.encode()), uploaded_by=staff_user)
+    response = staff_client.post(reverse("admin:rfp_manager_informationdocument_changelist"),
+                                 {"action": "summarize_documents", "_selected_action": [document.pk]})
+    assert response.status_code == 302
+    wait_for(lambda: InformationDocument.objects.get(pk=document.pk).status == "summarized", message="the summary")
+    assert InformationDocument.objects.get(pk=document.pk).summary
+
+
 def test_soft_time_limit_fails_the_job_with_a_message(live_worker, library, fake_llm, user, user_client, settings):
     """A job dispatched with a 3-second soft limit (RFP_BATCH_SOFT_TIME_LIMIT) stops, failed, with a message."""
     settings.RFP_BATCH_SOFT_TIME_LIMIT = 3

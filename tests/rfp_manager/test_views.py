@@ -77,6 +77,8 @@ def test_job_status_endpoint_answers_json_and_htmx(rfp, user, user_client):
     assert (data["status"], data["total"], data["processed"]) == ("pending", 2, 0)
     partial = user_client.get(reverse("rfp_manager:job_status", args=[job.pk]), HTTP_HX_REQUEST="true").content.decode()
     assert 'hx-trigger="every 1s"' in partial and "Cancel" in partial
+    page = user_client.get(reverse("rfp_manager:detail", args=[rfp.pk])).content.decode()
+    assert f'hx-get="{reverse("rfp_manager:job_status", args=[job.pk])}"' in page  # live on the RFP page too
 
 
 def test_cancel_marks_the_job_cancelled(rfp, user, user_client):
