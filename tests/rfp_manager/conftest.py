@@ -49,6 +49,7 @@ class FaultyFront:
         self.fail_marker = FAIL_MARKER
         self.transient_failures = 0  # the next N chat requests get HTTP 503 (then it recovers)
         self.failed = 0
+        self.chat_prompts: list[str] = []  # the request bodies of the chat calls it forwarded
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._server.daemon_threads = True
@@ -93,6 +94,7 @@ class FaultyFront:
                         return self._send(400, _error_body("injected failure"))
                     if front.take_transient_failure():
                         return self._send(503, _error_body("injected outage"), {"Retry-After": "0.2"})
+                    front.chat_prompts.append(body.decode())
                 self._forward(body)
 
             def _forward(self, body):

@@ -1,4 +1,6 @@
 """Information-document summaries and the batch time limit, through real workers."""
+import json
+
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
@@ -17,7 +19,7 @@ SCOPE = (
 )
 
 
-def test_uploaded_document_is_summarized_and_used_as_context(live_worker, library, fake_llm, user, user_client):
+def test_uploaded_document_is_summarized_and_used_as_context(live_worker, library, llm_front, fake_llm, user, user_client):
     rfp = make_rfp(user, QUESTIONS[:1])
     upload = SimpleUploadedFile("scope.txt", SCOPE.encode())
     response = user_client.post(reverse("rfp_manager:document_upload", args=[rfp.pk]), {"title": "Scope", "file": upload})
@@ -42,8 +44,8 @@ def test_uploaded_document_is_summarized_and_used_as_context(live_worker, librar
     user_client.post(reverse("rfp_manager:start_responder", args=[rfp.pk]))
     job = RFPBatchJob.objects.get(rfp=rfp)
     wait_for(lambda: RFPBatchJob.objects.get(pk=job.pk).status == "completed", message="responder job")
-    prompts = [r for r in fake_llm.requests_to("/v1/chat/completions")]
-    assert len(prompts) == 3
+    responder_prompt = json.loads(llm_front.chat_prompts[-1])["messages"][-1]["content"]
+    assert responder_prompt.startswith(f"About this RFP: {' '.join(first.split())[:80]}")
 
 
 def test_admin_action_summarizes_selected_documents(live_worker, llm_api, staff_user, staff_client):
