@@ -116,7 +116,9 @@ def logged_in_page(browser, live_server):
     contexts = []
 
     def login(user, password: str):
-        context = browser.new_context(base_url=live_server.url)
+        context = browser.new_context(
+            base_url=live_server.url, accept_downloads=True, viewport={"width": 1280, "height": 900}
+        )
         contexts.append(context)
         page = context.new_page()
         page.goto("/login/")

@@ -6,22 +6,6 @@ from openpyxl import Workbook, load_workbook
 
 pytestmark = [pytest.mark.browser, pytest.mark.integration]
 
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--no-first-run"]
-
-
-@pytest.fixture
-def page(monkeypatch):
-    from playwright.sync_api import sync_playwright
-
-    # Playwright's sync API runs an event loop in this thread; the test's own ORM calls are still synchronous.
-    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
-        context = browser.new_context(accept_downloads=True, viewport={"width": 1280, "height": 900})
-        yield context.new_page()
-        browser.close()
-
 
 def questions_workbook(path):
     workbook = Workbook()
@@ -34,12 +18,9 @@ def questions_workbook(path):
     return path
 
 
-def test_rfp_journey(page, live_server, live_worker, library, user, tmp_path):
+def test_rfp_journey(logged_in_page, live_server, live_worker, library, user, tmp_path):
     url = live_server.url
-    page.goto(f"{url}/login/")
-    page.fill("#id_username", user.username)
-    page.fill("#id_password", "pw-alice-123")
-    page.click("button[type=submit]")
+    page = logged_in_page(user, "pw-alice-123")
 
     page.goto(f"{url}/rfps/new/")
     page.fill("#id_name", "Browser RFP")
