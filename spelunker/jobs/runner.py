@@ -15,11 +15,17 @@ with a clear message, and returns the structured result dict.
 import logging
 from collections.abc import Callable
 
-from celery.exceptions import SoftTimeLimitExceeded
+from celery.exceptions import Retry, SoftTimeLimitExceeded
 
 from .models import BaseJob, JobStatus
 
 logger = logging.getLogger(__name__)
+
+
+def soft_time_limit_of(task) -> int | None:
+    """The soft limit in force: the one sent with the message wins over the decorator's."""
+    _hard, soft = getattr(task.request, "timelimit", None) or (None, None)
+    return soft or task.soft_time_limit or task.app.conf.task_soft_time_limit
 
 
 def run_job(task, job_model: type[BaseJob], job_id: int, work: Callable[[BaseJob], dict | None]) -> dict:
@@ -38,8 +44,12 @@ def run_job(task, job_model: type[BaseJob], job_id: int, work: Callable[[BaseJob
     logger.info("%s %s started", label, job_id, extra=context)
     try:
         figures = work(job) or {}
+    except Retry:
+        # The task chose to retry a transient failure: the job stays
+        # processing and the retried message picks it up again.
+        raise
     except SoftTimeLimitExceeded:
-        limit = task.soft_time_limit or task.app.conf.task_soft_time_limit
+        limit = soft_time_limit_of(task)
         message = f"Stopped: the time limit of {limit} s was exceeded. Work done so far is kept."
         logger.warning("%s %s hit its soft time limit", label, job_id, extra=context)
         job.finish(JobStatus.FAILED, message)

@@ -2,7 +2,7 @@
 from datetime import timedelta
 
 import pytest
-from celery.exceptions import SoftTimeLimitExceeded
+from celery.exceptions import Retry, SoftTimeLimitExceeded
 from django.utils import timezone
 
 from spelunker.jobs.models import JobStatus
@@ -14,6 +14,7 @@ pytestmark = pytest.mark.django_db
 
 class FakeRequest:
     id = "task-123"
+    timelimit = (None, None)
 
 
 class FakeTask:
@@ -101,6 +102,32 @@ def test_run_job_marks_soft_time_limit_as_failed_with_message():
     assert result["success"] is False
     assert job.status == JobStatus.FAILED
     assert "time limit of 30 s" in job.message
+
+
+def test_run_job_reports_the_soft_limit_sent_with_the_message():
+    job = SystemCheck.objects.create()
+    task = FakeTask()
+    task.request = FakeRequest()
+    task.request.timelimit = (20, 12)
+
+    def slow(j):
+        raise SoftTimeLimitExceeded()
+
+    run_job(task, SystemCheck, job.pk, slow)
+    job.refresh_from_db()
+    assert "time limit of 12 s" in job.message
+
+
+def test_run_job_lets_a_retry_through_and_keeps_the_job_processing():
+    job = SystemCheck.objects.create()
+
+    def transient(j):
+        raise Retry("LLM busy, retrying in 60 s")
+
+    with pytest.raises(Retry):
+        run_job(FakeTask(), SystemCheck, job.pk, transient)
+    job.refresh_from_db()
+    assert job.status == JobStatus.PROCESSING
 
 
 def test_run_job_marks_crash_as_failed_never_stuck_processing():
