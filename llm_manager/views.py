@@ -49,7 +49,7 @@ def api_validate(request, pk):
 
 def validation_status(request, pk):
     run = get_object_or_404(ValidationRun, pk=pk)
-    return job_progress_response(request, run, _status_url(run), partial=PROGRESS_PARTIAL)
+    return job_progress_response(request, run, _status_url(run), partial=PROGRESS_PARTIAL, reload_page_when_done=True)
 
 
 def _status_url(run: ValidationRun) -> str:

@@ -18,8 +18,18 @@ def progress_context(job, poll_url: str, **extra) -> dict:
 
 
 @never_cache
-def job_progress_response(request, job, poll_url: str, partial: str = PROGRESS_PARTIAL, **extra):
-    """JSON unless htmx asks for the partial (it polls while the job is active)."""
+def job_progress_response(
+    request, job, poll_url: str, partial: str = PROGRESS_PARTIAL, *, reload_page_when_done: bool = False, **extra
+):
+    """JSON unless htmx asks for the partial (it polls while the job is active).
+
+    `reload_page_when_done`: the job changes more of the page than its progress
+    block (health, lists, buttons), so the poll that sees it finish reloads the
+    page once; the reloaded page shows a finished job and polls no more.
+    """
     if getattr(request, "htmx", False):
-        return render(request, partial, progress_context(job, poll_url, **extra))
+        response = render(request, partial, progress_context(job, poll_url, **extra))
+        if reload_page_when_done and not job.is_active:
+            response["HX-Refresh"] = "true"
+        return response
     return JsonResponse(job.status_payload())

@@ -63,6 +63,18 @@ def test_status_endpoint_requires_login(client, keyed_api):
     assert response.status_code == 302 and "/login/" in response["Location"]
 
 
+def test_finished_validation_reloads_the_page_once_so_health_and_models_show(user_client, keyed_api):
+    run = ValidationRun.objects.create(api=keyed_api)
+    url = reverse("llm_manager:validation_status", args=[run.pk])
+    polling = user_client.get(url, headers={"HX-Request": "true"})
+    assert "HX-Refresh" not in polling and b"hx-trigger" in polling.content
+
+    run.start("t")
+    run.finish(ValidationRun.STATUS_COMPLETED)
+    done = user_client.get(url, headers={"HX-Request": "true"})
+    assert done["HX-Refresh"] == "true" and b"hx-trigger" not in done.content
+
+
 def test_api_key_is_in_no_page_form_log_or_task_result(staff_client, keyed_api, caplog):
     caplog.set_level(logging.DEBUG)
     from llm_manager import services
