@@ -16,28 +16,12 @@ run and the speed-up over the first. The previous default models are
 restored and the benchmark's rows deleted at the end.
 """
 import argparse
-import os
 import subprocess
 import sys
-import tempfile
 import time
-from pathlib import Path
 from types import SimpleNamespace
 
-ROOT = Path(__file__).resolve().parent.parent
-
-
-def setup_django() -> None:
-    sys.path.insert(0, str(ROOT))
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "spelunker.settings")
-    os.environ.setdefault("SPELUNKER_MEDIA_ROOT", tempfile.mkdtemp(prefix="spelunker-bench-media-"))
-    import django
-
-    django.setup()
-    from django.core.management import call_command
-
-    call_command("migrate", verbosity=0)
-
+from _setup import ROOT, setup_django
 
 TOPICS = [
     "How is customer data encrypted at rest and in transit?",
