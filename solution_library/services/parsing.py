@@ -78,7 +78,11 @@ def check_readable(data: bytes, file_type: str) -> None:
     """Cheap checks made at upload time so a bad file is refused at once."""
     if file_type == DocumentType.PDF:
         reader = _open_pdf(data)
-        if len(reader.pages) == 0:
+        try:
+            page_count = len(reader.pages)
+        except Exception as exc:  # a damaged page tree: pypdf raises many kinds
+            raise UnsupportedFile(f"This PDF cannot be read ({type(exc).__name__}: {exc}).") from exc
+        if page_count == 0:
             raise UnsupportedFile("This PDF has no pages.")
     elif file_type == DocumentType.DOCX:
         _open_docx(data)

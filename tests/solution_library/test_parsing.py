@@ -97,3 +97,15 @@ def test_an_overlong_word_is_split_not_lost():
     chunks = chunk_text(text, target_chars=1000, overlap_chars=100)
     assert "".join(c.text for c in chunks).count("x") >= 2500
     assert chunks[-1].text.endswith("end")
+
+
+def test_pdf_with_a_damaged_page_tree_is_refused_not_a_server_error():
+    """pypdf opens it; counting its pages raises PdfReadError, which must become UnsupportedFile."""
+    data = (
+        b"%PDF-1.4\n1 0 obj\n<< /Type /Catalog /Pages 2 0 R >>\nendobj\n"
+        b"2 0 obj\n<< /Type /Pages /Kids [3 0 R] /Count 1 >>\nendobj\n"
+        b"3 0 obj\n<< /Type /Pages /Kids 5 >>\nendobj\n"
+        b"trailer\n<< /Root 1 0 R >>\nstartxref\n9999\n%%EOF\n"
+    )
+    with pytest.raises(UnsupportedFile, match="PDF"):
+        check_readable(data, detect_type(data, "damaged.pdf"))
