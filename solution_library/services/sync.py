@@ -74,7 +74,13 @@ def sync_documentation_source(
     user = get_user_model().objects.filter(pk=user_id).first() if user_id else None
     result = SyncResult()
     seen: set[str] = set()
-    with httpx.Client(timeout=FETCH_TIMEOUT_SECONDS, follow_redirects=True, headers={"User-Agent": USER_AGENT}) as client:
+    with httpx.Client(
+        timeout=FETCH_TIMEOUT_SECONDS,
+        follow_redirects=True,
+        headers={"User-Agent": USER_AGENT},
+        # Runs for every request, redirects included: nothing off the allowed host is fetched.
+        event_hooks={"request": [lambda request: _refuse_other_hosts(source, request)]},
+    ) as client:
         for page in _pages(source, client, result):
             _record_page(source, page, user, result, seen)
             result.processed += 1
@@ -153,6 +159,16 @@ def _normalise(url: str) -> str:
 def _on_allowed_host(source: DocumentationSource, url: str) -> bool:
     parsed = urlparse(url)
     return source.allowed_host.lower() in {(parsed.hostname or "").lower(), parsed.netloc.lower()}
+
+
+class OffHostRequest(httpx.RequestError):
+    """A request (usually a redirect) that would leave the source's allowed host."""
+
+
+def _refuse_other_hosts(source: DocumentationSource, request: httpx.Request) -> None:
+    url = str(request.url)
+    if not _on_allowed_host(source, url):
+        raise OffHostRequest(f"{url} is not on the allowed host {source.allowed_host}", request=request)
 
 
 def _is_sitemap(body: bytes) -> bool:

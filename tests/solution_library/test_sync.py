@@ -163,3 +163,30 @@ def test_sync_killed_mid_way_is_finished_by_another_worker(make_worker, offline_
     assert job.documents_updated == job.documents_failed == 0
     urls = list(Document.objects.filter(source=source).values_list("source_url", flat=True))
     assert sorted(urls) == sorted(website.url(p) for p in ["/", *paths])  # each page exactly once
+
+
+def test_redirects_off_the_allowed_host_are_not_followed(website, db):
+    """SSRF guard: a page of the allowed host that redirects elsewhere is a failed page, never fetched."""
+    from solution_library.services.sync import sync_documentation_source as sync_service
+
+    with Website() as other:
+        other.page("/secret", "Internal", ["Internal metadata that must not be synced."])
+        website.page("/", "Docs home", ["Welcome to the documentation."], ["/moved", "/inside"])
+        website.page("/docs/inside", "Inside", ["A page reached through a same-host redirect."])
+        website.redirects["/moved"] = other.url("/secret")
+        website.redirects["/inside"] = website.url("/docs/inside")
+        source = make_source(website)
+
+        result = sync_service(source.pk)
+
+        assert other.hits("/secret") == 0
+        assert result.created == 2 and result.failed == 1
+        assert "allowed host" in result.errors[0]["error"]
+        titles = set(Document.objects.filter(source=source).values_list("title", flat=True))
+        assert titles == {"Docs home", "Inside"}
+
+        # A start URL that redirects off the host stops the sync before anything is fetched there.
+        website.redirects["/"] = other.url("/secret")
+        with pytest.raises(Exception, match="allowed host"):
+            sync_service(source.pk)
+        assert other.hits("/secret") == 0

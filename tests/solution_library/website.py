@@ -8,6 +8,7 @@ class Website:
     def __init__(self):
         self.pages: dict[str, bytes] = {}
         self.sitemap_paths: list[str] | None = None
+        self.redirects: dict[str, str] = {}  # path → Location
         self.latency = 0.0
         self.requests: list[str] = []
         self._lock = threading.Lock()
@@ -45,7 +46,12 @@ class Website:
                 with site._lock:
                     site.requests.append(self.path)
                 time.sleep(site.latency)
-                if self.path == "/sitemap.xml" and site.sitemap_paths is not None:
+                if self.path in site.redirects:
+                    self.send_response(302)
+                    self.send_header("Location", site.redirects[self.path])
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                elif self.path == "/sitemap.xml" and site.sitemap_paths is not None:
                     self._send(200, site._sitemap(), "application/xml")
                 elif self.path in site.pages:
                     self._send(200, site.pages[self.path], "text/html; charset=utf-8")
