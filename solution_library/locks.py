@@ -1,6 +1,7 @@
 """One sync per documentation source at a time.
 
-Two layers, both must be won:
+Two layers, both must be won (a cache key with no live lease behind it is
+stale and yields to the database):
 
 1. The memcached `add` lock of Celery's cookbook: `add` is atomic, so of two
    workers only one creates the key. It answers a duplicate quickly.
@@ -48,14 +49,19 @@ def source_sync_lock(source_id: int, owner: str):
     """Yield True when this owner holds the source's sync lock, False when someone else does."""
     key = lock_key(source_id)
     cache_status = _acquire_cache_lock(key, owner)
-    if cache_status == "held_by_other":
+    if cache_status == "held_by_other" and lock_holder(source_id):
         yield False
         return
+    # A cache key without a live lease is stale (its delete was lost, its owner
+    # died and the lease expired): the database lease alone decides.
     if not _acquire_db_lease(source_id, owner):
         if cache_status == "acquired":
             cache.delete(key)
         yield False
         return
+    if cache_status == "held_by_other":
+        cache.set(key, owner, LOCK_EXPIRE_SECONDS)
+        cache_status = "acquired"
     try:
         yield True
     finally:

@@ -190,3 +190,27 @@ def test_redirects_off_the_allowed_host_are_not_followed(website, db):
         with pytest.raises(Exception, match="allowed host"):
             sync_service(source.pk)
         assert other.hits("/secret") == 0
+
+
+def test_a_stale_cache_lock_without_a_database_lease_does_not_block_the_source(offline_embedding, website, settings):
+    """A lock key left in memcached (its delete lost, its job long finished) must not strand new jobs pending."""
+    from django.core.cache import cache
+
+    from solution_library.locks import lock_key, memcached_reachable
+
+    assert memcached_reachable(), "this test needs the stack's memcached"
+    settings.AUTO_EMBED_DOCUMENTS = False
+    docs_site(website, pages=1)
+    source = make_source(website)
+    cache.set(lock_key(source.pk), "999:finished-long-ago", 600)  # no lease in the database
+    try:
+        job = SyncJob.objects.create(source=source)
+        result = sync_documentation_source.apply(
+            kwargs={"source_id": source.pk, "user_id": None, "job_id": job.pk}).get()
+        job.refresh_from_db()
+        assert result["success"] is True, result
+        assert job.status == SyncJob.STATUS_COMPLETED and job.documents_created == 2
+        source.refresh_from_db()
+        assert source.sync_lock_token == ""
+    finally:
+        cache.delete(lock_key(source.pk))
