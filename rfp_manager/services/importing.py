@@ -168,7 +168,12 @@ def parse_xlsx(data: bytes) -> ParsedTable:
     try:
         last_error = None
         for sheet in workbook.worksheets:
-            rows = [list(r) for r in sheet.iter_rows(values_only=True)]
+            try:
+                rows = [list(r) for r in sheet.iter_rows(values_only=True)]
+            except Exception as exc:  # a damaged sheet (truncated XML…) is unreadable, not a crash
+                raise QuestionImportError(
+                    f"Sheet “{sheet.title}” of the workbook cannot be read ({type(exc).__name__})."
+                ) from exc
             try:
                 table = rows_to_table(rows)
             except QuestionImportError as exc:
@@ -185,7 +190,7 @@ def parse_xlsx(data: bytes) -> ParsedTable:
 def _decode(data: bytes) -> str:
     for encoding in ("utf-8-sig", "cp1252"):
         try:
-            return data.decode(encoding)
+            return data.decode(encoding).replace("\x00", "")  # PostgreSQL stores no NUL in text or jsonb
         except UnicodeDecodeError:
             continue
     raise QuestionImportError("The CSV is neither UTF-8 nor Windows-1252 text.")
@@ -197,7 +202,10 @@ def parse_csv(data: bytes) -> ParsedTable:
         dialect = csv.Sniffer().sniff(text[:4096], delimiters=",;\t|")
     except csv.Error:
         dialect = csv.excel
-    rows = [list(r) for r in csv.reader(io.StringIO(text), dialect)]
+    try:
+        rows = [list(r) for r in csv.reader(io.StringIO(text), dialect)]
+    except csv.Error as exc:  # e.g. a field larger than the csv module's limit
+        raise QuestionImportError(f"The CSV cannot be read: {exc}.") from exc
     if not rows:
         raise QuestionImportError("The CSV is empty.")
     return rows_to_table(rows)

@@ -141,3 +141,35 @@ def test_write_back_adds_an_answer_column_when_the_sheet_has_none(rfp):
     content, _ = export.export_into_source_workbook(rfp)
     sheet = load_workbook(io.BytesIO(content)).active
     assert (sheet["B1"].value, sheet["B2"].value) == (export.WRITE_BACK_HEADER, "Yes [1]")
+
+
+def _truncated_sheet_xlsx() -> bytes:
+    """A real workbook whose sheet XML is cut in half: it opens, but reading its rows fails."""
+    import zipfile
+
+    source = zipfile.ZipFile(io.BytesIO(xlsx_bytes([["Question"], ["Do you encrypt data at rest?"]])))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as target:
+        for name in source.namelist():
+            data = source.read(name)
+            target.writestr(name, data[: len(data) // 2] if name == "xl/worksheets/sheet1.xml" else data)
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("name, data", [
+    ("huge-cell.csv", b'question\n"' + b"a" * 200_000 + b'"\n'),  # csv.Error: field larger than field limit
+    ("broken.xlsx", _truncated_sheet_xlsx()),  # XML ParseError while reading the rows
+])
+def test_unreadable_upload_is_a_clear_400_not_a_crash(rfp, user_client, name, data):
+    response = user_client.post(reverse("rfp_manager:import", args=[rfp.pk]), {"file": upload(name, data)})
+    assert response.status_code == 400
+    assert not QuestionImport.objects.filter(rfp=rfp).exists()
+
+
+def test_csv_with_nul_bytes_imports_the_text_without_them(rfp, user_client):
+    """PostgreSQL refuses NUL in text and jsonb: a stray NUL must not become a 500."""
+    data = b"Question\nDo you encrypt\x00 data at rest?\n"
+    response = user_client.post(reverse("rfp_manager:import", args=[rfp.pk]), {"file": upload("nul.csv", data)})
+    assert response.status_code == 302
+    record = QuestionImport.objects.get(rfp=rfp)
+    assert [row["text"] for row in record.rows] == ["Do you encrypt data at rest?"]
