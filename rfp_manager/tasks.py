@@ -69,8 +69,21 @@ def dispatch_batch_job(job: RFPBatchJob) -> None:
     # The sender's limits travel in the message and win over the worker's; read the setting now.
     soft = settings.RFP_BATCH_SOFT_TIME_LIMIT
     limits = {"soft_time_limit": soft, "time_limit": soft + HARD_LIMIT_MARGIN}
-    transaction.on_commit(lambda: task.apply_async(args, **limits))
+    transaction.on_commit(lambda: _send_or_fail(job, lambda: task.apply_async(args, **limits)))
     logger.info("Queued %s job %s", job.job_type, job.pk, extra={"job_id": job.pk, "rfp_id": job.rfp_id})
+
+
+def _send_or_fail(job: RFPBatchJob, send) -> None:
+    """Publish the job's message; if the broker cannot take it, fail the row with a clear message.
+
+    Otherwise the row would stay pending with no message behind it, and the
+    duplicate-job guard would refuse every new job of its type on the RFP.
+    """
+    try:
+        send()
+    except Exception as exc:  # kombu OperationalError and friends: the broker is unreachable
+        logger.error("Could not queue job %s: %s", job.pk, exc, extra={"job_id": job.pk}, exc_info=True)
+        job.finish(JobStatus.FAILED, "The job could not be queued (the message broker is unreachable). Try again in a moment.")
 
 
 def start_chained_reviewer(responder_job_id: int) -> None:
