@@ -7,6 +7,7 @@ from celery.exceptions import SoftTimeLimitExceeded
 from django.db import transaction
 
 from llm_manager.exceptions import TransientLLMError
+from spelunker.jobs.dispatch import queue_job_after_commit
 from spelunker.jobs.models import JobStatus
 from spelunker.jobs.runner import run_job
 
@@ -40,6 +41,11 @@ def embed_document(self, document_id: int, embedding_model_id: int | None = None
     except SoftTimeLimitExceeded:
         documents.mark_failed(document_id, "Processing took longer than the time limit (600 s).")
         return {"success": False, "document_id": document_id, "error": "time limit exceeded"}
+    except Exception as exc:  # a bug or a corrupt row: say so on the document, never leave it "processing"
+        reason = f"Unexpected error while processing: {type(exc).__name__}: {exc}"
+        logger.error(reason, extra=context, exc_info=True)
+        documents.mark_failed(document_id, reason)
+        return {"success": False, "document_id": document_id, "error": reason}
     logger.info("Embedded document %s: %s", document_id, result.as_dict(), extra=context)
     return result.as_dict()
 
@@ -84,8 +90,8 @@ def sync_all_documentation_sources(self) -> dict:
 
 
 def _dispatch_sync(job: SyncJob) -> None:
-    transaction.on_commit(
-        lambda: sync_documentation_source.delay(source_id=job.source_id, user_id=job.started_by_id, job_id=job.pk)
+    queue_job_after_commit(
+        job, lambda: sync_documentation_source.delay(source_id=job.source_id, user_id=job.started_by_id, job_id=job.pk)
     )
 
 
@@ -101,5 +107,5 @@ def dispatch_embedding(document_id: int) -> None:
 def dispatch_embed_batch(document_ids: list[int], user) -> EmbedBatchJob:
     with transaction.atomic():
         job = EmbedBatchJob.objects.create(document_ids=sorted(document_ids), total_items=len(document_ids), started_by=user)
-        transaction.on_commit(lambda: embed_documents_batch.delay(job_id=job.pk))
+        queue_job_after_commit(job, lambda: embed_documents_batch.delay(job_id=job.pk))
     return job

@@ -3,6 +3,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from spelunker.jobs.dispatch import queue_job_after_commit
 from spelunker.jobs.models import JobStatus
 
 from .models import QueueProbe, SystemCheck
@@ -18,12 +19,12 @@ def start_system_check(user) -> SystemCheck:
         check = SystemCheck.objects.create(started_by=user, total_items=len(QUEUES))
         QueueProbe.objects.bulk_create(QueueProbe(check_run=check, queue=q) for q in QUEUES)
 
-        def dispatch():
+        def send_probes():
             for queue in QUEUES:
                 # A probe nobody picks up within a minute is news, not work.
                 probe_queue.apply_async(kwargs={"job_id": check.pk, "queue": queue}, queue=queue, expires=60)
 
-        transaction.on_commit(dispatch)
+        queue_job_after_commit(check, send_probes)
     return check
 
 

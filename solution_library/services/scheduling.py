@@ -7,10 +7,13 @@ from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from spelunker.jobs.models import ACTIVE_STATUSES
+from spelunker.jobs.models import ACTIVE_STATUSES, fail_stale_jobs
 
 from ..models import DocumentationSource, SyncJob
 from .sync import SyncResult, sync_documentation_source
+
+# Longer than the sync task's hard time limit (35 min): such a job's worker is gone.
+STALE_SYNC_MINUTES = 40
 
 Dispatch = Callable[[SyncJob], None]
 
@@ -21,7 +24,11 @@ def create_sync_job(source: DocumentationSource, user, dispatch: Dispatch) -> Sy
     The partial unique constraint `one_active_sync_per_source` makes this
     guard hold even for two clicks at the same instant.
     """
-    if SyncJob.objects.filter(source=source, status__in=ACTIVE_STATUSES).exists():
+    active = SyncJob.objects.filter(source=source, status__in=ACTIVE_STATUSES)
+    # A job silent for longer than the task's hard time limit lost its worker
+    # (or its message): free the source instead of blocking it for good.
+    fail_stale_jobs(active, after_minutes=STALE_SYNC_MINUTES)
+    if active.exists():
         return None
     try:
         with transaction.atomic():

@@ -159,3 +159,12 @@ class BaseJob(models.Model):
         self.errors = self.errors[-MAX_RECORDED_ERRORS:]
         if save:
             self.save(update_fields=["errors", "updated_at"])
+
+
+def fail_stale_jobs(jobs, after_minutes: int) -> int:
+    """Fail the active jobs with no progress for `after_minutes`: their worker is gone. Returns how many."""
+    failed = 0
+    for job in jobs.all():  # a copy: the caller's queryset stays unevaluated, so it re-reads statuses
+        if job.is_stale(timeout_minutes=after_minutes):
+            failed += job.finish(JobStatus.FAILED, f"No progress for {after_minutes} minutes: the worker running it was lost.")
+    return failed

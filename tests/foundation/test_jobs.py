@@ -5,7 +5,8 @@ import pytest
 from celery.exceptions import Retry, SoftTimeLimitExceeded
 from django.utils import timezone
 
-from spelunker.jobs.models import JobStatus
+from spelunker.jobs.dispatch import queue_job_after_commit
+from spelunker.jobs.models import JobStatus, fail_stale_jobs
 from spelunker.jobs.runner import run_job
 from spelunker.models import SystemCheck
 
@@ -145,3 +146,36 @@ def test_run_job_marks_crash_as_failed_never_stuck_processing():
 def test_run_job_for_missing_job_says_not_found():
     result = run_job(FakeTask(), SystemCheck, 999999, lambda j: {})
     assert result["success"] is False and "not found" in result["error"]
+
+
+def test_queued_job_is_sent_only_after_commit(django_capture_on_commit_callbacks):
+    job = SystemCheck.objects.create()
+    sent = []
+    with django_capture_on_commit_callbacks(execute=True) as callbacks:
+        queue_job_after_commit(job, lambda: sent.append(job.pk))
+        assert sent == [], "sent before the row was committed"
+    assert sent == [job.pk] and len(callbacks) == 1
+    job.refresh_from_db()
+    assert job.status == JobStatus.PENDING
+
+
+def test_job_whose_message_cannot_be_sent_fails_with_the_reason(django_capture_on_commit_callbacks):
+    job = SystemCheck.objects.create()
+
+    def broker_down():
+        raise ConnectionRefusedError("[Errno 111] Connection refused")
+
+    with django_capture_on_commit_callbacks(execute=True):
+        queue_job_after_commit(job, broker_down)
+    job.refresh_from_db()
+    assert job.status == JobStatus.FAILED
+    assert "Could not queue the task" in job.message and "Connection refused" in job.message
+
+
+def test_fail_stale_jobs_frees_only_silent_active_jobs():
+    silent, busy, done = (SystemCheck.objects.create() for _ in range(3))
+    done.finish(JobStatus.COMPLETED)
+    SystemCheck.objects.filter(pk__in=[silent.pk, done.pk]).update(updated_at=timezone.now() - timedelta(minutes=41))
+    assert fail_stale_jobs(SystemCheck.objects.all(), after_minutes=40) == 1
+    statuses = dict(SystemCheck.objects.values_list("pk", "status"))
+    assert statuses == {silent.pk: "failed", busy.pk: "pending", done.pk: "completed"}

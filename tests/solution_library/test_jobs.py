@@ -1,11 +1,14 @@
 """The batch embedding job and the scheduled sync, run by the real worker."""
 import importlib
+from datetime import timedelta
 
 import pytest
 from django.apps import apps
+from django.utils import timezone
 from django_celery_beat.models import PeriodicTask
 
 from solution_library.models import DocumentationSource, EmbedBatchJob, SyncJob
+from solution_library.services.scheduling import STALE_SYNC_MINUTES, create_sync_job
 from solution_library.tasks import embed_documents_batch, sync_all_documentation_sources
 from solution_library.testing import add_library_document
 from spelunker.jobs.models import JobStatus
@@ -47,6 +50,28 @@ def test_scheduled_sync_skips_sources_with_an_active_job(live_worker, staff_user
     wait_for(lambda: not SyncJob.objects.get(pk=job.pk).is_active, 30, message="the queued sync to finish")
     job.refresh_from_db()
     assert job.status == JobStatus.FAILED and "could not be read" in job.message
+
+
+@pytest.mark.django_db
+def test_a_sync_job_whose_worker_was_lost_no_longer_blocks_its_source(staff_user, django_capture_on_commit_callbacks):
+    source = DocumentationSource.objects.create(name="docs", start_url="http://127.0.0.1:9/", allowed_host="127.0.0.1:9")
+    lost = SyncJob.objects.create(source=source, status=JobStatus.PROCESSING)
+    SyncJob.objects.filter(pk=lost.pk).update(updated_at=timezone.now() - timedelta(minutes=STALE_SYNC_MINUTES + 1))
+    sent = []
+
+    with django_capture_on_commit_callbacks(execute=True):
+        job = create_sync_job(source, staff_user, dispatch=sent.append)
+
+    lost.refresh_from_db()
+    assert lost.status == JobStatus.FAILED and "worker running it was lost" in lost.message
+    assert job is not None and sent == [job]
+
+
+@pytest.mark.django_db
+def test_a_live_sync_job_still_blocks_a_second_one(staff_user):
+    source = DocumentationSource.objects.create(name="docs", start_url="http://127.0.0.1:9/", allowed_host="127.0.0.1:9")
+    SyncJob.objects.create(source=source, status=JobStatus.PROCESSING)
+    assert create_sync_job(source, staff_user, dispatch=lambda job: None) is None
 
 
 def test_data_migration_seeds_the_beat_schedule(db):

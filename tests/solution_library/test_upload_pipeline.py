@@ -130,3 +130,18 @@ def test_failed_document_shows_its_reason_and_retry_processes_it(live_worker, of
     assert status["status"] == ReviewStatus.PROCESSING
     (document,) = wait_until_processed([document_id])
     assert document.review_status == ReviewStatus.PENDING_REVIEW and document.status_message == ""
+
+
+@pytest.mark.django_db
+def test_an_unexpected_error_fails_the_document_with_its_reason(offline_embedding):
+    from solution_library.testing import add_library_document
+
+    document = add_library_document("Corrupt row", "A perfectly fine text about backups.")
+    Document.objects.filter(pk=document.pk).update(file_type="bogus")  # e.g. a hand-edited row
+
+    result = embed_document.apply(kwargs={"document_id": document.pk}).get()
+
+    document.refresh_from_db()
+    assert result["success"] is False
+    assert document.review_status == ReviewStatus.FAILED
+    assert "Unexpected error while processing: KeyError" in document.status_message
