@@ -20,6 +20,7 @@ PYTEST_ARGS ?=
 venv: $(STAMP)
 
 $(STAMP): requirements.txt requirements-dev.txt
+	@test -x $(VENV)/bin/python || $(PYTHON) -c 'import ensurepip' 2>/dev/null || bin/stack ensure python3-ensurepip:python3-venv:python
 	@test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/python -m pip install --quiet --disable-pip-version-check -r requirements.txt -r requirements-dev.txt
 	@touch $@
