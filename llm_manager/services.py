@@ -26,6 +26,9 @@ from .providers import ChatResult, ModelInfo, get_provider
 logger = logging.getLogger(__name__)
 
 EMBED_BATCH_SIZE = 64
+# An active validation run without an update for this long has nobody behind it
+# (validate_single_api's hard limit is 6 minutes): a new Validate replaces it.
+STALE_RUN_MINUTES = 10
 
 __all__ = [
     "ChatResult", "LLMError", "NoDefaultModel", "TransientLLMError",
@@ -266,16 +269,29 @@ def start_validation(api: LLMApi, user=None) -> tuple[ValidationRun, bool]:
     The run row is written first and the task dispatched after commit, so the
     worker always finds it (and a double click finds the active run instead).
     """
-    from .tasks import validate_single_api  # dispatch only; tasks import services at module level
-
     with transaction.atomic():
         LLMApi.objects.select_for_update().filter(pk=api.pk).first()  # serialise concurrent clicks
         active = ValidationRun.objects.filter(api=api, status__in=[ValidationRun.STATUS_PENDING, ValidationRun.STATUS_PROCESSING]).first()
+        if active and active.is_stale(STALE_RUN_MINUTES):
+            # A hard time limit or a lost message leaves the row active with nobody behind it.
+            active.finish(ValidationRun.STATUS_FAILED, f"Abandoned: no progress for {STALE_RUN_MINUTES} minutes.")
+            active = None
         if active:
             return active, False
         run = ValidationRun.objects.create(api=api, started_by=user, total_items=1)
-        transaction.on_commit(lambda: validate_single_api.apply_async(kwargs={"api_id": api.pk, "job_id": run.pk}))
+        transaction.on_commit(lambda: _queue_validation(run, api.pk))
     return run, True
+
+
+def _queue_validation(run: ValidationRun, api_id: int) -> None:
+    """Publish the run's message; a broker that cannot take it fails the run (no 500, no run stuck pending)."""
+    from .tasks import validate_single_api  # dispatch only; tasks import services at module level
+
+    try:
+        validate_single_api.apply_async(kwargs={"api_id": api_id, "job_id": run.pk})
+    except Exception as exc:  # kombu OperationalError and friends
+        logger.error("Could not queue validation run %s: %s", run.pk, exc, extra={"api_id": api_id, "job_id": run.pk})
+        run.finish(ValidationRun.STATUS_FAILED, "The validation could not be queued (the message broker is unreachable).")
 
 
 def make_default(model: LLMModel) -> None:

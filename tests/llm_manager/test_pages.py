@@ -127,3 +127,43 @@ def test_admin_validate_action_queues_runs(staff_client, keyed_api, django_captu
         staff_client.post(reverse("admin:llm_manager_llmapi_changelist"),
                           {"action": "validate_selected", "_selected_action": [keyed_api.pk]})
     assert ValidationRun.objects.filter(api=keyed_api, status="pending").count() == 1 and len(callbacks) == 1
+
+
+def test_a_run_the_broker_never_took_does_not_block_validation_forever(
+    staff_client, keyed_api, django_capture_on_commit_callbacks, monkeypatch
+):
+    """Broker down at the click: the run is failed with a message (no 500), and Validate works again."""
+    from kombu.exceptions import OperationalError
+
+    from llm_manager import tasks
+
+    def broker_down(*args, **kwargs):
+        raise OperationalError("[Errno 111] Connection refused")
+
+    url = reverse("llm_manager:api_validate", args=[keyed_api.pk])
+    monkeypatch.setattr(tasks.validate_single_api, "apply_async", broker_down)
+    with django_capture_on_commit_callbacks(execute=True):
+        assert staff_client.post(url).status_code == 302
+    run = ValidationRun.objects.get(api=keyed_api)
+    assert run.status == "failed" and "could not be queued" in run.message
+    monkeypatch.undo()
+    with django_capture_on_commit_callbacks() as callbacks:
+        staff_client.post(url)
+    assert ValidationRun.objects.filter(api=keyed_api).count() == 2 and len(callbacks) == 1
+
+
+def test_a_run_left_processing_by_a_killed_worker_does_not_block_validation_forever(
+    staff_client, keyed_api, django_capture_on_commit_callbacks
+):
+    """validate_single_api's hard limit kills the process without a word: the run row stays processing."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    stuck = ValidationRun.objects.create(api=keyed_api, status="processing", total_items=1)
+    ValidationRun.objects.filter(pk=stuck.pk).update(updated_at=timezone.now() - timedelta(hours=1))
+    with django_capture_on_commit_callbacks() as callbacks:
+        staff_client.post(reverse("llm_manager:api_validate", args=[keyed_api.pk]))
+    stuck.refresh_from_db()
+    assert stuck.status == "failed" and stuck.message
+    assert ValidationRun.objects.filter(api=keyed_api, status="pending").count() == 1 and len(callbacks) == 1
