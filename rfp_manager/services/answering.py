@@ -170,12 +170,16 @@ def review_answer(question: Question, *, model, job=None) -> Answer:
     if answer is None or not answer.final_answer.strip():
         raise AnswerError("There is no answer to review yet.")
     review = parse_review(chat_with_retries(reviewer_messages(question, answer.final_answer, answer.citations), model))
-    answer.review_verdict = review["verdict"]
-    answer.review_score = review["score"]
-    answer.review_feedback = review["feedback"]
-    answer.reviewer_job = job
-    answer.reviewed_at = timezone.now()
-    answer.save(update_fields=["review_verdict", "review_score", "review_feedback", "reviewer_job", "reviewed_at"])
+    values = {
+        "review_verdict": review["verdict"], "review_score": review["score"], "review_feedback": review["feedback"],
+        "reviewer_job": job, "reviewed_at": timezone.now(),
+    }
+    # Only onto the text that was judged: a redraft or an edit during the call makes this verdict stale.
+    judged = Answer.objects.filter(pk=answer.pk, draft_text=answer.draft_text, final_text=answer.final_text)
+    if not judged.update(**values):
+        raise AnswerError("The answer changed while it was being reviewed; review it again.")
+    for name, value in values.items():
+        setattr(answer, name, value)
     return answer
 
 

@@ -131,3 +131,21 @@ def test_unreachable_broker_fails_the_job_instead_of_a_500_and_a_stuck_guard(
     with django_capture_on_commit_callbacks(execute=False):  # the guard is free again
         assert user_client.post(reverse("rfp_manager:start_responder", args=[rfp.pk])).status_code == 302
     assert RFPBatchJob.objects.filter(rfp=rfp).count() == 2
+
+
+def test_a_review_never_lands_on_an_answer_that_changed_while_it_was_judged(rfp, monkeypatch):
+    """A responder (or a person) rewrites the answer during the reviewer's LLM call: the stale verdict is refused."""
+    from rfp_manager.services import answering
+
+    question = rfp.questions.first()
+    Answer.objects.create(question=question, draft_text="Old draft [1]")
+
+    def judge_while_redrafted(messages, model):
+        Answer.objects.filter(question=question).update(draft_text="New draft [2]")  # the responder's write
+        return '{"verdict": "approved", "score": 0.9, "feedback": "supported"}'
+
+    monkeypatch.setattr(answering, "chat_with_retries", judge_while_redrafted)
+    with pytest.raises(AnswerError, match="changed"):
+        answering.review_answer(question, model=None)
+    answer = Answer.objects.get(question=question)
+    assert (answer.draft_text, answer.review_verdict) == ("New draft [2]", "")
