@@ -18,6 +18,9 @@ from dataclasses import asdict, dataclass, field
 from django.db import transaction
 from django.utils import timezone
 
+from spelunker.jobs.dispatch import queue_job_after_commit
+from spelunker.jobs.models import ACTIVE_STATUSES, fail_stale_jobs
+
 from .exceptions import LLMError, NoDefaultModel, TransientLLMError
 from .guard import guarded_call, record_failure, record_success
 from .models import LLMApi, LLMModel, ValidationRun
@@ -269,29 +272,19 @@ def start_validation(api: LLMApi, user=None) -> tuple[ValidationRun, bool]:
     The run row is written first and the task dispatched after commit, so the
     worker always finds it (and a double click finds the active run instead).
     """
+    from .tasks import validate_single_api  # dispatch only; tasks import services at module level
+
     with transaction.atomic():
         LLMApi.objects.select_for_update().filter(pk=api.pk).first()  # serialise concurrent clicks
-        active = ValidationRun.objects.filter(api=api, status__in=[ValidationRun.STATUS_PENDING, ValidationRun.STATUS_PROCESSING]).first()
-        if active and active.is_stale(STALE_RUN_MINUTES):
-            # A hard time limit or a lost message leaves the row active with nobody behind it.
-            active.finish(ValidationRun.STATUS_FAILED, f"Abandoned: no progress for {STALE_RUN_MINUTES} minutes.")
-            active = None
+        active_runs = ValidationRun.objects.filter(api=api, status__in=ACTIVE_STATUSES)
+        # A hard time limit or a lost message leaves a row active with nobody behind it.
+        fail_stale_jobs(active_runs, after_minutes=STALE_RUN_MINUTES)
+        active = active_runs.first()
         if active:
             return active, False
         run = ValidationRun.objects.create(api=api, started_by=user, total_items=1)
-        transaction.on_commit(lambda: _queue_validation(run, api.pk))
+        queue_job_after_commit(run, lambda: validate_single_api.apply_async(kwargs={"api_id": api.pk, "job_id": run.pk}))
     return run, True
-
-
-def _queue_validation(run: ValidationRun, api_id: int) -> None:
-    """Publish the run's message; a broker that cannot take it fails the run (no 500, no run stuck pending)."""
-    from .tasks import validate_single_api  # dispatch only; tasks import services at module level
-
-    try:
-        validate_single_api.apply_async(kwargs={"api_id": api_id, "job_id": run.pk})
-    except Exception as exc:  # kombu OperationalError and friends
-        logger.error("Could not queue validation run %s: %s", run.pk, exc, extra={"api_id": api_id, "job_id": run.pk})
-        run.finish(ValidationRun.STATUS_FAILED, "The validation could not be queued (the message broker is unreachable).")
 
 
 def make_default(model: LLMModel) -> None:

@@ -12,6 +12,7 @@ from django.conf import settings
 from django.db import transaction
 
 from llm_manager.exceptions import TransientLLMError
+from spelunker.jobs.dispatch import queue_job_after_commit
 from spelunker.jobs.models import JobStatus
 from spelunker.jobs.runner import run_job
 
@@ -69,21 +70,8 @@ def dispatch_batch_job(job: RFPBatchJob) -> None:
     # The sender's limits travel in the message and win over the worker's; read the setting now.
     soft = settings.RFP_BATCH_SOFT_TIME_LIMIT
     limits = {"soft_time_limit": soft, "time_limit": soft + HARD_LIMIT_MARGIN}
-    transaction.on_commit(lambda: _send_or_fail(job, lambda: task.apply_async(args, **limits)))
+    queue_job_after_commit(job, lambda: task.apply_async(args, **limits))
     logger.info("Queued %s job %s", job.job_type, job.pk, extra={"job_id": job.pk, "rfp_id": job.rfp_id})
-
-
-def _send_or_fail(job: RFPBatchJob, send) -> None:
-    """Publish the job's message; if the broker cannot take it, fail the row with a clear message.
-
-    Otherwise the row would stay pending with no message behind it, and the
-    duplicate-job guard would refuse every new job of its type on the RFP.
-    """
-    try:
-        send()
-    except Exception as exc:  # kombu OperationalError and friends: the broker is unreachable
-        logger.error("Could not queue job %s: %s", job.pk, exc, extra={"job_id": job.pk}, exc_info=True)
-        job.finish(JobStatus.FAILED, "The job could not be queued (the message broker is unreachable). Try again in a moment.")
 
 
 def start_chained_reviewer(responder_job_id: int) -> None:
@@ -120,5 +108,13 @@ def summarize_information_document(self, document_id: int) -> dict:
 
 
 def dispatch_summary(document: InformationDocument) -> None:
-    document_id = document.pk
-    transaction.on_commit(lambda: summarize_information_document.delay(document_id))
+    """Queue the summary after commit; a refused publish is written on the document (its button still works)."""
+
+    def send():
+        try:
+            summarize_information_document.delay(document.pk)
+        except Exception as exc:  # broker unreachable: no 500 for the upload that triggered it
+            logger.error("Could not queue the summary of document %s: %s", document.pk, exc, extra={"document_id": document.pk})
+            documents.record_summary_failure(document, f"Could not queue the summary ({type(exc).__name__}: {exc}). Try again.")
+
+    transaction.on_commit(send)

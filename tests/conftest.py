@@ -25,6 +25,23 @@ def celery_worker_process(django_db_setup, django_db_blocker, purged_broker):
 
 
 @pytest.fixture
+def unreachable_broker():
+    """Point this process's Celery app at a port nobody listens on: every publish is refused for real."""
+    from spelunker.celery import app
+
+    def use(url):
+        app.conf.broker_url = url
+        app.pool.force_close_all()
+        app._pool = None  # connection and producer pools are rebuilt from the new URL
+        app.amqp._producer_pool = None
+
+    original = app.conf.broker_url
+    use("amqp://nobody:nothing@127.0.0.1:1//")
+    yield
+    use(original)
+
+
+@pytest.fixture
 def live_worker(celery_worker_process, transactional_db):
     """Use in integration tests: a real worker and committed (visible) data."""
     return celery_worker_process

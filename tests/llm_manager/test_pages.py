@@ -130,27 +130,18 @@ def test_admin_validate_action_queues_runs(staff_client, keyed_api, django_captu
 
 
 def test_a_run_the_broker_never_took_does_not_block_validation_forever(
-    staff_client, keyed_api, django_capture_on_commit_callbacks, monkeypatch
+    staff_client, keyed_api, django_capture_on_commit_callbacks, request
 ):
     """Broker down at the click: the run is failed with a message (no 500), and Validate works again."""
-    from kombu.exceptions import OperationalError
-
-    from llm_manager import tasks
-
-    def broker_down(*args, **kwargs):
-        raise OperationalError("[Errno 111] Connection refused")
-
     url = reverse("llm_manager:api_validate", args=[keyed_api.pk])
-    monkeypatch.setattr(tasks.validate_single_api, "apply_async", broker_down)
+    request.getfixturevalue("unreachable_broker")
     with django_capture_on_commit_callbacks(execute=True):
         assert staff_client.post(url).status_code == 302
     run = ValidationRun.objects.get(api=keyed_api)
-    assert run.status == "failed" and "could not be queued" in run.message
-    monkeypatch.undo()
+    assert run.status == "failed" and "Could not queue the task" in run.message
     with django_capture_on_commit_callbacks() as callbacks:
         staff_client.post(url)
     assert ValidationRun.objects.filter(api=keyed_api).count() == 2 and len(callbacks) == 1
-
 
 def test_a_run_left_processing_by_a_killed_worker_does_not_block_validation_forever(
     staff_client, keyed_api, django_capture_on_commit_callbacks

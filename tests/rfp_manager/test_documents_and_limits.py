@@ -71,3 +71,16 @@ def test_soft_time_limit_fails_the_job_with_a_message(live_worker, library, fake
     assert "time limit" in job.message and "exceeded" in job.message
     assert 0 < job.processed_items < 60
     assert job.processed_items == job.results.count()  # the counts stay true after the stop
+
+
+@pytest.mark.django_db
+def test_upload_with_the_broker_down_records_why_the_summary_did_not_start(
+    user, user_client, unreachable_broker, django_capture_on_commit_callbacks
+):
+    rfp = make_rfp(user, QUESTIONS[:1])
+    upload = SimpleUploadedFile("scope.txt", SCOPE.encode())
+    with django_capture_on_commit_callbacks(execute=True):
+        response = user_client.post(reverse("rfp_manager:document_upload", args=[rfp.pk]), {"title": "Scope", "file": upload})
+    assert response.status_code == 302  # the upload itself is kept, no 500
+    document = InformationDocument.objects.get(rfp=rfp)
+    assert document.status == "failed" and "Could not queue the summary" in document.summary_error

@@ -111,23 +111,15 @@ def test_create_rfp_sets_owner(user, user_client):
 
 
 def test_unreachable_broker_fails_the_job_instead_of_a_500_and_a_stuck_guard(
-    rfp, user, user_client, django_capture_on_commit_callbacks, monkeypatch
+    rfp, user, user_client, django_capture_on_commit_callbacks, request
 ):
     """A job row whose message never reached the broker must not stay pending and block the RFP."""
-    from kombu.exceptions import OperationalError
-
-    from rfp_manager import tasks
-
-    def broker_down(*args, **kwargs):
-        raise OperationalError("[Errno 111] Connection refused")
-
-    monkeypatch.setattr(tasks.batch_generate_responder_answers, "apply_async", broker_down)
+    request.getfixturevalue("unreachable_broker")
     with django_capture_on_commit_callbacks(execute=True):
         response = user_client.post(reverse("rfp_manager:start_responder", args=[rfp.pk]))
     assert response.status_code == 302
     job = RFPBatchJob.objects.get(rfp=rfp)
-    assert job.status == "failed" and "could not be queued" in job.message
-    monkeypatch.undo()
+    assert job.status == "failed" and "Could not queue the task" in job.message
     with django_capture_on_commit_callbacks(execute=False):  # the guard is free again
         assert user_client.post(reverse("rfp_manager:start_responder", args=[rfp.pk])).status_code == 302
     assert RFPBatchJob.objects.filter(rfp=rfp).count() == 2
