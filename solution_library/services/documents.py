@@ -102,6 +102,10 @@ class DocumentGone(Exception):
     """The document was deleted while it was being processed: nothing to store."""
 
 
+class DocumentSuperseded(DocumentGone):
+    """The document's content changed while it was processed: the newer run stores the chunks."""
+
+
 @dataclass
 class ProcessResult:
     document_id: int
@@ -214,8 +218,13 @@ def replace_chunks(document: Document, text: str, pieces: list[TextChunk], vecto
     ]
     with transaction.atomic():
         # Lock the document row: two deliveries of the same task serialise here.
-        if Document.objects.select_for_update().filter(pk=document.pk).first() is None:
+        current_hash = Document.objects.select_for_update().filter(pk=document.pk).values_list("content_hash", flat=True).first()
+        if current_hash is None:
             raise DocumentGone(f"document {document.pk} was deleted while it was processed")
+        if current_hash != document.content_hash:
+            # A sync stored a newer version meanwhile (and queued its own run):
+            # writing these chunks would put old text back under the new version.
+            raise DocumentSuperseded(f"document {document.pk} changed while it was processed; the newer version wins")
         old_models = set(Chunk.objects.filter(document_id=document.pk).values_list("embedding_model_id", flat=True))
         Chunk.objects.filter(document_id=document.pk).delete()
         Chunk.objects.bulk_create(rows, batch_size=BULK_CREATE_BATCH)

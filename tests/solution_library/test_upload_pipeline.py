@@ -145,3 +145,25 @@ def test_an_unexpected_error_fails_the_document_with_its_reason(offline_embeddin
     assert result["success"] is False
     assert document.review_status == ReviewStatus.FAILED
     assert "Unexpected error while processing: KeyError" in document.status_message
+
+
+@pytest.mark.django_db
+def test_an_older_run_never_writes_its_chunks_over_a_newer_version(offline_embedding):
+    from solution_library.services.chunking import chunk_text
+    from solution_library.services.documents import DocumentSuperseded, embed_in_batches, replace_chunks
+    from solution_library.testing import add_library_document
+
+    document = add_library_document("Backups", "Backups are taken every hour and kept for 35 days.")
+    stale_view = Document.objects.get(pk=document.pk)  # what an older run read before the sync updated the row
+    Document.objects.filter(pk=document.pk).update(content_hash="0" * 64)  # the newer version, stored meanwhile
+    old_text = "Backups were taken once a week."
+    old_pieces = chunk_text(old_text)
+    model = document.embedding_model
+    old_vectors = embed_in_batches([p.text for p in old_pieces], model)
+
+    with pytest.raises(DocumentSuperseded):
+        replace_chunks(stale_view, old_text, old_pieces, old_vectors, model)
+
+    assert list(Chunk.objects.filter(document=document).values_list("text", flat=True)) == [
+        "Backups are taken every hour and kept for 35 days."
+    ]
