@@ -14,10 +14,20 @@ def _check_size(upload):
 
 
 class RFPForm(forms.ModelForm):
+    """Sharing is the owner's decision, and only with groups the owner belongs to."""
+
     class Meta:
         model = RFP
         fields = ["name", "client", "due_date", "status", "shared_with"]
         widgets = {"due_date": forms.DateInput(attrs={"type": "date"})}
+
+    def __init__(self, *args, user, **kwargs):
+        super().__init__(*args, **kwargs)
+        owner = self.instance.owner if self.instance.pk else user
+        if owner != user and not user.is_superuser:
+            del self.fields["shared_with"]
+        elif not user.is_superuser:
+            self.fields["shared_with"].queryset = user.groups.all()
 
 
 class QuestionImportForm(forms.Form):

@@ -40,7 +40,7 @@ def index(request):
 
 
 def rfp_create(request):
-    form = RFPForm(request.POST or None)
+    form = RFPForm(request.POST or None, user=request.user)
     if request.method == "POST" and form.is_valid():
         rfp = form.save(commit=False)
         rfp.owner = request.user
@@ -52,7 +52,7 @@ def rfp_create(request):
 
 def rfp_edit(request, pk):
     rfp = _rfp(request, pk)
-    form = RFPForm(request.POST or None, instance=rfp)
+    form = RFPForm(request.POST or None, instance=rfp, user=request.user)
     if request.method == "POST" and form.is_valid():
         form.save()
         return redirect("rfp_manager:detail", pk=rfp.pk)

@@ -66,6 +66,24 @@ def test_rfps_are_private_to_owner_and_shared_groups(rfp, client, django_user_mo
     assert client.get(reverse("rfp_manager:detail", args=[rfp.pk])).status_code == 200
 
 
+def test_only_the_owner_shares_an_rfp_and_only_with_their_own_groups(rfp, user, user_client, client, django_user_model):
+    from django.contrib.auth.models import Group
+
+    team, outsiders = Group.objects.create(name="bid team"), Group.objects.create(name="outsiders")
+    user.groups.add(team)
+    owner_form = user_client.get(reverse("rfp_manager:edit", args=[rfp.pk])).content.decode()
+    assert "bid team" in owner_form and "outsiders" not in owner_form
+
+    member = django_user_model.objects.create_user("bob", password="pw-bob-12345")
+    member.groups.add(team)
+    rfp.shared_with.add(team)
+    client.force_login(member)
+    assert 'name="shared_with"' not in client.get(reverse("rfp_manager:edit", args=[rfp.pk])).content.decode()
+    client.post(reverse("rfp_manager:edit", args=[rfp.pk]),
+                {"name": rfp.name, "client": "", "status": "draft", "shared_with": [outsiders.pk]})
+    assert list(rfp.shared_with.all()) == [team]
+
+
 def test_pages_require_login(rfp, client):
     response = client.get(reverse("rfp_manager:detail", args=[rfp.pk]))
     assert response.status_code == 302 and "/login/" in response.url
