@@ -26,19 +26,18 @@ def celery_worker_process(django_db_setup, django_db_blocker, purged_broker):
 
 @pytest.fixture
 def unreachable_broker():
-    """Point this process's Celery app at a port nobody listens on: every publish is refused for real."""
+    """Point this process's Celery app at a port nobody listens on: every publish is refused for real.
+
+    The app's connection and producer pools are set aside (not closed: kombu
+    keeps them in a global registry) and put back afterwards.
+    """
     from spelunker.celery import app
 
-    def use(url):
-        app.conf.broker_url = url
-        app.pool.force_close_all()
-        app._pool = None  # connection and producer pools are rebuilt from the new URL
-        app.amqp._producer_pool = None
-
-    original = app.conf.broker_url
-    use("amqp://nobody:nothing@127.0.0.1:1//")
+    original = (app.conf.broker_write_url, app._pool, app.amqp._producer_pool)
+    app.conf.broker_write_url = "amqp://nobody:nothing@127.0.0.1:1//"  # what publishing connects to
+    app._pool = app.amqp._producer_pool = None  # rebuilt lazily from the refused URL
     yield
-    use(original)
+    app.conf.broker_write_url, app._pool, app.amqp._producer_pool = original
 
 
 @pytest.fixture
