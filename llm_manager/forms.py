@@ -14,6 +14,10 @@ class LLMApiForm(forms.ModelForm):
         help_text="Write-only: the saved key is never shown. Leave blank to keep the current key.",
     )
     clear_api_key = forms.BooleanField(required=False, label="Remove the saved API key")
+    base_url = forms.URLField(
+        required=False, max_length=200, assume_scheme="https",
+        help_text=LLMApi._meta.get_field("base_url").help_text,
+    )
 
     class Meta:
         model = LLMApi

@@ -1,4 +1,5 @@
 from django.contrib import admin, messages
+from django.db import models
 from django.shortcuts import redirect
 from django.urls import reverse
 from django.utils.html import format_html
@@ -36,6 +37,7 @@ class ChunkAdmin(admin.ModelAdmin):
 
 @admin.register(DocumentationSource)
 class DocumentationSourceAdmin(admin.ModelAdmin):
+    formfield_overrides = {models.URLField: {"assume_scheme": "https"}}
     list_display = ("name", "start_url", "sync_interval_hours", "is_active", "last_synced_at", "page_link")
     readonly_fields = ("last_synced_at",)
     actions = ["sync_selected"]
