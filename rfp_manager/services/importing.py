@@ -133,16 +133,21 @@ def rows_to_table(rows: list[list], first_row_number: int = 1) -> ParsedTable:
         text = _cell(row, layout.question)
         section = _cell(row, layout.section)[:255]
         number = _cell(row, layout.number)[:50]
-        reason = _row_problem(text)
-        key = question_key(section, number, text) if not reason else ""
-        if not reason and key in seen:
-            reason = f"duplicate of row {seen[key]}"
-        if reason:
-            table.bad_rows.append({"row": row_number, "reason": reason, "text": text[:200]})
-            continue
-        seen[key] = row_number
-        table.rows.append({"row": row_number, "section": section, "number": number, "text": text, "key": key})
+        _add_row(table, seen, row_number, section, number, text, unit="row")
     return table
+
+
+def _add_row(table: ParsedTable, seen: dict, row_number: int, section: str, number: str, text: str, unit: str) -> None:
+    """Keep a good question, or list the row with the reason it was left out (empty, too long, duplicate)."""
+    reason = _row_problem(text)
+    key = question_key(section, number, text) if not reason else ""
+    if not reason and key in seen:
+        reason = f"duplicate of {unit} {seen[key]}"
+    if reason:
+        table.bad_rows.append({"row": row_number, "reason": reason, "text": text[:200]})
+        return
+    seen[key] = row_number
+    table.rows.append({"row": row_number, "section": section, "number": number, "text": text, "key": key})
 
 
 def _row_problem(text: str) -> str:
@@ -230,15 +235,7 @@ def parse_text(text: str) -> ParsedTable:
         numbered = NUMBERED_LINE.match(line)
         number, question = (numbered.group(1), numbered.group(2)) if numbered else ("", line)
         question = " ".join(question.split())
-        reason = _row_problem(question)
-        key = question_key(section, number, question) if not reason else ""
-        if not reason and key in seen:
-            reason = f"duplicate of line {seen[key]}"
-        if reason:
-            table.bad_rows.append({"row": row_number, "reason": reason, "text": question[:200]})
-            continue
-        seen[key] = row_number
-        table.rows.append({"row": row_number, "section": section, "number": number, "text": question, "key": key})
+        _add_row(table, seen, row_number, section, number, question, unit="line")
     if not table.rows and not table.bad_rows:
         raise QuestionImportError("The text has no questions.")
     return table
