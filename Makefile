@@ -5,7 +5,7 @@
 #   make run     the whole app on http://127.0.0.1:8000 (Ctrl-C stops it all)
 #   make test    the test suite against a fresh private stack (PYTEST_ARGS=...)
 #   make venv    create/refresh .venv when the requirements change
-#   make stop    stop the services `make run` left running (e.g. after a crash)
+#   make stop    stop what a killed `make run` left running (supervisord, services)
 #   make clean   stop them and delete .run/ (dev broker data, generated secrets)
 
 SHELL := /bin/bash
@@ -32,7 +32,7 @@ test: venv
 	bin/test-stack $(PYTEST_ARGS)
 
 stop:
-	bin/stack stop .run/dev
+	bin/run-stack stop
 
 clean: stop
 	rm -rf .run

@@ -87,6 +87,10 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATABASES["default"]["OPTIONS"] = {"timeout": 30, "transaction_mode": "IMMEDIATE"}
     # Tests on SQLite must use a file, so that a real worker process sees them.
     DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / "test_db.sqlite3")}
+    # SQLite creates the file but not its folder: var/ is not in git, so a
+    # fresh clone has none until something makes it, and that is us.
+    if DATABASES["default"]["NAME"] not in ("", ":memory:"):
+        Path(DATABASES["default"]["NAME"]).parent.mkdir(parents=True, exist_ok=True)
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
