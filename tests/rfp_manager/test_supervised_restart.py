@@ -1,0 +1,150 @@
+"""Under `make run`'s supervisor, a worker killed mid-job comes back and the job completes.
+
+The stack is bin/run-stack itself, the script `make run` runs, with its
+private RabbitMQ and Memcached in a temporary folder and the test database as
+DATABASE_URL, so this test can create the library and the RFP and read the
+job's counts. The kill is what the kernel's OOM killer does: SIGKILL to the
+batch worker's main process (its pool processes die with it).
+"""
+import os
+import re
+import signal
+import socket
+import subprocess
+import threading
+from pathlib import Path
+
+import httpx
+import pytest
+from django.urls import reverse
+from kombu import Connection
+
+from llm_manager.testing.fixtures import register_fake_api
+from rfp_manager.models import Answer, RFPBatchJob
+from solution_library.testing import add_library_document
+from tests.stack_run import RunStack, csrf_token, free_port, sign_in
+from tests.workers import database_url_for_current_connection, wait_for
+
+from .conftest import LIBRARY, QUESTIONS, make_rfp
+
+pytestmark = pytest.mark.integration
+
+ROOT = Path(__file__).resolve().parents[2]
+TOTAL = 24
+BATCH_NODE = f"batch@{socket.gethostname()}"  # the Procfile's -n batch@%h
+
+
+@pytest.fixture
+def supervised_stack(transactional_db, tmp_path):
+    """bin/run-stack on free ports and the test database; Ctrl-C afterwards, and nothing may survive it."""
+    run_dir = tmp_path / "run"
+    env = {**os.environ, "DATABASE_URL": database_url_for_current_connection(), "SPELUNKER_RUN_DIR": str(run_dir),
+           "SPELUNKER_PORT": str(free_port()), "FLOWER_PORT": str(free_port())}
+    run = RunStack([str(ROOT / "bin" / "run-stack")], cwd=ROOT, env=env, log_path=tmp_path / "run-stack.log")
+    try:
+        run.start().wait_ready(timeout=240)
+        yield run, run_dir
+        run.interrupt()
+        assert run.processes() == {}, f"left running after Ctrl-C: {run.processes()}"
+    finally:
+        run.kill()
+
+
+def supervisorctl(run_dir: Path, *args: str) -> str:
+    result = subprocess.run([str(ROOT / ".venv" / "bin" / "supervisorctl"), "-c", str(run_dir / "supervisord.conf"), *args],
+                            capture_output=True, text=True, timeout=30)
+    return result.stdout
+
+
+def program_pids(run_dir: Path) -> dict[str, int]:
+    """{program: pid} of the running programs, from `supervisorctl status`."""
+    return {m[1]: int(m[2]) for m in re.finditer(r"^(\S+)\s+RUNNING\s+pid (\d+)", supervisorctl(run_dir, "status"), re.M)}
+
+
+def batch_worker_stats(broker_url: str) -> dict:
+    """The batch worker's answer to `inspect stats` over the stack's broker ({} when it does not answer)."""
+    from spelunker.celery import app
+
+    with Connection(broker_url) as conn:
+        replies = app.control.inspect(destination=[BATCH_NODE], connection=conn, timeout=2).stats() or {}
+    return replies.get(BATCH_NODE, {})
+
+
+def active_task_ids(broker_url: str) -> set[str]:
+    from spelunker.celery import app
+
+    with Connection(broker_url) as conn:
+        replies = app.control.inspect(destination=[BATCH_NODE], connection=conn, timeout=2).active() or {}
+    return {task["id"] for task in replies.get(BATCH_NODE, [])}
+
+
+class HealthPoller(threading.Thread):
+    """GET /healthz every 0.2 s until stopped; keeps every status (or error) seen."""
+
+    def __init__(self, base_url: str):
+        super().__init__(daemon=True)
+        self.url = f"{base_url}/healthz"
+        self.results: list[int | str] = []
+        self.done = threading.Event()
+
+    def run(self):
+        with httpx.Client(timeout=5) as client:
+            while not self.done.wait(0.2):
+                try:
+                    self.results.append(client.get(self.url).status_code)
+                except httpx.HTTPError as exc:
+                    self.results.append(f"{type(exc).__name__}: {exc}")
+
+
+@pytest.mark.timeout(600)
+def test_killed_batch_worker_is_restarted_and_its_job_completes(supervised_stack, fake_llm, user):
+    run, run_dir = supervised_stack
+    broker_url = re.search(r"^export CELERY_BROKER_URL=(\S+)", (run_dir / "env").read_text(), re.M)[1]
+    # One question at a time, half a second each: the job outlives the kill and the restart.
+    register_fake_api(fake_llm, max_concurrent=1, requests_per_minute=0)
+    fake_llm.configure(latency_ms=500)
+    for title, text in LIBRARY.items():
+        add_library_document(title, text)
+    rfp = make_rfp(user, [f"{QUESTIONS[i % 6]} (variant {i})" for i in range(TOTAL)])
+
+    # Given a responder job started through the supervised web and running on the batch worker,
+    web = sign_in(run.web_url, "alice", "pw-alice-123")
+    start = web.post(reverse("rfp_manager:start_responder", args=[rfp.pk]),
+                     data={"csrfmiddlewaretoken": csrf_token(web.get("/").text)})
+    assert start.status_code == 302, start.text[:1000]
+    job = RFPBatchJob.objects.get(rfp=rfp, job_type="responder")
+    wait_for(lambda: RFPBatchJob.objects.get(pk=job.pk).processed_items >= 3, timeout=120, message="progress before the kill")
+    job.refresh_from_db()
+    wait_for(lambda: job.celery_task_id in active_task_ids(broker_url), timeout=20, message="the job on the batch worker")
+    before = program_pids(run_dir)
+    health = HealthPoller(run.web_url)
+    health.start()
+
+    # when the OOM killer takes the batch worker's main process,
+    os.kill(before["worker-batch"], signal.SIGKILL)
+
+    # then supervisord starts a new one, which answers and finishes the job with exact counts,
+    def restarted_pid():
+        pid = program_pids(run_dir).get("worker-batch")
+        return pid if pid != before["worker-batch"] else None
+
+    new_pid = wait_for(restarted_pid, timeout=60, message="a new batch worker")
+    wait_for(lambda: batch_worker_stats(broker_url).get("pid") == new_pid, timeout=90, message="the new worker to answer")
+    job = wait_for(lambda: RFPBatchJob.objects.filter(pk=job.pk, status="completed").first(), timeout=180,
+                   message="the job to complete")
+    assert (job.total_items, job.processed_items, job.successful_items, job.failed_items) == (TOTAL, TOTAL, TOTAL, 0)
+    assert Answer.objects.filter(question__rfp=rfp).count() == TOTAL
+    health.done.set()
+    health.join()
+
+    # while everything else kept running and the web answered throughout,
+    after = program_pids(run_dir)
+    assert {name: pid for name, pid in after.items() if name != "worker-batch"} == \
+           {name: pid for name, pid in before.items() if name != "worker-batch"}
+    assert len(health.results) >= 10 and set(health.results) == {200}, health.results
+    # and the terminal said what happened, and shows the new worker's own lines under its name.
+    output = run.output(tail=200_000)
+    assert "exited: worker-batch (terminated by SIGKILL; not expected)" in output
+    restarted = output.split(f"spawned: 'worker-batch' with pid {new_pid}", 1)
+    assert len(restarted) == 2, output[-5000:]
+    assert re.search(rf"^worker-batch\s+\| .*{re.escape(BATCH_NODE)} ready\.", restarted[1], re.M), output[-5000:]
