@@ -17,7 +17,7 @@ from pathlib import Path
 import httpx
 import pytest
 from django.urls import reverse
-from kombu import Connection
+from celery import Celery
 
 from llm_manager.testing.fixtures import register_fake_api
 from rfp_manager.models import Answer, RFPBatchJob
@@ -61,21 +61,23 @@ def program_pids(run_dir: Path) -> dict[str, int]:
     return {m[1]: int(m[2]) for m in re.finditer(r"^(\S+)\s+RUNNING\s+pid (\d+)", supervisorctl(run_dir, "status"), re.M)}
 
 
-def batch_worker_stats(broker_url: str) -> dict:
-    """The batch worker's answer to `inspect stats` over the stack's broker ({} when it does not answer)."""
-    from spelunker.celery import app
+def inspect_batch_worker(broker_url: str):
+    """`celery inspect` for the stack's batch worker, through the stack's broker.
 
-    with Connection(broker_url) as conn:
-        replies = app.control.inspect(destination=[BATCH_NODE], connection=conn, timeout=2).stats() or {}
-    return replies.get(BATCH_NODE, {})
+    An app of its own: the project's app would publish the request through its
+    producer pool, which is bound to the test run's broker.
+    """
+    return Celery("supervised-stack-probe", broker=broker_url, set_as_current=False).control.inspect(
+        destination=[BATCH_NODE], timeout=2)
+
+
+def batch_worker_pid(broker_url: str) -> int | None:
+    """The pid the batch worker reports for itself (None while it does not answer)."""
+    return (inspect_batch_worker(broker_url).stats() or {}).get(BATCH_NODE, {}).get("pid")
 
 
 def active_task_ids(broker_url: str) -> set[str]:
-    from spelunker.celery import app
-
-    with Connection(broker_url) as conn:
-        replies = app.control.inspect(destination=[BATCH_NODE], connection=conn, timeout=2).active() or {}
-    return {task["id"] for task in replies.get(BATCH_NODE, [])}
+    return {task["id"] for task in (inspect_batch_worker(broker_url).active() or {}).get(BATCH_NODE, [])}
 
 
 class HealthPoller(threading.Thread):
@@ -129,7 +131,7 @@ def test_killed_batch_worker_is_restarted_and_its_job_completes(supervised_stack
         return pid if pid != before["worker-batch"] else None
 
     new_pid = wait_for(restarted_pid, timeout=60, message="a new batch worker")
-    wait_for(lambda: batch_worker_stats(broker_url).get("pid") == new_pid, timeout=90, message="the new worker to answer")
+    wait_for(lambda: batch_worker_pid(broker_url) == new_pid, timeout=90, message="the new worker to answer")
     job = wait_for(lambda: RFPBatchJob.objects.filter(pk=job.pk, status="completed").first(), timeout=180,
                    message="the job to complete")
     assert (job.total_items, job.processed_items, job.successful_items, job.failed_items) == (TOTAL, TOTAL, TOTAL, 0)
