@@ -17,7 +17,8 @@ from pathlib import Path
 import httpx
 import pytest
 from django.urls import reverse
-from celery import Celery
+from kombu import Connection
+from kombu.pidbox import Mailbox
 
 from llm_manager.testing.fixtures import register_fake_api
 from rfp_manager.models import Answer, RFPBatchJob
@@ -61,23 +62,24 @@ def program_pids(run_dir: Path) -> dict[str, int]:
     return {m[1]: int(m[2]) for m in re.finditer(r"^(\S+)\s+RUNNING\s+pid (\d+)", supervisorctl(run_dir, "status"), re.M)}
 
 
-def inspect_batch_worker(broker_url: str):
-    """`celery inspect` for the stack's batch worker, through the stack's broker.
+def ask_batch_worker(broker_url: str, command: str):
+    """A Celery remote-control command (`stats`, `active`) to the stack's batch worker; None while it does not answer.
 
-    An app of its own: the project's app would publish the request through its
-    producer pool, which is bound to the test run's broker.
+    Through kombu's mailbox, as `celery inspect` does: Celery's own control API
+    would publish through a producer pool that CELERY_BROKER_URL (the test
+    run's broker, in this process's environment) binds to another RabbitMQ.
     """
-    return Celery("supervised-stack-probe", broker=broker_url, set_as_current=False).control.inspect(
-        destination=[BATCH_NODE], timeout=2)
+    with Connection(broker_url) as conn:
+        replies = Mailbox("celery", type="fanout", accept=["json"])(conn).call([BATCH_NODE], command, timeout=2)
+    return next((reply[BATCH_NODE] for reply in replies or [] if BATCH_NODE in reply), None)
 
 
 def batch_worker_pid(broker_url: str) -> int | None:
-    """The pid the batch worker reports for itself (None while it does not answer)."""
-    return (inspect_batch_worker(broker_url).stats() or {}).get(BATCH_NODE, {}).get("pid")
+    return (ask_batch_worker(broker_url, "stats") or {}).get("pid")
 
 
 def active_task_ids(broker_url: str) -> set[str]:
-    return {task["id"] for task in (inspect_batch_worker(broker_url).active() or {}).get(BATCH_NODE, [])}
+    return {task["id"] for task in ask_batch_worker(broker_url, "active") or []}
 
 
 class HealthPoller(threading.Thread):
