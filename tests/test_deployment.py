@@ -1,14 +1,17 @@
 """The deployment files agree with each other and with the settings.
 
-`make run` (Procfile + bin/run-stack), `make test` (bin/test-stack) and
-`docker compose up` (docker-compose.yml + Dockerfile) must start the same
-processes with the same commands, and the broker must never time out a task
-that Celery still lets run. These tests read the files; they start nothing
-(every `make test` run exercises bin/stack itself).
+`make run` (Procfile + bin/run-stack, which runs the Procfile under
+supervisord), `make test` (bin/test-stack) and `docker compose up`
+(docker-compose.yml + Dockerfile) must start the same processes with the same
+commands, and the broker must never time out a task that Celery still lets
+run. These tests read the files; they start nothing (every `make test` run
+exercises bin/stack itself; tests/test_fresh_clone.py runs `make run`).
 """
 import re
 import runpy
 import shlex
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -33,6 +36,30 @@ def read_procfile() -> dict[str, str]:
 @pytest.fixture(scope="module")
 def procfile() -> dict[str, str]:
     return read_procfile()
+
+
+def generate_supervisord_conf(procfile: Path, run_dir: Path) -> subprocess.CompletedProcess:
+    """What bin/run-stack does at every start."""
+    return subprocess.run([sys.executable, str(ROOT / "bin" / "supervisord-conf"), str(procfile), str(run_dir)],
+                          capture_output=True, text=True)
+
+
+@pytest.fixture(scope="module")
+def supervised(tmp_path_factory) -> dict:
+    """The generated supervisord configuration as supervisord itself reads it: {program name: its config}."""
+    from supervisor.options import ServerOptions
+
+    run_dir = tmp_path_factory.mktemp("run")
+    generated = generate_supervisord_conf(ROOT / "Procfile", run_dir)
+    assert generated.returncode == 0, generated.stderr
+    (run_dir / "supervisord.conf").write_text(generated.stdout)
+    options = ServerOptions()
+    options.realize(args=["-c", str(run_dir / "supervisord.conf")])
+    programs = {}
+    for group in options.process_group_configs:
+        assert len(group.process_configs) == 1, f"{group.name} runs more than one process"
+        programs[group.name] = group.process_configs[0]
+    return programs
 
 
 @pytest.fixture(scope="module")
@@ -103,9 +130,55 @@ def test_gunicorn_config_reads_host_port_and_concurrency(monkeypatch):
     assert configured["workers"] == 3
 
 
-def test_exactly_one_scheduler_and_it_uses_the_database(procfile, services):
+def test_make_run_supervises_exactly_the_procfile_commands(procfile, supervised):
+    assert {name: config.command for name, config in supervised.items() if name in procfile} == procfile
+    assert set(supervised) - set(procfile) == {"log-prefix"}  # the listener that prefixes their output
+
+
+@pytest.mark.parametrize("name", PROCESSES)
+def test_every_supervised_process_is_restarted_and_stopped_with_its_children(name, supervised):
+    from supervisor.datatypes import RestartUnconditionally
+
+    config = supervised[name]
+    assert config.autorestart is RestartUnconditionally
+    assert config.startretries >= 10 and config.startsecs > 0  # crash loops back off before giving up
+    assert config.stopasgroup and config.killasgroup  # gunicorn's and celery's children go too
+    assert config.stdout_events_enabled and config.redirect_stderr  # every line reaches the terminal
+
+
+def test_procfile_shell_syntax_is_refused_not_misread(tmp_path):
+    procfile = tmp_path / "Procfile"
+    procfile.write_text("web: gunicorn app --bind 0.0.0.0:$PORT\n")
+    generated = generate_supervisord_conf(procfile, tmp_path)
+    assert generated.returncode != 0 and "shell syntax" in generated.stderr
+
+
+def log_event(payload: str) -> bytes:
+    header = f"ver:3.0 server:supervisor serial:1 pool:log-prefix poolserial:1 eventname:PROCESS_LOG_STDOUT len:{len(payload.encode())}\n"
+    return (header + payload).encode()
+
+
+def test_log_listener_prefixes_whole_lines_with_the_program_name():
+    """supervisord's event protocol in, `name | line` out, lines split across chunks joined again."""
+    events = log_event("processname:web groupname:web pid:7 channel:stdout\nListening at 8000\nBooting wor") + \
+        log_event("processname:web groupname:web pid:7 channel:stdout\nker 8\n")
+    state = "processname:worker-batch groupname:worker-batch from_state:STARTING tries:3"
+    events += f"ver:3.0 server:supervisor serial:3 pool:log-prefix poolserial:3 eventname:PROCESS_STATE_BACKOFF len:{len(state)}\n{state}".encode()
+    result = subprocess.run([sys.executable, str(ROOT / "bin" / "supervisor-log-prefix"), "--width", "12"],
+                            input=events, capture_output=True, timeout=30)
+    assert result.returncode == 0
+    assert result.stdout.decode() == "READY\n" + "RESULT 2\nOKREADY\n" * 3
+    assert result.stderr.decode().splitlines() == [
+        "web          | Listening at 8000",
+        "web          | Booting worker 8",
+        "supervisor   | worker-batch died during start-up (3 failed start(s) in a row); next start in 3s",
+    ]
+
+
+def test_exactly_one_scheduler_and_it_uses_the_database(procfile, services, supervised):
     beats = [name for name, service in services.items() if " beat" in command_of(service)]
     assert beats == ["scheduler"]
+    assert [name for name, config in supervised.items() if " beat" in config.command] == ["scheduler"]
     assert [name for name, command in procfile.items() if " beat" in command] == ["scheduler"]
     command = command_of(services["scheduler"])
     assert option_values(command, "--scheduler") == ["django_celery_beat.schedulers:DatabaseScheduler"]
