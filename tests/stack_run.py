@@ -104,6 +104,14 @@ class RunStack:
     def interrupt(self, timeout: float = 120) -> None:
         """Ctrl-C: SIGINT to the process group; wait for make to exit and every process to be gone."""
         os.killpg(self.proc.pid, signal.SIGINT)
+        self._wait_until_gone(timeout)
+
+    def terminate(self, timeout: float = 120) -> None:
+        """`kill PID`, as a service manager stops it: SIGTERM to the started process alone; then wait the same."""
+        self.proc.terminate()
+        self._wait_until_gone(timeout)
+
+    def _wait_until_gone(self, timeout: float) -> None:
         self.proc.wait(timeout)
         deadline = time.monotonic() + 30
         while self.processes() and time.monotonic() < deadline:

@@ -37,7 +37,10 @@ BATCH_NODE = f"batch@{socket.gethostname()}"  # the Procfile's -n batch@%h
 
 @pytest.fixture
 def supervised_stack(transactional_db, tmp_path):
-    """bin/run-stack on free ports and the test database; Ctrl-C afterwards, and nothing may survive it."""
+    """bin/run-stack on free ports and the test database; SIGTERM afterwards, and nothing may survive it.
+
+    (SIGTERM to the script alone, as a service manager stops it; tests/test_fresh_clone.py checks Ctrl-C.)
+    """
     run_dir = tmp_path / "run"
     env = {**os.environ, "DATABASE_URL": database_url_for_current_connection(), "SPELUNKER_RUN_DIR": str(run_dir),
            "SPELUNKER_PORT": str(free_port()), "FLOWER_PORT": str(free_port())}
@@ -45,8 +48,8 @@ def supervised_stack(transactional_db, tmp_path):
     try:
         run.start().wait_ready(timeout=240)
         yield run, run_dir
-        run.interrupt()
-        assert run.processes() == {}, f"left running after Ctrl-C: {run.processes()}"
+        run.terminate()
+        assert run.processes() == {}, f"left running after SIGTERM: {run.processes()}"
     finally:
         run.kill()
 
