@@ -48,6 +48,16 @@ SKIP_NAME_WORDS = {
 SKIP_NAME_PHRASES = {"start here": "instructions sheet", "read me": "instructions sheet", "change log": "change log",
                      "version history": "change log"}
 MIN_QUESTIONS = 3
+# Header words that say "this column holds the questions" (any other header over the questions names their domain).
+GENERIC_QUESTION_WORDS = ("question", "requirement", "query", "description", "criteria", "item", "specification",
+                          "statement", "text")
+
+
+def names_a_domain(header: str) -> bool:
+    """A question column headed "Access Control" (not "Question") gives its rows that section."""
+    normalized = normalize_header(header)
+    return bool(normalized) and normalized not in ("control", "controls") and not any(
+        w in normalized for w in GENERIC_QUESTION_WORDS)
 QUESTION_SHARE = 0.25  # of a question column's cells; prose, labels and notes fall below it
 
 
@@ -190,7 +200,7 @@ def _content_reason(sheet: Sheet, header_row: int | None, roles: dict, min_quest
             return f"lookup or scoring sheet ({len(sheet.formulas)} formulas, no question column)"
         return "no question-like column"
     texts = _column_texts(sheet, header_row or 0, question)
-    asked = {t for t in texts if looks_like_question(t)}
+    asked = [t for t in texts if looks_like_question(t)]
     if len(asked) < min_questions or len(asked) < QUESTION_SHARE * len(texts):
         return f"few question-like rows ({len(asked)} of {len(texts)})"
     return ""
@@ -244,8 +254,17 @@ def analyse(sheets: list[Sheet]) -> dict:
         only["reason"] = _content_reason(sheets[visible[0]], only["header_row"], only["roles"], min_questions=1)
         only["include"] = not only["reason"]
         mapping["sheets"][visible[0]] = only
+    _without_table(mapping)
     _repeats(mapping, sheets)
     return mapping
+
+
+def _without_table(mapping: dict) -> None:
+    """Beside sheets with a table, a sheet without a header row is prose (an introduction, notes)."""
+    if any(s["include"] and s["header_row"] for s in mapping["sheets"]):
+        for proposed in mapping["sheets"]:
+            if proposed["include"] and not proposed["header_row"]:
+                proposed.update(include=False, reason="no table header (introduction or notes)")
 
 
 def fingerprint(sheets: list[Sheet], mapping: dict) -> str:

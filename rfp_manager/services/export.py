@@ -91,7 +91,7 @@ def answer_with_sources(answer) -> str:
     return f"{answer.final_answer}\n\nSources: {sources}" if sources else answer.final_answer
 
 
-def _allowed_values(workbook, sheet, coordinate: str) -> list[str]:
+def dropdown_options(workbook, sheet, coordinate: str) -> list[str]:
     """The options of the dropdown on a cell, when it has one (inline list or a range of cells)."""
     for validation in sheet.data_validations.dataValidation:
         if validation.type != "list" or coordinate not in validation.sqref:
@@ -164,7 +164,7 @@ def export_into_source_workbook(rfp: RFP) -> tuple[bytes, str]:
         sheet, answer = workbook[question.sheet], getattr(question, "answer", None)
         cells = question.answer_cells
         if answer is not None and answer.choice and cells.get("choice"):
-            allowed = _allowed_values(workbook, sheet, cells["choice"])
+            allowed = dropdown_options(workbook, sheet, cells["choice"])
             _write(sheet[cells["choice"]], choice_value(answer.choice, allowed))
         text_cell = cells.get("text") or sheet.cell(
             row=question.source_row, column=_added_text_column(sheet, header_rows.get(question.sheet), added)).coordinate

@@ -111,9 +111,7 @@ class SheetPlan:
         header_row = spec.get("header_row") or 0
         question = by_role["question"][0]
         headers = {c: cell_text(v) for c, v in sheet.cells.get(header_row, {}).items()}
-        domain = headers.get(question, "")
-        if any(w in normalize_header(domain) for w in analysis.QUESTION_HEADER_WORDS):
-            domain = ""
+        domain = headers.get(question, "") if analysis.names_a_domain(headers.get(question, "")) else ""
         return cls(
             sheet=sheet, header_row=header_row, question=question,
             id=(by_role["id"] or [None])[0], sections=by_role["section"],
@@ -138,9 +136,11 @@ def _is_banner(plan: SheetPlan, texts: dict) -> bool:
 
 def _is_heading(plan: SheetPlan, texts: dict, typical: float) -> bool:
     """A heading alone on its row (often merged across the table): it opens a section."""
-    if len(texts) != 1 or (plan.id and plan.id in texts):
+    if len(texts) != 1:
         return False
     (column, text), = texts.items()
+    if column == plan.id and " " not in text:
+        return False  # an ID alone on its row is a question that lost its text, not a heading
     if len(text) > 150 or text.replace(".", "").isdigit():
         return False
     return column != plan.question or (typical >= 2 and not analysis.looks_like_question(text))
