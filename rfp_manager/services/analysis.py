@@ -53,6 +53,10 @@ GENERIC_QUESTION_WORDS = ("question", "requirement", "query", "description", "cr
                           "statement", "text")
 
 
+def says_question(header) -> bool:
+    return any(w in normalize_header(header) for w in ("question", "requirement"))
+
+
 def names_a_domain(header: str) -> bool:
     """A question column headed "Access Control" (not "Question") gives its rows that section."""
     normalized = normalize_header(header)
@@ -171,7 +175,7 @@ def _pick_id_column(headers: dict, texts: dict, roles: dict) -> int | None:
 def _pick_question_column(sheet: Sheet, headers: dict, texts: dict, roles: dict, min_questions: int) -> int | None:
     candidates = [c for c in texts if c not in roles and c not in sheet.hidden_columns and not is_id_header(headers.get(c, ""))]
     named = [c for c in candidates if any(w in headers.get(c, "") for w in QUESTION_HEADER_WORDS)
-             and sum(1 for t in texts[c] if len(t) >= 15) >= min_questions]
+             and any(len(t) >= 15 for t in texts[c])]
     pool = named or candidates
     best = max(pool, key=lambda c: (_question_score(texts[c]), -c), default=None)
     if best is None or (not named and sum(1 for t in texts[best] if looks_like_question(t)) < min_questions):
@@ -201,6 +205,8 @@ def _content_reason(sheet: Sheet, header_row: int | None, roles: dict, min_quest
         return "no question-like column"
     texts = _column_texts(sheet, header_row or 0, question)
     asked = [t for t in texts if looks_like_question(t)]
+    if says_question(sheet.value(header_row or 0, question)):
+        min_questions = 1  # the client headed it "Question": a short sheet is still a sheet of questions
     if len(asked) < min_questions or len(asked) < QUESTION_SHARE * len(texts):
         return f"few question-like rows ({len(asked)} of {len(texts)})"
     return ""
