@@ -163,8 +163,8 @@ def _cell_value(element, strings):
     if kind == "inlineStr":
         return "".join(element.itertext())
     raw = element.findtext(f"{MAIN_NS}v")
-    if raw is None:
-        return None
+    if not raw:
+        return None  # a formula never calculated (files written by libraries, not Excel) has no cached value
     if kind == "s":
         return str(strings[int(raw)])
     if kind in ("str", "e"):

@@ -316,3 +316,33 @@ def test_asvs_sample_imports_every_requirement_with_its_id(rfp):
     first = rfp.questions.order_by("order").first()
     assert (first.number, first.section) == ("V1.1.1", "Architecture, Design and Threat Modeling › Secure Software Development Lifecycle")
     assert rfp.questions.get(number="V1.1.3").text.endswith("""anyone else's profile\"""")
+
+
+def test_a_formula_never_calculated_reads_as_empty_not_as_an_error(rfp):
+    """Workbooks written by libraries (not Excel) have formulas without a cached value."""
+    from openpyxl import Workbook
+
+    workbook = Workbook()
+    sheet = workbook.active
+    sheet.append(["ID", "Question", "Score"])
+    sheet.append(["Q1", "Do you encrypt backups?", "=LEN(B2)"])
+    sheet.append(["Q2", "=B2", None])
+    record = import_file(rfp, "raw.xlsx", workbooks.save(workbook))
+    assert imported(rfp) == [("Sheet", "Q1", "", "Do you encrypt backups?")]
+    assert [(b["row"], b["reason"]) for b in record.bad_rows] == [(3, "no question text")]
+
+
+def test_information_document_tables_are_read(tmp_path):
+    """A DOCX's tables carry much of an RFP's scope (requirements matrices): they are read, not only paragraphs."""
+    from docx import Document
+
+    from rfp_manager.services.documents import extract_text
+
+    document = Document()
+    document.add_paragraph("Scope of the tender.")
+    table = document.add_table(rows=2, cols=2)
+    table.cell(0, 0).text, table.cell(0, 1).text = "Requirement", "Deadline"
+    table.cell(1, 0).text, table.cell(1, 1).text = "Data stays in the EU", "15 March 2027"
+    document.save(tmp_path / "scope.docx")
+    text = extract_text("scope.docx", (tmp_path / "scope.docx").read_bytes())
+    assert "Scope of the tender." in text and "Data stays in the EU | 15 March 2027" in text
