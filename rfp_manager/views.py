@@ -225,7 +225,8 @@ def answer_edit(request, pk):
     form = AnswerEditForm(request.POST or None, instance=answer, initial={"final_text": answer.final_answer})
     if request.method == "POST" and form.is_valid():
         answering.save_final_text(answer, form.cleaned_data["final_text"], request.user)
-        choices.save_choice(answer, form.cleaned_data["choice"])
+        if "choice" in form.changed_data or (question.answer_cells.get("choice") and "choice" in request.POST):
+            choices.save_choice(answer, form.cleaned_data["choice"])  # a person set or confirmed it
         messages.success(request, f"Saved the final answer to {question.label}.")
         return redirect(reverse("rfp_manager:detail", args=[question.rfp_id]) + f"#q{question.pk}")
     return render(request, "rfp_manager/answer_edit.html", {"form": form, "question": question, "answer": answer, "rfp": question.rfp})

@@ -346,3 +346,16 @@ def test_information_document_tables_are_read(tmp_path):
     document.save(tmp_path / "scope.docx")
     text = extract_text("scope.docx", (tmp_path / "scope.docx").read_bytes())
     assert "Scope of the tender." in text and "Data stays in the EU | 15 March 2027" in text
+
+
+def test_a_person_confirms_the_proposed_choice(rfp, user_client):
+    data, _ = workbooks.answer_columns()
+    import_file(rfp, "a.xlsx", data)
+    question = rfp.questions.order_by("order").first()
+    Answer.objects.create(question=question, draft_text="Access is logged [1].", citations=[CITATION],
+                          **choices.choice_fields("Access is logged [1]."))
+    page = user_client.get(reverse("rfp_manager:answer_edit", args=[question.pk])).content.decode()
+    assert "please check" in page
+    user_client.post(reverse("rfp_manager:answer_edit", args=[question.pk]), {"final_text": "Yes, logged [1].", "choice": "yes"})
+    answer = Answer.objects.get(question=question)
+    assert (answer.choice, answer.choice_needs_review, answer.final_text) == ("yes", False, "Yes, logged [1].")
