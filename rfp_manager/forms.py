@@ -64,7 +64,6 @@ class ImportRemapForm(forms.Form):
 
     def __init__(self, *args, sheet_count: int, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["sheet"].max_value = sheet_count - 1
         self.fields["sheet"].validators.append(MaxValueValidator(sheet_count - 1))
 
     def clean(self):

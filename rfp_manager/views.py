@@ -17,7 +17,7 @@ from spelunker.jobs.views import job_progress_response, progress_context
 from . import tasks
 from .forms import AnswerEditForm, ImportRemapForm, InformationDocumentForm, QuestionImportForm, RFPForm
 from .models import RFP, Answer, InformationDocument, Question, QuestionImport, RFPBatchJob
-from .services import answering, batch, choices, export, importing
+from .services import analysis, answering, batch, choices, export, importing
 
 XLSX_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 
@@ -98,7 +98,7 @@ def import_upload(request, pk):
 
 def _preview_context(record) -> dict:
     return {"record": record, "rfp": record.rfp, "rows": importing.preview(record), "sheets": importing.sheet_summaries(record),
-            "roles": importing.analysis.ROLES}
+            "roles": analysis.ROLES}
 
 
 def import_preview(request, pk):

@@ -13,7 +13,8 @@ from openpyxl.styles import Alignment, Font
 from ..models import RFP, QuestionImport
 
 FORMULA_TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
-COLUMNS = ["Section", "Number", "Question", "Final answer", "Sources", "Review verdict", "Review feedback", "Review score"]
+COLUMNS = ["Section", "Number", "Question", "Final answer", "Sources", "Review verdict", "Review feedback", "Review score",
+           "Choice"]
 WRITE_BACK_HEADER = "Answer (Spelunker)"
 
 
@@ -39,6 +40,7 @@ def answer_rows(rfp: RFP) -> list[list[str]]:
             answer.get_review_verdict_display() if answer and answer.review_verdict else "",
             answer.review_feedback if answer else "",
             "" if not answer or answer.review_score is None else f"{answer.review_score:.2f}",
+            answer.get_choice_display() if answer and answer.choice else "",
         ])
     return [[safe_cell(v) for v in row] for row in rows]
 
@@ -60,7 +62,7 @@ def export_xlsx(rfp: RFP) -> bytes:
         cell.font = Font(bold=True)
     for row in answer_rows(rfp):
         sheet.append(row)
-    for letter, width in zip("ABCDEFGH", (18, 8, 60, 80, 40, 16, 50, 10)):
+    for letter, width in zip("ABCDEFGHI", (18, 8, 60, 80, 40, 16, 50, 10, 8)):
         sheet.column_dimensions[letter].width = width
     for row in sheet.iter_rows(min_row=2):
         for cell in row:

@@ -255,13 +255,13 @@ def _no_questions_message(mapping: dict) -> str:
 def propose_mapping(workbook: list[sheets.Sheet]) -> tuple[dict, str, str]:
     """The mapping to start from: the one saved for this structure, else the analysis. Returns it, its source, the fingerprint."""
     proposed = analysis.analyse(workbook)
-    print_ = analysis.fingerprint(workbook, proposed)
-    saved = ImportFormat.objects.filter(fingerprint=print_).first()
+    structure = analysis.fingerprint(workbook, proposed)
+    saved = ImportFormat.objects.filter(fingerprint=structure).first()
     if saved is not None:
-        return saved.mapping, QuestionImport.MappingSource.SAVED, print_
+        return saved.mapping, QuestionImport.MappingSource.SAVED, structure
     if not any(s["include"] for s in proposed["sheets"]):
         raise QuestionImportError(_no_questions_message(proposed))
-    return proposed, QuestionImport.MappingSource.PROPOSED, print_
+    return proposed, QuestionImport.MappingSource.PROPOSED, structure
 
 
 def prepare_import(rfp, user, *, upload=None, pasted_text: str = "") -> QuestionImport:
@@ -274,7 +274,7 @@ def prepare_import(rfp, user, *, upload=None, pasted_text: str = "") -> Question
         record.mapping, record.mapping_source, record.fingerprint = propose_mapping(workbook)
         table = extract(workbook, record.mapping)
         if record.kind == QuestionImport.Kind.XLSX:
-            record.lost_features = sheets.features_lost_on_save(data)
+            record.lost_features = sheets.features_lost_on_save(data, keeps_macros=upload.name.lower().endswith(".xlsm"))
         record.original_name = upload.name[:255]
         upload.seek(0)
         record.file.save(upload.name, upload, save=False)  # kept for remapping and the write-back export

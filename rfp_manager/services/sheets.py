@@ -35,7 +35,6 @@ class Sheet:
     formulas: set[tuple[int, int]] = field(default_factory=set)
     hidden_columns: set[int] = field(default_factory=set)
     list_validations: list[tuple[str, str]] = field(default_factory=list)  # (sqref, formula1) of dropdowns
-    protected: bool = False
 
     @property
     def max_row(self) -> int:
@@ -141,8 +140,6 @@ def _scan_sheet_xml(source, strings, sheet: Sheet) -> None:
             sheet.hidden_columns.update(range(int(element.get("min")), int(element.get("max")) + 1))
         elif tag == f"{MAIN_NS}dataValidation" and element.get("type") == "list":
             sheet.list_validations.append((element.get("sqref", ""), element.findtext(f"{MAIN_NS}formula1") or ""))
-        elif tag == f"{MAIN_NS}sheetProtection" and element.get("sheet") in ("1", "true"):
-            sheet.protected = True
 
 
 def _read_cell(element, strings, sheet: Sheet) -> None:
@@ -234,14 +231,18 @@ EXTENSION_URI = re.compile(rb'<(?:\w+:)?ext\b[^>]*\buri="(\{[^"]+\})"')
 SHAPE = re.compile(rb"<(?:\w+:)?sp\b")
 
 
-def features_lost_on_save(data: bytes) -> list[str]:
-    """What the client's file has that a copy written by openpyxl will not (told before the download)."""
+def features_lost_on_save(data: bytes, keeps_macros: bool = False) -> list[str]:
+    """What the client's file has that a copy written by openpyxl will not (told before the download).
+
+    `keeps_macros`: an .xlsm is loaded with keep_vba, so its macros survive.
+    """
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
     except zipfile.BadZipFile:
         return []
     names = archive.namelist()
-    lost = [label for prefix, label in LOST_PARTS if any(n.startswith(prefix) for n in names)]
+    parts = [(prefix, label) for prefix, label in LOST_PARTS if not (keeps_macros and prefix == "xl/vbaProject.bin")]
+    lost = [label for prefix, label in parts if any(n.startswith(prefix) for n in names)]
     drawings = [n for n in names if n.startswith("xl/drawings/drawing") and n.endswith(".xml")]
     if any(SHAPE.search(archive.read(n)) for n in drawings):
         lost.append("shapes and text boxes")

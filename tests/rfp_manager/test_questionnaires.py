@@ -6,6 +6,7 @@ then exactly the expected questions came in (sheet, ID, section, text), every an
 its mapped cells, and everything else — every other cell's value, the sheet list, merged
 ranges, dropdowns, protection, column widths — is as the client sent it.
 """
+import csv
 import io
 from pathlib import Path
 
@@ -159,9 +160,10 @@ def test_csv_with_question_id_and_req_id_keeps_duplicate_wording_and_drops_delet
     assert [q.text for q in rfp.questions.order_by("order")] == ["Verify that passwords are at least 12 characters."] * 2
     assert [(b["row"], b["reason"]) for b in record.bad_rows] == [(4, "deleted requirement")]
     Answer.objects.create(question=rfp.questions.order_by("order").first(), draft_text="Yes, 14 characters [1]",
-                          citations=[CITATION])
-    rows = export.answer_rows(rfp)
-    assert [r[1] for r in rows] == [q.number for q in rfp.questions.order_by("order")]  # CSV export keeps the IDs
+                          citations=[CITATION], **choices.choice_fields("Yes, 14 characters [1]"))
+    header, *rows = csv.reader(io.StringIO(export.export_csv(rfp).decode("utf-8-sig")))
+    assert (header[1], header[-1]) == ("Number", "Choice")
+    assert [(r[1], r[-1]) for r in rows] == [("Q1", "Yes"), ("Q2", "")]  # the CSV export keeps the IDs
 
 
 # --- the mapping step --------------------------------------------------------------------------------
@@ -216,10 +218,14 @@ def test_the_next_file_of_the_same_format_gets_the_saved_mapping(rfp, user_clien
     user_client.post(reverse("rfp_manager:import_preview", args=[record.pk]))
     assert ImportFormat.objects.count() == 1
 
+    # The next client's file: same sheets and headers, other questions.
+    next_file = load_workbook(io.BytesIO(data))
+    next_file["Governance"]["B2"] = "Is the security policy published to all staff?"
     other = RFP.objects.create(name="Next client", owner=rfp.owner)
-    again = importing.prepare_import(other, other.owner, upload=SimpleUploadedFile("q2.xlsx", data))
+    again = importing.prepare_import(other, other.owner, upload=SimpleUploadedFile("q2.xlsx", workbooks.save(next_file)))
     assert again.mapping_source == "saved"
     assert [s["include"] for s in again.mapping["sheets"]] == [False, False, True, False]
+    assert again.rows[0]["text"] == "Is the security policy published to all staff?"
     assert "its saved mapping is used" in user_client.get(reverse("rfp_manager:import_preview", args=[again.pk])).content.decode()
 
 
