@@ -135,7 +135,13 @@ def _is_banner(plan: SheetPlan, texts: dict) -> bool:
 
 
 def _is_heading(plan: SheetPlan, texts: dict, typical: float) -> bool:
-    """A heading alone on its row (often merged across the table): it opens a section."""
+    """A heading alone on its row (often merged across the table), or a section code and name
+    ("DOCU | Documentation") where IDs and questions go: it opens a section."""
+    code = texts.get(plan.id, "") if plan.id else ""
+    name = texts.get(plan.question, "")
+    if code and name and set(texts) == {plan.id, plan.question} and not re.search(r"\d", code) \
+            and len(name) <= 80 and not analysis.looks_like_question(name):
+        return True
     if len(texts) != 1:
         return False
     (column, text), = texts.items()
@@ -151,6 +157,9 @@ def sheet_rows(plan: SheetPlan, table: ParsedTable, seen: dict) -> None:
     sheet = plan.sheet
     typical = analysis.typical_filled_cells(sheet, plan.header_row, plan.question)
     heading, ended, previous = plan.domain, False, None
+    # A section column written once per group (or merged over it, which keeps the value in the first row only)
+    # holds for the rows below until the next value.
+    sections = dict.fromkeys(plan.sections, "")
 
     def skip(row, reason, text=""):
         table.bad_rows.append({"sheet": sheet.name, "row": row, "reason": reason, "text": text[:200]})
@@ -164,7 +173,8 @@ def sheet_rows(plan: SheetPlan, table: ParsedTable, seen: dict) -> None:
         joined = " ".join(texts.values())
         if ended:
             skip(row, "below the end of the questions", joined)
-        elif not number and any(FOOTER.search(t) for t in texts.values()) and not analysis.looks_like_question(question):
+        elif not re.search(r"\d", number) and any(FOOTER.search(t) for t in texts.values()) \
+                and not analysis.looks_like_question(question):
             ended = True
             skip(row, "end of the questions or copyright notice", joined)
         elif _is_banner(plan, texts):
@@ -178,11 +188,12 @@ def sheet_rows(plan: SheetPlan, table: ParsedTable, seen: dict) -> None:
             previous["text"] = f"{previous['text']}\n{question}"[:MAX_QUESTION_CHARS]
             skip(row, f"criteria of the question in row {previous['row']} (joined to it)", question)
         elif _is_heading(plan, texts, typical):
-            heading = next(iter(texts.values()))[:255]
+            heading = (texts.get(plan.question) or next(iter(texts.values())))[:255]
             previous = None
             skip(row, "section heading", heading)
         else:
-            section = " › ".join(texts[c] for c in plan.sections if texts.get(c))[:255] or heading
+            sections.update({c: texts[c] for c in plan.sections if texts.get(c)})
+            section = " › ".join(v for v in sections.values() if v)[:255] or heading
             place = {"sheet": sheet.name, "cells": plan.cells_for(row)}
             previous = _add_row(table, seen, row, section, number, question, unit="row", scope=sheet.name, place=place)
 

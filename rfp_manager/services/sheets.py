@@ -18,6 +18,8 @@ from lxml import etree
 MAX_QUESTIONNAIRE_BYTES = 20 * 1024 * 1024
 OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 MAIN_NS = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
+X14_NS = "{http://schemas.microsoft.com/office/spreadsheetml/2009/9/main}"
+XM_NS = "{http://schemas.microsoft.com/office/excel/2006/main}"
 CELL_REF = re.compile(r"([A-Z]+)(\d+)")
 
 
@@ -140,6 +142,10 @@ def _scan_sheet_xml(source, strings, sheet: Sheet) -> None:
             sheet.hidden_columns.update(range(int(element.get("min")), int(element.get("max")) + 1))
         elif tag == f"{MAIN_NS}dataValidation" and element.get("type") == "list":
             sheet.list_validations.append((element.get("sqref", ""), element.findtext(f"{MAIN_NS}formula1") or ""))
+        elif tag == f"{X14_NS}dataValidation" and element.get("type") == "list":
+            # Excel 2010 stores a dropdown whose list is on another sheet in an extension.
+            formula = element.findtext(f"{X14_NS}formula1/{XM_NS}f") or ""
+            sheet.list_validations.append((element.findtext(f"{XM_NS}sqref") or "", formula))
 
 
 def _read_cell(element, strings, sheet: Sheet) -> None:

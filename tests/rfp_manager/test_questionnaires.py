@@ -365,3 +365,14 @@ def test_a_person_confirms_the_proposed_choice(rfp, user_client):
     user_client.post(reverse("rfp_manager:answer_edit", args=[question.pk]), {"final_text": "Yes, logged [1].", "choice": "yes"})
     answer = Answer.objects.get(question=question)
     assert (answer.choice, answer.choice_needs_review, answer.final_text) == ("yes", False, "Yes, logged [1].")
+
+
+def test_controls_matrix_roles_answer_in_the_answer_column_not_the_ownership_one(rfp):
+    data, _ = workbooks.controls_matrix()
+    record = import_file(rfp, "matrix.xlsx", data)
+    sheet = record.mapping["sheets"][1]
+    assert (sheet["header_row"], sheet["roles"]) == (2, {"1": "id", "2": "question", "3": "choice", "4": "choice",
+                                                         "5": "text", "10": "section"})
+    assert [(b["row"], b["reason"]) for b in record.bad_rows] == [
+        (9, "end of the questions or copyright notice"), (10, "below the end of the questions")]
+    assert rfp.questions.filter(text="Are audit and assurance policies reviewed and updated at least annually?").count() == 2

@@ -197,14 +197,17 @@ def sections_banners_footer():
     sheet.merge_cells("A6:B6")
     sheet["A7"], sheet["B7"] = "OPS-01", "Are changes tested before production?"
     sheet["A8"], sheet["B8"] = "OPS-02", "Is capacity monitored and alerted on?"
-    sheet["A10"] = "End of standard"
-    sheet["A11"] = "© 2026 Example Standards Body. All rights reserved."
+    sheet["A9"], sheet["B9"] = "SUPP", "Support"  # a section's code and name where IDs and questions go
+    sheet["A10"], sheet["B10"] = "SUPP-01", "What are your support hours?"
+    sheet["A12"] = "End of standard"
+    sheet["A13"] = "© 2026 Example Standards Body. All rights reserved."
     dropdown(sheet, "C4:C8", "Implemented,Partially implemented,Not implemented,Not applicable")
     return save(workbook), [
         ("Controls", "GOV-01", "1. Governance", "Do you maintain a risk register?"),
         ("Controls", "GOV-02", "1. Governance", "Is the risk register reviewed quarterly?"),
         ("Controls", "OPS-01", "2. Operations", "Are changes tested before production?"),
         ("Controls", "OPS-02", "2. Operations", "Is capacity monitored and alerted on?"),
+        ("Controls", "SUPP-01", "Support", "What are your support hours?"),
     ]
 
 
@@ -270,6 +273,51 @@ def big_range_protected_merged_formulas():
     return save(workbook, cached), [("Security", r[0], "", r[1]) for r in rows]
 
 
+# The shape of a cloud-controls questionnaire (structures 1, 4, 5 and 7 together): an introduction of prose,
+# then one sheet under a title row with question IDs, the answer and ownership dropdowns, free-text columns,
+# and the control's columns (merged over its questions) to the right; end and copyright rows below.
+def controls_matrix():
+    workbook = Workbook()
+    intro = workbook.active
+    intro.title = "Introduction"
+    for row in range(1, 37):
+        intro.cell(row=row, column=2, value=f"Paragraph {row}: this matrix must be read with the guidance; answers should be complete.")
+    sheet = workbook.create_sheet("Matrix v4")
+    sheet["A1"] = "Consensus Assessment Initiative Questionnaire v4"
+    sheet.merge_cells("A1:J1")
+    header = ["Question ID", "Question", "CSP CAIQ Answer", "SSRM Control Ownership",
+              "CSP Implementation Description (Optional/Recommended)", "CSC Responsibilities (Optional/Recommended)",
+              "CCM Control ID", "CCM Control Specification", "CCM Control Title", "CCM Domain Title"]
+    controls = [
+        ("A&A-01", "Audit and Assurance Policy", "Audit & Assurance", [
+            ("A&A-01.1", "Are audit and assurance policies established, documented, approved and communicated?"),
+            ("A&A-01.2", "Are audit and assurance policies reviewed and updated at least annually?")]),
+        ("A&A-02", "Independent Assessments", "Audit & Assurance", [
+            ("A&A-02.1", "Are audit and assurance policies reviewed and updated at least annually?")]),
+        ("AIS-01", "Application Security Policy", "Application & Interface Security", [
+            ("AIS-01.1", "Are application security policies established and documented?"),
+            ("AIS-01.2", "Are application security policies reviewed at least annually?")]),
+    ]
+    _table(sheet, 2, header, [])
+    row, expected = 3, []
+    for control, title, domain, questions in controls:
+        first = row
+        for qid, question in questions:
+            sheet.cell(row=row, column=1, value=qid)
+            sheet.cell(row=row, column=2, value=question)
+            expected.append(("Matrix v4", qid, domain, question))
+            row += 1
+        for column, value in ((7, control), (8, f"{title}: policies shall be established and maintained."), (9, title), (10, domain)):
+            sheet.cell(row=first, column=column, value=value)
+            if row - 1 > first:
+                sheet.merge_cells(start_row=first, start_column=column, end_row=row - 1, end_column=column)
+    dropdown(sheet, f"C3:C{row - 1}", "Yes,No,NA")
+    dropdown(sheet, f"D3:D{row - 1}", "CSP-owned,CSC-owned,Shared CSP and CSC,Third-party outsourced")
+    sheet.cell(row=row + 1, column=1, value="End of Standard")
+    sheet.cell(row=row + 2, column=1, value="© Copyright 2021-2026 Example Alliance - All rights reserved.")
+    return save(workbook), expected
+
+
 STRUCTURES = {
     "intro-then-domains": intro_then_domains,
     "not-for-respondent": not_for_respondent,
@@ -279,4 +327,5 @@ STRUCTURES = {
     "multiline-two-rows-formula": multiline_two_rows_formula,
     "answer-columns": answer_columns,
     "big-range-protected-merged-formulas": big_range_protected_merged_formulas,
+    "controls-matrix": controls_matrix,
 }
