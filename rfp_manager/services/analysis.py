@@ -244,6 +244,7 @@ def analyse_sheet(sheet: Sheet, header_row: int | None = None, min_questions: in
         "include": not reason,
         "reason": reason,
         "header_row": header_row,
+        "last_row": sheet.max_row,
         "headers": {str(c): cell_text(v)[:80] for c, v in sheet.cells.get(header_row or 0, {}).items()},
         "roles": roles,
     }

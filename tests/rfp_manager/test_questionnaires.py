@@ -126,6 +126,14 @@ def test_sheets_left_out_say_why(rfp):
         ("START HERE", "instructions sheet"), ("About this questionnaire", "no table header (introduction or notes)")]
 
 
+def test_a_sheet_formatted_to_the_last_row_is_read_to_its_content_only(rfp):
+    data, _ = workbooks.big_range_protected_merged_formulas()
+    assert load_workbook(io.BytesIO(data), read_only=True)["Security"].max_row == 1_048_576  # the recorded range
+    record = importing.prepare_import(rfp, None, upload=SimpleUploadedFile("big.xlsx", data))
+    assert [(s["name"], s["last_row"], s["include"]) for s in record.mapping["sheets"]] == [
+        ("Security", 11, True), ("Layout", 300, False), ("Calc", 1000, False)]
+
+
 def test_two_answer_columns_get_choice_and_text_with_sources(rfp):
     data, _ = workbooks.answer_columns()
     import_file(rfp, "a.xlsx", data)
