@@ -35,6 +35,7 @@ CHOICE_HEADER_WORDS = ("yes/no", "y/n", "compliance", "compliant", "complies", "
                        "choice", "select", "owner", "ownership", "responsibility", "responsible")
 TEXT_HEADER_WORDS = ("answer", "response", "implementation", "additional", "note", "comment", "evidence", "remark",
                      "justification", "explanation", "details", "supporting", "reply")
+KNOWN_HEADER_WORDS = QUESTION_HEADER_WORDS + TEXT_HEADER_WORDS + CHOICE_HEADER_WORDS + SECTION_WORDS
 # Sheet names that say "not for the respondent", by whole words.
 SKIP_NAME_WORDS = {
     "instructions": "instructions sheet", "instruction": "instructions sheet", "introduction": "introduction sheet",
@@ -98,7 +99,7 @@ def _header_score(sheet: Sheet, row: int) -> int:
     labels = [normalize_header(v) for v in values if isinstance(v, str) and 0 < len(v.strip()) <= 60 and "?" not in v]
     if len(labels) != len(values) or not labels:
         return 0
-    known = sum(1 for h in labels if is_id_header(h) or any(w in h for w in QUESTION_HEADER_WORDS + TEXT_HEADER_WORDS + CHOICE_HEADER_WORDS + SECTION_WORDS))
+    known = sum(1 for h in labels if is_id_header(h) or any(w in h for w in KNOWN_HEADER_WORDS))
     if len(labels) == 1:
         return 3 if known else 0  # a lone "Question" heads a one-column list; a lone title does not
     return len(labels) + 2 * known
@@ -159,7 +160,6 @@ def propose_roles(sheet: Sheet, header_row: int | None, min_questions: int = MIN
     question = _pick_question_column(sheet, headers, texts, roles, min_questions)
     if question:
         roles[question] = "question"
-        roles = {c: r for c, r in roles.items() if r != "section" or c < question or headers.get(c)}
     return {str(c): r for c, r in sorted(roles.items())}
 
 

@@ -8,6 +8,7 @@ import io
 from copy import copy
 
 from openpyxl import Workbook, load_workbook
+from openpyxl.cell.cell import MergedCell
 from openpyxl.styles import Alignment, Font
 
 from ..models import RFP, QuestionImport
@@ -133,7 +134,12 @@ def choice_value(choice: str, allowed: list[str]) -> str:
     return CHOICE_LABELS[choice]
 
 
-def _write(cell, value: str) -> None:
+def _write(sheet, coordinate: str, value: str) -> None:
+    """Write into the cell. A merged box holds its value in its first cell: a mapped cell inside
+    someone else's box (the question's, the row above's) is left alone rather than overwrite it."""
+    cell = sheet[coordinate]
+    if isinstance(cell, MergedCell):
+        return
     cell.value = safe_cell(value)
     if "\n" in cell.value:
         alignment = copy(cell.alignment)
@@ -167,8 +173,11 @@ def export_into_source_workbook(rfp: RFP) -> tuple[bytes, str]:
         cells = question.answer_cells
         if answer is not None and answer.choice and cells.get("choice"):
             allowed = dropdown_options(workbook, sheet, cells["choice"])
-            _write(sheet[cells["choice"]], choice_value(answer.choice, allowed))
+            _write(sheet, cells["choice"], choice_value(answer.choice, allowed))
+        text = answer_with_sources(answer)
+        if not text:
+            continue  # an unanswered question leaves whatever the client put in its cell
         text_cell = cells.get("text") or sheet.cell(
             row=question.source_row, column=_added_text_column(sheet, header_rows.get(question.sheet), added)).coordinate
-        _write(sheet[text_cell], answer_with_sources(answer))
+        _write(sheet, text_cell, text)
     return _save(workbook), record.original_name or "questions.xlsx"

@@ -101,6 +101,7 @@ class SheetPlan:
     text: int | None
     header_labels: set[str]
     domain: str  # the question column's header when it names a domain instead of saying "Question"
+    ignored: set[int]  # hidden helper columns and cells right of the table: they make no row a question or not
 
     @classmethod
     def from_spec(cls, sheet: sheets.Sheet, spec: dict) -> "SheetPlan | None":
@@ -112,11 +113,13 @@ class SheetPlan:
         question = by_role["question"][0]
         headers = {c: cell_text(v) for c, v in sheet.cells.get(header_row, {}).items()}
         domain = headers.get(question, "") if analysis.names_a_domain(headers.get(question, "")) else ""
+        table_end = max([*headers, *roles]) if headers else sheet.max_column
+        ignored = (sheet.hidden_columns - set(roles)) | set(range(table_end + 1, sheet.max_column + 1))
         return cls(
             sheet=sheet, header_row=header_row, question=question,
             id=(by_role["id"] or [None])[0], sections=by_role["section"],
             choice=(by_role["choice"] or [None])[0], text=(by_role["text"] or [None])[0],
-            header_labels={normalize_header(h) for h in headers.values()}, domain=domain,
+            header_labels={normalize_header(h) for h in headers.values()}, domain=domain, ignored=ignored,
         )
 
     def cells_for(self, row: int) -> dict:
@@ -165,7 +168,7 @@ def sheet_rows(plan: SheetPlan, table: ParsedTable, seen: dict) -> None:
         table.bad_rows.append({"sheet": sheet.name, "row": row, "reason": reason, "text": text[:200]})
 
     for row in sorted(r for r in sheet.cells if r > plan.header_row):
-        texts = {c: t for c, t in ((c, cell_text(v)) for c, v in sheet.cells[row].items()) if t}
+        texts = {c: t for c, t in ((c, cell_text(v)) for c, v in sheet.cells[row].items() if c not in plan.ignored) if t}
         if not texts:
             continue
         question = texts.get(plan.question, "")

@@ -384,3 +384,26 @@ def test_controls_matrix_roles_answer_in_the_answer_column_not_the_ownership_one
     assert [(b["row"], b["reason"]) for b in record.bad_rows] == [
         (9, "end of the questions or copyright notice"), (10, "below the end of the questions")]
     assert rfp.questions.filter(text="Are audit and assurance policies reviewed and updated at least annually?").count() == 2
+
+
+def test_merged_answer_boxes_and_unanswered_questions(rfp):
+    """An answer box merged across columns takes the answer in its first cell; a cell inside another box and an
+    unanswered question's cell keep what the client put there."""
+    from openpyxl import Workbook
+
+    workbook = Workbook()
+    sheet = workbook.active
+    sheet.append(["ID", "Question", "Answer", None])
+    sheet.append(["Q1", "Do you encrypt backups?", None, None])
+    sheet.append(["Q2", "Do you test restores?", "Please describe", None])
+    sheet.append(["Q3", "Do you keep offline copies?", None, None])
+    sheet.merge_cells("C2:D2")
+    sheet.merge_cells("B4:C4")  # the question's box covers its answer cell
+    data = workbooks.save(workbook)
+    import_file(rfp, "boxes.xlsx", data)
+    for number in ("Q1", "Q3"):
+        Answer.objects.create(question=rfp.questions.get(number=number), draft_text="Yes [1]", citations=[CITATION])
+    result = load_workbook(io.BytesIO(export.export_into_source_workbook(rfp)[0])).active
+    assert (result["C2"].value, result["C3"].value) == ("Yes [1]" + SOURCES, "Please describe")
+    assert result["B4"].value == "Do you keep offline copies?"
+    assert sorted(str(r) for r in result.merged_cells.ranges) == ["B4:C4", "C2:D2"]
