@@ -2,7 +2,7 @@ from django.contrib import admin, messages
 from django.db import transaction
 
 from . import tasks
-from .models import RFP, Answer, InformationDocument, JobQuestionResult, Question, QuestionImport, RFPBatchJob
+from .models import RFP, Answer, ImportFormat, InformationDocument, JobQuestionResult, Question, QuestionImport, RFPBatchJob
 
 
 @admin.register(RFP)
@@ -15,15 +15,23 @@ class RFPAdmin(admin.ModelAdmin):
 
 @admin.register(Question)
 class QuestionAdmin(admin.ModelAdmin):
-    list_display = ["rfp", "section", "number", "text", "order"]
+    list_display = ["rfp", "sheet", "section", "number", "text", "order"]
     list_filter = ["rfp"]
     search_fields = ["text", "number"]
 
 
 @admin.register(QuestionImport)
 class QuestionImportAdmin(admin.ModelAdmin):
-    list_display = ["rfp", "kind", "original_name", "created_at", "applied_at"]
-    readonly_fields = ["rows", "bad_rows"]
+    list_display = ["rfp", "kind", "original_name", "mapping_source", "created_at", "applied_at"]
+    readonly_fields = ["rows", "bad_rows", "mapping", "fingerprint", "lost_features"]
+
+
+@admin.register(ImportFormat)
+class ImportFormatAdmin(admin.ModelAdmin):
+    """Saved questionnaire formats: delete one here when a wrong mapping keeps being proposed."""
+
+    list_display = ["example_name", "saved_by", "updated_at"]
+    readonly_fields = ["fingerprint"]
 
 
 @admin.action(description="Summarize the selected documents (background task)")

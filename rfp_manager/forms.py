@@ -1,7 +1,8 @@
 from django import forms
-from django.core.validators import FileExtensionValidator
+from django.core.validators import FileExtensionValidator, MaxValueValidator
 
 from .models import RFP, Answer, InformationDocument
+from .services.analysis import ROLES
 
 MAX_UPLOAD_BYTES = 20 * 1024 * 1024
 DOCUMENT_EXTENSIONS = ["pdf", "docx", "txt", "md", "html", "htm", "csv"]
@@ -33,7 +34,8 @@ class RFPForm(forms.ModelForm):
 class QuestionImportForm(forms.Form):
     file = forms.FileField(
         required=False, help_text="An .xlsx workbook or a .csv file; the question column is detected.",
-        validators=[FileExtensionValidator(["xlsx", "xlsm", "csv", "tsv", "txt"])],
+        # .xls passes here so the import can say what to do with it (save as .xlsx), not just "not allowed".
+        validators=[FileExtensionValidator(["xlsx", "xlsm", "xls", "csv", "tsv", "txt"])],
     )
     text = forms.CharField(
         required=False, widget=forms.Textarea(attrs={"rows": 6, "placeholder": "# Security\n1.1 Do you encrypt data at rest?"}),
@@ -48,6 +50,32 @@ class QuestionImportForm(forms.Form):
         if not data.get("file") and not (data.get("text") or "").strip():
             raise forms.ValidationError("Choose a file or paste some questions.")
         return data
+
+
+class ImportRemapForm(forms.Form):
+    """One change to an import's mapping, as the preview's controls send it (one field at a time)."""
+
+    sheet = forms.IntegerField(min_value=0)
+    include = forms.TypedChoiceField(choices=[("1", "include"), ("0", "leave out")], coerce=lambda v: v == "1", required=False,
+                                     empty_value=None)
+    header_row = forms.IntegerField(min_value=1, max_value=1000, required=False)
+    column = forms.IntegerField(min_value=1, max_value=16384, required=False)
+    role = forms.ChoiceField(choices=[(r, r) for r in ROLES], required=False)
+
+    def __init__(self, *args, sheet_count: int, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["sheet"].validators.append(MaxValueValidator(sheet_count - 1))
+
+    def clean(self):
+        data = super().clean()
+        if (data.get("column") is None) != (not data.get("role")):
+            raise forms.ValidationError("A column and its role go together.")
+        return data
+
+    def changes(self) -> dict:
+        data = self.cleaned_data
+        return {"sheet_index": data["sheet"], "include": data.get("include"), "header_row": data.get("header_row"),
+                "column": data.get("column"), "role": data.get("role") or None}
 
 
 class InformationDocumentForm(forms.ModelForm):
@@ -73,6 +101,6 @@ class InformationDocumentForm(forms.ModelForm):
 class AnswerEditForm(forms.ModelForm):
     class Meta:
         model = Answer
-        fields = ["final_text"]
-        labels = {"final_text": "Final answer"}
+        fields = ["final_text", "choice"]
+        labels = {"final_text": "Final answer", "choice": "Yes / No / N/A (for the questionnaire's choice column)"}
         widgets = {"final_text": forms.Textarea(attrs={"rows": 10})}

@@ -45,11 +45,30 @@ class RFP(models.Model):
         return " ".join(" ".join(s.split()) for s in summaries)[:max_chars]
 
 
+class ImportFormat(models.Model):
+    """A questionnaire format seen before: its structure's fingerprint and the mapping the user confirmed.
+
+    The fingerprint covers sheet names and header labels, never questions or
+    answers, so proposing a saved mapping reveals nothing to someone who does not
+    already hold a file of the same structure.
+    """
+
+    fingerprint = models.CharField(max_length=64, unique=True)
+    mapping = models.JSONField()
+    example_name = models.CharField(max_length=255, blank=True, help_text="The file it was confirmed on")
+    saved_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self):
+        return f"Format of {self.example_name or self.fingerprint[:12]}"
+
+
 class QuestionImport(models.Model):
-    """One uploaded file or pasted text, parsed and previewed before it is applied.
+    """One uploaded file or pasted text, analysed and previewed before it is applied.
 
     Keeping the parse on a row (not in the session) lets the preview survive a
-    reload, and keeps the original workbook for the write-back export.
+    reload; the file is kept for remapping and for the write-back export, and
+    the mapping the user chose is stored with it.
     """
 
     class Kind(models.TextChoices):
@@ -57,15 +76,21 @@ class QuestionImport(models.Model):
         CSV = "csv", "CSV"
         TEXT = "text", "Pasted text"
 
+    class MappingSource(models.TextChoices):
+        PROPOSED = "proposed", "Proposed by the analysis"
+        SAVED = "saved", "Saved from an earlier file of the same format"
+        EDITED = "edited", "Corrected by hand"
+
     rfp = models.ForeignKey(RFP, on_delete=models.CASCADE, related_name="imports")
     kind = models.CharField(max_length=10, choices=Kind.choices)
     original_name = models.CharField(max_length=255, blank=True)
     file = models.FileField(upload_to="rfp_imports/%Y/%m/", blank=True)
-    sheet_name = models.CharField(max_length=100, blank=True)
-    question_column = models.PositiveIntegerField(null=True, blank=True, help_text="1-based column of the questions")
-    header_row = models.PositiveIntegerField(null=True, blank=True, help_text="1-based header row, if any")
-    rows = models.JSONField(default=list, help_text="Good rows: section, number, text, row")
-    bad_rows = models.JSONField(default=list, help_text="Rejected rows: row, reason, text")
+    mapping = models.JSONField(default=dict, blank=True, help_text="Per sheet: include, header row, column roles")
+    mapping_source = models.CharField(max_length=10, choices=MappingSource.choices, blank=True)
+    fingerprint = models.CharField(max_length=64, blank=True, help_text="Sheet names and header labels, hashed")
+    lost_features = models.JSONField(default=list, blank=True, help_text="What a copy saved by openpyxl will not keep")
+    rows = models.JSONField(default=list, help_text="Good rows: sheet, row, section, number, text, key, cells")
+    bad_rows = models.JSONField(default=list, help_text="Rows left out: sheet, row, reason, text")
     applied_at = models.DateTimeField(null=True, blank=True)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
@@ -87,6 +112,8 @@ class Question(models.Model):
     import_key = models.CharField(max_length=300)
     source_import = models.ForeignKey(QuestionImport, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     source_row = models.PositiveIntegerField(null=True, blank=True, help_text="Row in the source workbook (1-based)")
+    sheet = models.CharField(max_length=100, blank=True, help_text="Sheet of the source workbook")
+    answer_cells = models.JSONField(default=dict, blank=True, help_text='Where its answer goes: {"choice": "F18", "text": "I18"}')
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -148,6 +175,10 @@ class Answer(models.Model):
     review_score = models.FloatField(null=True, blank=True)
     reviewer_job = models.ForeignKey("RFPBatchJob", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     reviewed_at = models.DateTimeField(null=True, blank=True)
+
+    # The Yes / No / NA the questionnaire's choice column asks for, proposed from the draft (services/choices.py).
+    choice = models.CharField(max_length=3, choices=[("yes", "Yes"), ("no", "No"), ("na", "N/A")], blank=True)
+    choice_needs_review = models.BooleanField(default=False, help_text="The proposal was a guess: a person should check it")
 
     final_text = models.TextField(blank=True, help_text="A person's edited answer; wins over the draft")
     edited_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")

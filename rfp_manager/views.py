@@ -15,9 +15,9 @@ from django.views.decorators.http import require_POST
 from spelunker.jobs.views import job_progress_response, progress_context
 
 from . import tasks
-from .forms import AnswerEditForm, InformationDocumentForm, QuestionImportForm, RFPForm
+from .forms import AnswerEditForm, ImportRemapForm, InformationDocumentForm, QuestionImportForm, RFPForm
 from .models import RFP, Answer, InformationDocument, Question, QuestionImport, RFPBatchJob
-from .services import answering, batch, export, importing
+from .services import analysis, answering, batch, choices, export, importing
 
 XLSX_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 
@@ -69,7 +69,7 @@ def _render_rfp(request, rfp, status=200, error=""):
         "import_form": QuestionImportForm(),
         "document_form": InformationDocumentForm(),
         "reviewer_blocker": batch.reviewer_blocker(rfp),
-        "has_source_workbook": export.source_workbook_import(rfp) is not None,
+        "source_workbook": export.source_workbook_import(rfp),
         "error": error,
     }
     return render(request, "rfp_manager/rfp_detail.html", context, status=status)
@@ -96,6 +96,11 @@ def import_upload(request, pk):
     return redirect("rfp_manager:import_preview", pk=record.pk)
 
 
+def _preview_context(record) -> dict:
+    return {"record": record, "rfp": record.rfp, "rows": importing.preview(record), "sheets": importing.sheet_summaries(record),
+            "roles": analysis.ROLES}
+
+
 def import_preview(request, pk):
     record = _visible(QuestionImport, request, pk, "rfp")
     if request.method == "POST":
@@ -105,7 +110,23 @@ def import_preview(request, pk):
             f"Imported: {counts['created']} new, {counts['updated']} already there (updated), {counts['rejected']} rejected.",
         )
         return redirect("rfp_manager:detail", pk=record.rfp_id)
-    return render(request, "rfp_manager/import_preview.html", {"record": record, "rfp": record.rfp, "rows": importing.preview(record)})
+    return render(request, "rfp_manager/import_preview.html", _preview_context(record))
+
+
+@require_POST
+def import_remap(request, pk):
+    """One correction of the mapping; htmx swaps the preview in place, a plain POST goes back to it."""
+    record = _visible(QuestionImport, request, pk, "rfp")
+    form = ImportRemapForm(request.POST, sheet_count=len(record.mapping.get("sheets", [])))
+    if not form.is_valid():
+        return HttpResponse(" ".join(m for ms in form.errors.values() for m in ms), status=400)
+    try:
+        importing.remap(record, **form.changes())
+    except importing.QuestionImportError as exc:
+        return HttpResponse(str(exc), status=400)
+    if not request.htmx:
+        return redirect("rfp_manager:import_preview", pk=record.pk)
+    return render(request, "rfp_manager/_import_preview_body.html", _preview_context(record))
 
 
 # --- information documents -----------------------------------------------------------
@@ -204,6 +225,8 @@ def answer_edit(request, pk):
     form = AnswerEditForm(request.POST or None, instance=answer, initial={"final_text": answer.final_answer})
     if request.method == "POST" and form.is_valid():
         answering.save_final_text(answer, form.cleaned_data["final_text"], request.user)
+        if "choice" in form.changed_data or (question.answer_cells.get("choice") and "choice" in request.POST):
+            choices.save_choice(answer, form.cleaned_data["choice"])  # a person set or confirmed it
         messages.success(request, f"Saved the final answer to {question.label}.")
         return redirect(reverse("rfp_manager:detail", args=[question.rfp_id]) + f"#q{question.pk}")
     return render(request, "rfp_manager/answer_edit.html", {"form": form, "question": question, "answer": answer, "rfp": question.rfp})

@@ -17,6 +17,7 @@ from llm_manager.exceptions import CircuitOpenError, TransientLLMError
 from solution_library.services.search import search_passages
 
 from ..models import Answer, Question
+from .choices import choice_fields
 
 PASSAGES_PER_QUESTION = 5
 NO_PASSAGE_ANSWER = "The library has no passage that answers this question."
@@ -136,6 +137,7 @@ def generate_answer(question: Question, *, model, rfp_context: str = "", job=Non
             "confidence": _confidence(citations),
             "responder_job": job,
             "generated_at": timezone.now(),
+            **choice_fields(text),
             "review_verdict": "",
             "review_feedback": "",
             "review_score": None,

@@ -1,5 +1,4 @@
 """The RFP's own documents: read their text and summarize it as context for the answers."""
-import io
 import logging
 import re
 from collections import Counter
@@ -7,6 +6,7 @@ from collections import Counter
 from django.utils import timezone
 
 from llm_manager import services as llm
+from solution_library.services import parsing
 
 from ..models import InformationDocument
 
@@ -32,24 +32,12 @@ class DocumentTextError(ValueError):
 
 
 def extract_text(name: str, data: bytes) -> str:
-    """Plain text from PDF, DOCX or text-like files (Markdown, CSV, HTML as text)."""
-    lowered = name.lower()
-    if lowered.endswith(".pdf"):
-        from pypdf import PdfReader
-
-        return "\n\n".join(page.extract_text() or "" for page in PdfReader(io.BytesIO(data)).pages)
-    if lowered.endswith(".docx"):
-        from docx import Document
-
-        return "\n\n".join(p.text for p in Document(io.BytesIO(data)).paragraphs)
-    if lowered.endswith((".html", ".htm")):
-        from bs4 import BeautifulSoup
-
-        return BeautifulSoup(data, "lxml").get_text("\n\n")
+    """The document's text, read by the library's own parser: DOCX tables as well as paragraphs,
+    PDF pages, HTML without its navigation, text in any common encoding."""
     try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        return data.decode("cp1252", errors="replace")
+        return parsing.extract_text(data, parsing.detect_type(data, name))
+    except parsing.UnsupportedFile as exc:
+        raise DocumentTextError(str(exc)) from exc
 
 
 def key_terms(text: str) -> str:

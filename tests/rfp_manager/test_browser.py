@@ -63,3 +63,61 @@ def test_rfp_journey(logged_in_page, live_server, live_worker, library, user, tm
     page.wait_for_load_state()
     assert "/library/chunks/" in page.url
     assert "AES-256" in page.inner_text("body")
+
+
+def mapping_workbook(path):
+    """Two domain sheets after a cover sheet; the answer column's header is one the analysis cannot place."""
+    workbook = Workbook()
+    cover = workbook.active
+    cover.title = "Cover"
+    cover["A1"] = "Acme supplier questionnaire: answer on the domain sheets."
+    for name, questions in [
+        ("Security", ["How is customer data encrypted at rest and in transit?", "How is access to production systems controlled?"]),
+        ("Operations", ["How often are backups taken and how long are they kept?", "Which data centres host the service?"]),
+    ]:
+        sheet = workbook.create_sheet(name)
+        sheet.append(["ID", "Question", "Yes/No", "Supplier statement"])
+        for number, question in enumerate(questions, start=1):
+            sheet.append([f"{name[:3].upper()}-{number}", question])
+    workbook.save(path)
+    return path
+
+
+def test_mapping_step_exclude_a_sheet_change_a_role_import_answer_export(logged_in_page, live_server, live_worker, library, user, tmp_path):
+    from rfp_manager.models import RFP
+
+    rfp = RFP.objects.create(name="Mapping RFP", owner=user)
+    page = logged_in_page(user, "pw-alice-123")
+    page.goto(f"{live_server.url}/rfps/{rfp.pk}/")
+    page.set_input_files("#import input[name=file]", str(mapping_workbook(tmp_path / "supplier.xlsx")))
+    page.click("#import-submit")
+    page.wait_for_selector("#confirm-import:has-text('Import 4 questions')")
+
+    # Leave the Operations sheet out: the counts follow without a reload.
+    page.evaluate("window.__noReload = true")
+    page.select_option("#sheet-2 select.sheet-include", "0")
+    page.wait_for_selector("#confirm-import:has-text('Import 2 questions')")
+    # "Supplier statement" is where the answer goes: say so.
+    page.select_option("#sheet-1 select[data-column=D]", "text")
+    page.wait_for_selector("#sheet-1 .first-rows td:has-text('text D2')")
+    assert page.evaluate("window.__noReload") is True
+    page.screenshot(path=str(tmp_path / "mapping.png"), full_page=True)
+    print("mapping screenshot:", tmp_path / "mapping.png")
+
+    page.click("#confirm-import")
+    page.wait_for_selector("text=Imported: 2 new")
+    page.click("#start-responder")
+    page.wait_for_selector(".progress-block[data-status=completed]", timeout=60000)
+    page.click("text=See the answers")
+    with page.expect_download() as download_info:
+        page.click("#export-workbook")
+    exported = load_workbook(io.BytesIO(download_info.value.path().read_bytes()))
+    assert exported.sheetnames == ["Cover", "Security", "Operations"]
+    security = exported["Security"]
+    answers = {q.number: q.answer for q in rfp.questions.select_related("answer")}
+    assert set(answers) == {"SEC-1", "SEC-2"}
+    for row, number in ((2, "SEC-1"), (3, "SEC-2")):
+        assert security[f"D{row}"].value.startswith(answers[number].final_answer)
+        assert "Sources: [1]" in security[f"D{row}"].value
+        assert security[f"C{row}"].value == ({"yes": "Yes", "no": "No", "na": "N/A"}.get(answers[number].choice))
+    assert exported["Operations"]["D2"].value is None  # the sheet left out stays as it was

@@ -45,9 +45,17 @@ def upload(name, data):
     return SimpleUploadedFile(name, data)
 
 
+def parse(data: bytes, kind="xlsx"):
+    workbook = importing.read_sheets(data, kind)
+    mapping, _, _ = importing.propose_mapping(workbook)
+    return mapping, importing.extract(workbook, mapping)
+
+
 def test_xlsx_detects_header_and_columns_and_lists_bad_rows():
-    table = importing.parse_xlsx(xlsx_bytes(WORKBOOK_ROWS))
-    assert (table.sheet_name, table.question_column, table.header_row) == ("Questions", 3, 3)
+    mapping, table = parse(xlsx_bytes(WORKBOOK_ROWS))
+    (sheet,) = mapping["sheets"]
+    assert (sheet["name"], sheet["header_row"], sheet["roles"]) == (
+        "Questions", 3, {"1": "section", "2": "id", "3": "question", "4": "text"})
     assert [(r["row"], r["section"], r["number"]) for r in table.rows] == [
         (4, "Security", "1"), (6, "Operations", "3"), (8, "Operations", "4")]
     assert [(b["row"], b["reason"]) for b in table.bad_rows] == [(5, "no question text"), (7, "duplicate of row 6")]
@@ -55,21 +63,21 @@ def test_xlsx_detects_header_and_columns_and_lists_bad_rows():
 
 def test_headerless_csv_uses_the_longest_text_column():
     data = "1;How is customer data encrypted at rest?\n2;Which data centres host the service?\n".encode()
-    table = importing.parse_csv(data)
+    mapping, table = parse(data, "csv")
     assert [r["text"] for r in table.rows] == ["How is customer data encrypted at rest?", "Which data centres host the service?"]
-    assert table.header_row is None
+    assert mapping["sheets"][0]["header_row"] is None
 
 
 def test_pasted_text_keeps_sections_and_numbers():
     table = importing.parse_text("# Security\n1.1 Do you encrypt data?\n\nSection: Support\nQ2) What are your hours?\nok\n")
     assert [(r["section"], r["number"], r["text"]) for r in table.rows] == [
         ("Security", "1.1", "Do you encrypt data?"), ("Support", "2", "What are your hours?")]
-    assert table.bad_rows == [{"row": 6, "reason": "question too short", "text": "ok"}]
+    assert table.bad_rows == [{"sheet": "", "row": 6, "reason": "question too short", "text": "ok"}]
 
 
 def test_unreadable_file_is_a_clear_error():
     with pytest.raises(importing.QuestionImportError, match="Not a readable XLSX"):
-        importing.parse_xlsx(b"not a zip")
+        importing.read_sheets(b"not a zip", "xlsx")
 
 
 def test_preview_then_apply_and_reimport_does_not_duplicate(rfp, user_client):
@@ -131,7 +139,9 @@ def test_answers_written_back_into_the_source_workbook(rfp, user_client):
     assert response["Content-Disposition"] == 'attachment; filename="acme-answered.xlsx"'
     sheet = load_workbook(io.BytesIO(response.content))["Questions"]
     assert sheet["A1"].value == "Acme RFP 2026 — vendor questionnaire"  # the client's layout is kept
-    assert [sheet.cell(row=r, column=4).value for r in (4, 5, 6, 8)] == ["Answer to 1", None, "Answer to 3", "Answer to 4"]
+    sources = "\n\nSources: [1] Security handbook (passage 7)"  # the text cell carries where the answer comes from
+    assert [sheet.cell(row=r, column=4).value for r in (4, 5, 6, 8)] == [
+        "Answer to 1" + sources, None, "Answer to 3" + sources, "Answer to 4" + sources]
 
 
 def test_write_back_adds_an_answer_column_when_the_sheet_has_none(rfp):
@@ -140,7 +150,7 @@ def test_write_back_adds_an_answer_column_when_the_sheet_has_none(rfp):
     _answer(rfp.questions.get(), "Yes [1]")
     content, _ = export.export_into_source_workbook(rfp)
     sheet = load_workbook(io.BytesIO(content)).active
-    assert (sheet["B1"].value, sheet["B2"].value) == (export.WRITE_BACK_HEADER, "Yes [1]")
+    assert (sheet["B1"].value, sheet["B2"].value) == (export.WRITE_BACK_HEADER, "Yes [1]\n\nSources: [1] Security handbook (passage 7)")
 
 
 def _truncated_sheet_xlsx() -> bytes:
