@@ -73,3 +73,18 @@ def test_the_demo_rfp_imports_every_question_with_its_id_and_section(load_demo):
     expected = read_demo_rfp()
     assert list(rfp.questions.order_by("order").values_list("number", "text")) == [tuple(q) for q in expected.questions]
     assert rfp.questions.get(number="B.1").section == "B. Information security"
+
+
+@pytest.mark.django_db
+def test_a_docs_site_not_serving_yet_gets_its_sync_delayed(staff_user):
+    """`make run` loads the demo before its web server listens: the sync waits instead of failing at once."""
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    out = StringIO()
+    call_command("load_demo", "--docs-url", "http://127.0.0.1:1/static/demo/docs/index.html", stdout=out)
+
+    assert "queued in 30 s, once the web server answers" in out.getvalue()
+    job = SyncJob.objects.get(source__name=DOCS_SOURCE_NAME)
+    assert job.status == "pending" and job.source.allowed_host == "127.0.0.1:1"

@@ -71,8 +71,7 @@ def test_five_step_tour_on_the_demo_data(live_worker, load_demo, staff_user, log
     page.check("#review-when-done")
     page.click("#start-responder")
     page.wait_for_selector(".progress-block[data-status=completed]", timeout=120_000)
-    page.reload()  # the chained reviewer's link is part of the page, not of the live progress block
-    page.click("p:has-text('Reviewer:') a")
+    page.click("#chained-reviewer")  # appears in the live block when the responder completes
     page.wait_for_selector("h1:has-text('Reviewer job')")
     page.wait_for_selector(".progress-block[data-status=completed]", timeout=120_000)
     assert page.inner_text(".progress-block .pct") == "100%"
