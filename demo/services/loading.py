@@ -10,7 +10,7 @@
 Loading twice adds nothing: identical files are recognised by their hash, the
 source and the RFP by their names.
 """
-import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlparse
@@ -21,14 +21,11 @@ from django.db import transaction
 
 from rfp_manager.models import RFP
 from rfp_manager.services import importing
-from solution_library.models import Document, DocumentationSource
+from solution_library.models import Document, DocumentationSource, SyncJob
 from solution_library.services.documents import store_upload
-from solution_library.tasks import dispatch_sync_job
 
 from .rendering import parse_blocks, render_docx, render_pdf, title_of
 from .workbook import build_workbook, read_demo_rfp
-
-logger = logging.getLogger(__name__)
 
 LIBRARY_DIR = Path(__file__).resolve().parent.parent / "content" / "library"
 DOCS_START_PATH = "demo/docs/index.html"  # under STATIC_URL: whitenoise serves it without a login
@@ -36,6 +33,10 @@ DOCS_SOURCE_NAME = "Orrery documentation (demo)"
 # `make run` loads the demo before its web server listens; a sync queued then
 # waits this long, so the worker does not find the documentation site closed.
 DOCS_SYNC_DELAY_SECONDS = 30
+
+# (source, user, countdown) → the queued SyncJob, or None when one is active:
+# solution_library.tasks.dispatch_sync_job, passed in by the caller (no Celery here).
+DispatchSync = Callable[[DocumentationSource, object, float], SyncJob | None]
 
 
 @dataclass
@@ -58,13 +59,13 @@ def database_is_empty() -> bool:
     return not (Document.objects.exists() or DocumentationSource.objects.exists() or RFP.objects.exists())
 
 
-def load_demo(user, docs_start_url: str, *, if_empty: bool = False) -> DemoReport:
+def load_demo(user, docs_start_url: str, dispatch_sync: DispatchSync, *, if_empty: bool = False) -> DemoReport:
     """Load the demo library, documentation source and RFP (owned by `user`)."""
     if if_empty and not database_is_empty():
         return DemoReport(skipped="The database already has documents, sources or RFPs; the demo was not loaded.")
     report = DemoReport()
     _load_library(user, report)
-    _register_docs_source(user, docs_start_url, report)
+    _register_docs_source(user, docs_start_url, dispatch_sync, report)
     _load_rfp(user, report)
     return report
 
@@ -99,7 +100,7 @@ def _load_library(user, report: DemoReport) -> None:
 
 # --- documentation source -----------------------------------------------------------------
 
-def _register_docs_source(user, start_url: str, report: DemoReport) -> None:
+def _register_docs_source(user, start_url: str, dispatch_sync: DispatchSync, report: DemoReport) -> None:
     source, created = DocumentationSource.objects.get_or_create(
         name=DOCS_SOURCE_NAME,
         defaults={"start_url": start_url, "allowed_host": urlparse(start_url).netloc, "page_limit": 50},
@@ -108,7 +109,7 @@ def _register_docs_source(user, start_url: str, report: DemoReport) -> None:
     if not created:
         return  # synced already, or on its schedule
     report.sync_delay_seconds = 0 if site_answers(start_url) else DOCS_SYNC_DELAY_SECONDS
-    job = dispatch_sync_job(source, user, countdown=report.sync_delay_seconds)
+    job = dispatch_sync(source, user, report.sync_delay_seconds)
     report.sync_job_id = job.pk if job else None
 
 

@@ -5,6 +5,7 @@ from django.apps import apps
 from django.core.management import call_command
 
 from demo.services.loading import DOCS_START_PATH
+from tests.workers import wait_for
 
 
 @pytest.fixture
@@ -20,9 +21,23 @@ def docs_url(live_server) -> str:
     return f"{live_server.url}/static/{DOCS_START_PATH}"
 
 
+def settled() -> bool:
+    """Nothing of the demo is left for the worker: no sync running, no document processing."""
+    from solution_library.models import Document, ReviewStatus, SyncJob
+    from spelunker.jobs.models import ACTIVE_STATUSES
+
+    return not (SyncJob.objects.filter(status__in=ACTIVE_STATUSES).exists()
+                or Document.objects.filter(review_status=ReviewStatus.PROCESSING).exists())
+
+
 @pytest.fixture
-def load_demo(staff_user, docs_url, offline_llm):
-    """`load_demo(*args)` runs the real command (owner: the staff superuser) and returns its output."""
+def load_demo(live_worker, staff_user, docs_url, offline_llm):
+    """`load_demo(*args)` runs the real command (owner: the staff superuser) and returns its output.
+
+    The demo queues work (embedding, a sync that queues more embedding): the
+    test ends only once the worker has done it, so that no task of this test
+    still holds the database while the next test empties it.
+    """
 
     def run(*args) -> str:
         from io import StringIO
@@ -31,4 +46,5 @@ def load_demo(staff_user, docs_url, offline_llm):
         call_command("load_demo", "--docs-url", docs_url, *args, stdout=out)
         return out.getvalue()
 
-    return run
+    yield run
+    wait_for(settled, timeout=120, message="the worker to finish the demo's documents and sync")
