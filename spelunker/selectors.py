@@ -64,10 +64,6 @@ class WorkerStatus:
     fresh: bool = False
 
     @property
-    def all_answered(self) -> bool:
-        return bool(self.queues) and all(q["answered"] for q in self.queues)
-
-    @property
     def silent_queues(self) -> list[str]:
         return [q["queue"] for q in self.queues if not q["answered"]]
 

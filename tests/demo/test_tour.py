@@ -34,8 +34,12 @@ def wait_for_status(page, filename: str, status: str) -> None:
 
 
 def test_five_step_tour_on_the_demo_data(live_worker, load_demo, staff_user, logged_in_page, tmp_path):
-    load_demo()
     page = logged_in_page(staff_user, "pw-staff-123")
+    page.goto("/")
+    page.wait_for_selector("#next-steps")
+    assert "manage.py load_demo" in page.inner_text("#next-steps")
+    shoot(page, "home-empty", clip={"x": 0, "y": 0, "width": 1280, "height": 640})
+    load_demo()
 
     # 1. Upload: a document of your own joins the demo library and is processed live.
     own = tmp_path / "Orrery_customer_references.md"
