@@ -66,7 +66,7 @@ def test_five_step_tour_on_the_demo_data(live_worker, load_demo, staff_user, log
     page.click("button.primary")
     page.set_input_files("#import input[name=file]", str(workbook))
     page.click("#import-submit")
-    page.wait_for_selector("#good-rows")
+    page.wait_for_selector("#confirm-import")
     shoot(page, "tour-3-import")
     page.click("#confirm-import")
     page.wait_for_selector("text=Imported:")
