@@ -2,8 +2,9 @@
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.utils import timezone
 
-from spelunker.jobs.models import ACTIVE_STATUSES, BaseJob
+from spelunker.jobs.models import ACTIVE_STATUSES, BaseJob, JobStatus
 
 
 class RFPQuerySet(models.QuerySet):
@@ -250,6 +251,21 @@ class RFPBatchJob(BaseJob):
     @property
     def failed_questions(self) -> int:
         return self.failed_items
+
+    # The task creates the chained reviewer just after the responder completes.
+    CHAIN_WAIT_SECONDS = 30
+
+    def awaits_chained_reviewer(self) -> bool:
+        """Completed a moment ago with "review when done", and its reviewer is not there yet.
+
+        The progress block keeps polling meanwhile, so the link to the reviewer
+        appears without a reload; after a short wait it gives up (the chaining
+        can be refused, e.g. when no answer succeeded).
+        """
+        if not (self.review_when_done and self.status == JobStatus.COMPLETED and self.completed_at):
+            return False
+        waited = (timezone.now() - self.completed_at).total_seconds()
+        return waited < self.CHAIN_WAIT_SECONDS and not self.chained_jobs.exists()
 
 
 class JobQuestionResult(models.Model):

@@ -89,15 +89,18 @@ def sync_all_documentation_sources(self) -> dict:
     return {"success": True, "queued": len(queued), "skipped": skipped, "job_ids": queued}
 
 
-def _dispatch_sync(job: SyncJob) -> None:
-    queue_job_after_commit(
-        job, lambda: sync_documentation_source.delay(source_id=job.source_id, user_id=job.started_by_id, job_id=job.pk)
-    )
+def _dispatch_sync(job: SyncJob, countdown: float = 0) -> None:
+    kwargs = {"source_id": job.source_id, "user_id": job.started_by_id, "job_id": job.pk}
+    queue_job_after_commit(job, lambda: sync_documentation_source.apply_async(kwargs=kwargs, countdown=countdown or None))
 
 
-def dispatch_sync_job(source: DocumentationSource, user) -> SyncJob | None:
-    """Create a sync job for `source` and queue it after commit; None when one is already active."""
-    return scheduling.create_sync_job(source, user, dispatch=_dispatch_sync)
+def dispatch_sync_job(source: DocumentationSource, user, countdown: float = 0) -> SyncJob | None:
+    """Create a sync job for `source` and queue it after commit; None when one is already active.
+
+    `countdown` delays the start, for a site that is not serving yet (the demo
+    documentation, loaded before the web server starts).
+    """
+    return scheduling.create_sync_job(source, user, dispatch=lambda job: _dispatch_sync(job, countdown))
 
 
 def dispatch_embedding(document_id: int) -> None:

@@ -37,6 +37,7 @@ INSTALLED_APPS = [
     "llm_manager",
     "solution_library",
     "rfp_manager",
+    "demo",
 ]
 
 MIDDLEWARE = [

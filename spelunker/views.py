@@ -7,11 +7,14 @@ from spelunker.jobs.views import job_progress_response, progress_context
 from spelunker.permissions import staff_required
 
 from .models import SystemCheck
+from .selectors import home_status
 from .services import start_system_check
 
 
 def home(request):
-    return render(request, "home.html")
+    """Where things stand; htmx re-fetches only the status block while work is running."""
+    template = "_home_status.html" if request.htmx else "home.html"
+    return render(request, template, home_status(request.user))
 
 
 @staff_required

@@ -1,0 +1,103 @@
+"""The README's five-step tour on the demo data, in Chromium, writing the README's screenshots.
+
+The screenshots in docs/img/ come from this test, so they show the app as it
+is: run `make test PYTEST_ARGS="tests/demo/test_tour.py"` and commit them.
+"""
+import io
+from pathlib import Path
+
+import pytest
+from openpyxl import load_workbook
+
+from solution_library.models import Document, ReviewStatus, SyncJob
+from tests.workers import wait_for
+
+pytestmark = [pytest.mark.browser, pytest.mark.integration]
+
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "img"
+OWN_DOCUMENT = """# Orrery customer references
+
+Fenmoor Water Authority, Harrowgate Borough Council and North Vale Fire and Rescue Service agreed to act as
+references for Orrery. Each can describe its migration, its retention schedules and its experience of support.
+"""
+
+
+def shoot(page, name: str, **options) -> None:
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), **options)
+
+
+def wait_for_status(page, filename: str, status: str) -> None:
+    page.wait_for_function(
+        f"() => document.querySelector('li[data-filename=\"{filename}\"]')?.dataset.status === '{status}'",
+        timeout=60_000)
+
+
+def test_five_step_tour_on_the_demo_data(live_worker, load_demo, staff_user, logged_in_page, tmp_path):
+    page = logged_in_page(staff_user, "pw-staff-123")
+    page.goto("/")
+    page.wait_for_selector("#next-steps")
+    assert "manage.py load_demo" in page.inner_text("#next-steps")
+    shoot(page, "home-empty", clip={"x": 0, "y": 0, "width": 1280, "height": 640})
+    load_demo()
+
+    # 1. Upload: a document of your own joins the demo library and is processed live.
+    own = tmp_path / "Orrery_customer_references.md"
+    own.write_text(OWN_DOCUMENT)
+    page.goto("/library/")
+    page.set_input_files("#file-input", [str(own)])
+    wait_for_status(page, own.name, "pending_review")
+    page.locator("#documents").get_by_text("Orrery customer references").wait_for()
+    shoot(page, "tour-1-upload")
+
+    # 2. Search: the best passages for a question, from every format.
+    page.fill("input[name=q]", "How often are encryption keys rotated?")
+    page.click("form.search-bar button")
+    first = page.locator("article.result").first
+    assert "Orrery security whitepaper" in first.inner_text() and "Key management and rotation" in first.inner_text()
+    shoot(page, "tour-2-search")
+
+    # 3. Import an RFP: the client's workbook (offered by the demo) into a new RFP, with a preview.
+    workbook = tmp_path / "Eastbrook_records_platform_RFP.xlsx"
+    workbook.write_bytes(page.request.get("/demo/rfp-workbook.xlsx").body())
+    page.goto("/rfps/new/")
+    page.fill("#id_name", "Eastbrook records platform")
+    page.fill("#id_client", "Eastbrook County Council")
+    page.click("button.primary")
+    page.set_input_files("#import input[name=file]", str(workbook))
+    page.click("#import-submit")
+    page.wait_for_selector("#confirm-import")
+    shoot(page, "tour-3-import")
+    page.click("#confirm-import")
+    page.wait_for_selector("text=Imported:")
+
+    # 4. Run the responder, with the reviewer chained, and watch the progress.
+    page.check("#review-when-done")
+    page.click("#start-responder")
+    page.wait_for_selector(".progress-block[data-status=completed]", timeout=120_000)
+    page.click("#chained-reviewer")  # appears in the live block when the responder completes
+    page.wait_for_selector("h1:has-text('Reviewer job')")
+    page.wait_for_selector(".progress-block[data-status=completed]", timeout=120_000)
+    assert page.inner_text(".progress-block .pct") == "100%"
+    shoot(page, "tour-4-progress", clip={"x": 0, "y": 0, "width": 1280, "height": 420})
+
+    # 5. Export: the answers, reviewed, back into a copy of the client's workbook.
+    page.click("text=See the answers")
+    page.wait_for_selector("table.answers .badge-approved, table.answers .badge-needs_revision, table.answers .badge-rejected")
+    shoot(page, "tour-5-answers")
+    with page.expect_download() as download:
+        page.click("#export-workbook")
+    exported = load_workbook(io.BytesIO(download.value.path().read_bytes()))
+    assert exported.sheetnames == ["Instructions", "Questionnaire"]
+
+    # The home page after the tour: what it says once there is something to say.
+    wait_for(lambda: not Document.objects.filter(review_status=ReviewStatus.PROCESSING).exists(), timeout=60,
+             message="every document processed")
+    wait_for(lambda: SyncJob.objects.filter(status="completed").exists(), timeout=60, message="the docs sync")
+    page.goto("/")
+    page.click("#check-workers")
+    page.wait_for_selector(".progress-block[data-status=completed]", timeout=30_000)
+    page.goto("/")
+    page.wait_for_selector("#status-workers .queue-ok >> nth=2")
+    assert "0 processing" in page.inner_text("#status-library")
+    shoot(page, "home", full_page=True)
