@@ -31,7 +31,10 @@ QUESTIONNAIRE_WORDS = frozenset(
     """please describe explain provide provided detail details outline specify indicate confirm state list evidence
     demonstrate show tell give answer whether organisation organization company vendor supplier bidder respondent
     offeror contractor firm business solution solutions offering product proposed currently applicable ensure
-    ensures approach way ways process processes procedure procedures support supports supported""".split()
+    ensures approach way ways process processes procedure procedures support supports supported team teams staff
+    steps step follow followed measures measure mechanism mechanisms technology technologies capability
+    capabilities option options available tooling tools place carried out offer offers offered
+    often many much make made taken""".split()
 )
 
 
@@ -41,11 +44,16 @@ def stems(text: str, *, subject_only: bool = False) -> set[str]:
     return {w[:STEM_CHARS] for w in WORD.findall(text.lower()) if w not in skip and len(w) > 1}
 
 
-def coverage(wanted: set[str], text: str) -> float:
-    """Share of the wanted stems that the text contains (0 when nothing is wanted)."""
+def coverage(wanted: set[str], text: str, weights: dict[str, float] | None = None) -> float:
+    """Share of the wanted stems that the text contains (0 when nothing is wanted).
+
+    With `weights` (a stem's informativeness, e.g. its inverse document
+    frequency) the share is of the weight, so a rare word counts more than a common one.
+    """
     if not wanted:
         return 0.0
-    return len(wanted & stems(text)) / len(wanted)
+    weight = (lambda stem: weights.get(stem, 1.0)) if weights else (lambda stem: 1.0)
+    return sum(weight(s) for s in wanted & stems(text)) / sum(weight(s) for s in wanted)
 
 
 def readable(passage: str) -> str:

@@ -12,6 +12,7 @@ review always checks mechanically that every citation is a real passage, then
 asks the model for its rubric verdict. Confidence combines both halves.
 """
 import json
+import math
 import random
 import re
 import time
@@ -23,6 +24,7 @@ from llm_manager import services as llm
 from llm_manager.exceptions import CircuitOpenError, TransientLLMError
 from llm_manager.providers import grounding
 from llm_manager.providers.offline import NO_PASSAGE_ANSWER
+from solution_library.services.lexical import chunk_frequencies
 from solution_library.services.search import search_passages
 
 from ..models import Answer, Question
@@ -30,7 +32,7 @@ from ..models import Answer, Question
 PASSAGES_PER_QUESTION = 5
 # The best passage must hold this share of the question's subject words, or the
 # draft says the library has no supporting content (measured by make eval).
-EVIDENCE_THRESHOLD = 0.5
+EVIDENCE_THRESHOLD = 0.25
 NOT_ENOUGH_INFORMATION = re.compile(r"not enough information|no supporting content", re.IGNORECASE)
 
 RESPONDER_SYSTEM = (
@@ -109,12 +111,26 @@ def retrieve_passages(question: Question) -> list[dict]:
 
 
 def evidence(question_text: str, passages: list[dict]) -> float:
-    """How much of the question's subject the best passage (with its title and heading) holds, 0..1."""
+    """How much of the question's subject the best passage (with its title and heading) holds, 0..1.
+
+    Each subject word counts by how rare it is in the library (inverse
+    document frequency): "insurance" or "HIPAA", in no passage at all, decide
+    more than "server" or "data", which most passages hold.
+    """
     wanted = grounding.stems(question_text, subject_only=True)
+    if not passages or not wanted:
+        return 0.0
+    weights = _rarity(wanted)
     return round(max(
-        (grounding.coverage(wanted, " ".join((p["document_title"], p.get("heading", ""), p["text"]))) for p in passages),
-        default=0.0,
+        grounding.coverage(wanted, " ".join((p["document_title"], p.get("heading", ""), p["text"])), weights)
+        for p in passages
     ), 3)
+
+
+def _rarity(stems: set[str]) -> dict[str, float]:
+    model = llm.get_default_model("embedding")
+    total, frequencies = chunk_frequencies(sorted(stems), model.pk)
+    return {stem: math.log((total + 1) / (frequencies.get(stem, 0) + 0.5)) for stem in stems}
 
 
 def _passage_lines(passages: list[dict]) -> list[str]:

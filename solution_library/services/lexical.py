@@ -15,21 +15,9 @@ import re
 
 from django.db import connection
 
+from llm_manager.providers.grounding import QUESTIONNAIRE_WORDS, STOPWORDS
+
 TERM = re.compile(r"[a-z0-9]+")
-STOPWORDS = frozenset(
-    """a an the and or but if then else of to in on at by for with from into over under about as is are was were be
-    been being do does did done doing have has had having it its this that these those there here what which who whom
-    whose when where why how can could should would will shall may might must not no nor so than too very just also
-    only own same such both each few more most other some any all our your their his her my we you they he she i me us
-    them yes via per etc""".split()
-)
-# Words of the questionnaire form itself, not of its subject.
-QUESTIONNAIRE_WORDS = frozenset(
-    """please describe explain provide provided detail details outline specify indicate confirm state list evidence
-    demonstrate show tell give answer whether organisation organization company vendor supplier bidder respondent
-    offeror contractor firm business solution solutions offering product proposed currently applicable ensure
-    ensures approach way ways""".split()
-)
 # Phrases removed whole before single words are looked at: "if so", "in place".
 QUESTIONNAIRE_PHRASES = re.compile(
     r"\b(if (so|yes|not|applicable)|in place|make sure|at (a|the) minimum|such as|e\.g\.|i\.e\.)", re.IGNORECASE
@@ -38,6 +26,19 @@ FTS_TABLE = "solution_library_chunk_fts"
 # Title and heading count twice the text: a passage under "Backups" is about backups.
 SQLITE_BM25_WEIGHTS = "2.0, 2.0, 1.0"
 POSTGRES_WEIGHTS = "{0.25, 0.25, 0.5, 0.5}"  # D (text), C, B (heading), A (title)
+# Chunks holding a word with a given prefix: (query, how the prefix is written in it) per engine.
+FREQUENCY_QUERIES = {
+    "postgresql": (
+        "SELECT count(*) FROM solution_library_chunk "
+        "WHERE search_vector @@ to_tsquery('simple', %s) AND embedding_model_id = %s",
+        "{}:*",
+    ),
+    "sqlite": (
+        f"SELECT count(*) FROM {FTS_TABLE} JOIN solution_library_chunk c ON c.id = {FTS_TABLE}.rowid "
+        f"WHERE {FTS_TABLE} MATCH %s AND c.embedding_model_id = %s",
+        '"{}"*',
+    ),
+}
 
 
 def plain_terms(text: str) -> list[str]:
@@ -96,3 +97,22 @@ def _postgres_ranking(terms, limit, model_id, document_ids, text_only) -> list[t
     with connection.cursor() as cursor:
         cursor.execute(sql, [*params, limit])
         return [(chunk_id, float(rank)) for chunk_id, rank in cursor.fetchall()]
+
+
+def chunk_frequencies(prefixes: list[str], model_id: int) -> tuple[int, dict[str, int]]:
+    """(number of chunks, {prefix: chunks holding a word that starts with it}) for one embedding model.
+
+    What makes a word telling: one that few passages hold (or none) says more
+    about whether the library answers a question than one that most hold.
+    """
+    from ..models import Chunk
+
+    total = Chunk.objects.filter(embedding_model_id=model_id).count()
+    sql, pattern = FREQUENCY_QUERIES["postgresql" if connection.vendor == "postgresql" else "sqlite"]
+    frequencies = {}
+    with connection.cursor() as cursor:
+        for prefix in prefixes:
+            if TERM.fullmatch(prefix):
+                cursor.execute(sql, [pattern.format(prefix), model_id])
+                frequencies[prefix] = cursor.fetchone()[0]
+    return total, frequencies
