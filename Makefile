@@ -4,6 +4,7 @@
 #
 #   make run     the whole app on http://127.0.0.1:8000 (Ctrl-C stops it all)
 #   make test    the test suite against a fresh private stack (PYTEST_ARGS=...)
+#   make eval    retrieval and answer quality on the shipped evaluation set -> docs/quality.md
 #   make venv    create/refresh .venv when the requirements change
 #   make stop    stop the services `make run` left running (e.g. after a crash)
 #   make clean   stop them and delete .run/ (dev broker data, generated secrets)
@@ -15,7 +16,7 @@ VENV := .venv
 STAMP := $(VENV)/.requirements-installed
 PYTEST_ARGS ?=
 
-.PHONY: run test venv stop clean
+.PHONY: run test eval venv stop clean
 
 venv: $(STAMP)
 
@@ -30,6 +31,10 @@ run: venv
 
 test: venv
 	bin/test-stack $(PYTEST_ARGS)
+
+# In-process on a private SQLite file with the offline models: no services needed (evaluation/run.py).
+eval: venv
+	$(VENV)/bin/python -m evaluation.run
 
 stop:
 	bin/stack stop .run/dev

@@ -41,7 +41,22 @@ QUESTIONNAIRE_WORDS = frozenset(
 def stems(text: str, *, subject_only: bool = False) -> set[str]:
     """The stems of a text's content words (of a question's subject words with `subject_only`)."""
     skip = STOPWORDS | QUESTIONNAIRE_WORDS if subject_only else STOPWORDS
-    return {w[:STEM_CHARS] for w in WORD.findall(text.lower()) if w not in skip and len(w) > 1}
+    return {stem(w) for w in WORD.findall(text.lower()) if w not in skip and len(w) > 1}
+
+
+def stem(word: str) -> str:
+    """The word without -ing/-ed (and a doubled last consonant), cut to STEM_CHARS.
+
+    So "logged" and "log", "running" and "run" meet, as they do in the full-text
+    index's own (Porter) stems, which these cut stems are also looked up against.
+    """
+    for suffix in ("ing", "ed"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            word = word[: -len(suffix)]
+            if len(word) > 3 and word[-1] == word[-2] and word[-1] not in "aeiouls":
+                word = word[:-1]
+            break
+    return word[:STEM_CHARS]
 
 
 def coverage(wanted: set[str], text: str, weights: dict[str, float] | None = None) -> float:

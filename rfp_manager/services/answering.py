@@ -33,6 +33,10 @@ PASSAGES_PER_QUESTION = 5
 # The best passage must hold this share of the question's subject words, or the
 # draft says the library has no supporting content (measured by make eval).
 EVIDENCE_THRESHOLD = 0.25
+# Added to the library's size when weighing words by rarity: in a library of a
+# few passages every word is "rare", and the weights would say more about the
+# wording of the question than about the library.
+RARITY_PRIOR_CHUNKS = 100
 NOT_ENOUGH_INFORMATION = re.compile(r"not enough information|no supporting content", re.IGNORECASE)
 
 RESPONDER_SYSTEM = (
@@ -130,7 +134,7 @@ def evidence(question_text: str, passages: list[dict]) -> float:
 def _rarity(stems: set[str]) -> dict[str, float]:
     model = llm.get_default_model("embedding")
     total, frequencies = chunk_frequencies(sorted(stems), model.pk)
-    return {stem: math.log((total + 1) / (frequencies.get(stem, 0) + 0.5)) for stem in stems}
+    return {stem: math.log((total + RARITY_PRIOR_CHUNKS) / (frequencies.get(stem, 0) + 0.5)) for stem in stems}
 
 
 def _passage_lines(passages: list[dict]) -> list[str]:

@@ -12,10 +12,13 @@ dropped before the search, and the remaining terms are OR-ed so a passage that
 has most of them — not necessarily all — ranks first.
 """
 import re
+import threading
 
-from django.db import connection
+from django.db import connection, transaction
 
-from llm_manager.providers.grounding import QUESTIONNAIRE_WORDS, STOPWORDS
+from llm_manager.providers.grounding import QUESTIONNAIRE_WORDS, STOPWORDS, stem
+
+from .search_index import current_version
 
 TERM = re.compile(r"[a-z0-9]+")
 # Phrases removed whole before single words are looked at: "if so", "in place".
@@ -26,19 +29,11 @@ FTS_TABLE = "solution_library_chunk_fts"
 # Title and heading count twice the text: a passage under "Backups" is about backups.
 SQLITE_BM25_WEIGHTS = "2.0, 2.0, 1.0"
 POSTGRES_WEIGHTS = "{0.25, 0.25, 0.5, 0.5}"  # D (text), C, B (heading), A (title)
-# Chunks holding a word with a given prefix: (query, how the prefix is written in it) per engine.
-FREQUENCY_QUERIES = {
-    "postgresql": (
-        "SELECT count(*) FROM solution_library_chunk "
-        "WHERE search_vector @@ to_tsquery('simple', %s) AND embedding_model_id = %s",
-        "{}:*",
-    ),
-    "sqlite": (
-        f"SELECT count(*) FROM {FTS_TABLE} JOIN solution_library_chunk c ON c.id = {FTS_TABLE}.rowid "
-        f"WHERE {FTS_TABLE} MATCH %s AND c.embedding_model_id = %s",
-        '"{}"*',
-    ),
-}
+# At most about this many matching chunks are scored per search (see affordable_terms): bm25 and
+# ts_rank_cd cost some microseconds per matching chunk, and the search's budget is 10 ms.
+LEXICAL_ROW_BUDGET = 1500
+# The FTS5 table holds every model's chunks: fetch more, keep the current model's.
+OVERFETCH_FOR_OTHER_MODELS = 2
 
 
 def plain_terms(text: str) -> list[str]:
@@ -65,23 +60,62 @@ def lexical_ranking(
     return _sqlite_ranking(terms, limit, model_id, document_ids, text_only)
 
 
+def affordable_terms(terms: list[str], model_id: int, version: str | None = None) -> list[str]:
+    """The query's rarest terms, as many as keep the chunks to score within LEXICAL_ROW_BUDGET.
+
+    Ranking cost grows with every chunk that holds any query word, and a word
+    that most chunks hold barely changes the ranking (its inverse document
+    frequency is near zero). The rarest word is always kept.
+    """
+    prefixes = {term: stem(term) for term in terms}
+    _, frequencies = chunk_frequencies(sorted(set(prefixes.values())), model_id, version)
+    kept, rows = [], 0
+    for term in sorted(terms, key=lambda t: frequencies.get(prefixes[t], 0)):
+        rows += frequencies.get(prefixes[term], 0)
+        if kept and rows > LEXICAL_ROW_BUDGET:
+            break
+        kept.append(term)
+    return [t for t in terms if t in kept]
+
+
 def _sqlite_ranking(terms, limit, model_id, document_ids, text_only) -> list[tuple[int, float]]:
     match = " OR ".join(f'"{t}"' for t in terms)
     if text_only:
         match = f"text : ({match})"
-    where, params = "", [match, model_id]
-    if document_ids is not None:
-        where = f" AND c.document_id IN ({', '.join('%s' for _ in document_ids)})"
-        params += list(document_ids)
-    sql = (
-        f"SELECT c.id, bm25({FTS_TABLE}, {SQLITE_BM25_WEIGHTS}) AS rank FROM {FTS_TABLE} "
-        f"JOIN solution_library_chunk c ON c.id = {FTS_TABLE}.rowid "
-        f"WHERE {FTS_TABLE} MATCH %s AND c.embedding_model_id = %s{where} ORDER BY rank, c.id LIMIT %s"
-    )
+    if document_ids is None:
+        # The FTS table alone, then the model filter on the few best: joining every
+        # matching row to the chunk table would read each row's embedding pages too.
+        sql = (
+            f"SELECT rowid, bm25({FTS_TABLE}, {SQLITE_BM25_WEIGHTS}) AS rank FROM {FTS_TABLE} "
+            f"WHERE {FTS_TABLE} MATCH %s ORDER BY rank, rowid LIMIT %s"
+        )
+        params = [match, limit * OVERFETCH_FOR_OTHER_MODELS]
+    else:
+        sql = (
+            f"SELECT c.id, bm25({FTS_TABLE}, {SQLITE_BM25_WEIGHTS}) AS rank FROM {FTS_TABLE} "
+            f"JOIN solution_library_chunk c ON c.id = {FTS_TABLE}.rowid WHERE {FTS_TABLE} MATCH %s "
+            f"AND c.embedding_model_id = %s AND c.document_id IN ({', '.join('%s' for _ in document_ids)}) "
+            "ORDER BY rank, c.id LIMIT %s"
+        )
+        params = [match, model_id, *document_ids, limit]
     with connection.cursor() as cursor:
-        cursor.execute(sql, [*params, limit])
+        cursor.execute(sql, params)
         # bm25() is lower-is-better (negative); flip it so every ranking here is higher-is-better.
-        return [(chunk_id, -rank) for chunk_id, rank in cursor.fetchall()]
+        ranked = [(chunk_id, -rank) for chunk_id, rank in cursor.fetchall()]
+    return _of_model(ranked, model_id)[:limit]
+
+
+def _of_model(ranked: list[tuple[int, float]], model_id: int) -> list[tuple[int, float]]:
+    if not ranked:
+        return []
+    with connection.cursor() as cursor:  # plain SQL: this runs on every search, the ORM's overhead would double it
+        cursor.execute(
+            f"SELECT id FROM solution_library_chunk WHERE embedding_model_id = %s "
+            f"AND id IN ({', '.join('%s' for _ in ranked)})",
+            [model_id, *(chunk_id for chunk_id, _ in ranked)],
+        )
+        ids = {row[0] for row in cursor.fetchall()}
+    return [(chunk_id, score) for chunk_id, score in ranked if chunk_id in ids]
 
 
 def _postgres_ranking(terms, limit, model_id, document_ids, text_only) -> list[tuple[int, float]]:
@@ -99,20 +133,54 @@ def _postgres_ranking(terms, limit, model_id, document_ids, text_only) -> list[t
         return [(chunk_id, float(rank)) for chunk_id, rank in cursor.fetchall()]
 
 
-def chunk_frequencies(prefixes: list[str], model_id: int) -> tuple[int, dict[str, int]]:
-    """(number of chunks, {prefix: chunks holding a word that starts with it}) for one embedding model.
+# --- how many chunks hold a word ------------------------------------------------------------
+_frequency_cache: dict[int, tuple[str, int, dict[str, int]]] = {}
+_cache_lock = threading.Lock()
+
+
+def chunk_frequencies(prefixes: list[str], model_id: int, version: str | None = None) -> tuple[int, dict[str, int]]:
+    """(number of chunks, {prefix: chunks holding a word that starts with it}).
 
     What makes a word telling: one that few passages hold (or none) says more
     about whether the library answers a question than one that most hold.
+    Counts cover the chunks of every embedding model (during a re-embed each
+    passage is there twice; the shares stay the same). They are kept per process
+    until the model's chunks change (its SearchIndexVersion token), except inside
+    a transaction, whose rows may still be rolled back. A caller that has just
+    read the token (the vector index) passes it as `version`.
     """
+    prefixes = [p for p in prefixes if TERM.fullmatch(p)]
+    if transaction.get_connection().in_atomic_block:
+        return _count_chunks(), {p: _count_holding(p) for p in prefixes}
+    version = current_version(model_id) if version is None else version
+    with _cache_lock:
+        cached = _frequency_cache.get(model_id)
+        if cached is None or cached[0] != version:
+            cached = _frequency_cache[model_id] = (version, _count_chunks(), {})
+        _, total, counts = cached
+        for prefix in prefixes:
+            if prefix not in counts:
+                counts[prefix] = _count_holding(prefix)
+        return total, {p: counts[p] for p in prefixes}
+
+
+def _count_chunks() -> int:
     from ..models import Chunk
 
-    total = Chunk.objects.filter(embedding_model_id=model_id).count()
-    sql, pattern = FREQUENCY_QUERIES["postgresql" if connection.vendor == "postgresql" else "sqlite"]
-    frequencies = {}
+    return Chunk.objects.count()
+
+
+def _count_holding(prefix: str) -> int:
     with connection.cursor() as cursor:
-        for prefix in prefixes:
-            if TERM.fullmatch(prefix):
-                cursor.execute(sql, [pattern.format(prefix), model_id])
-                frequencies[prefix] = cursor.fetchone()[0]
-    return total, frequencies
+        if connection.vendor == "postgresql":
+            cursor.execute(
+                "SELECT count(*) FROM solution_library_chunk WHERE search_vector @@ to_tsquery('simple', %s)",
+                [f"{prefix}:*"],
+            )
+        else:
+            # The vocabulary holds Porter stems: every stem starting with the prefix, summed.
+            cursor.execute(
+                f"SELECT coalesce(sum(doc), 0) FROM {FTS_TABLE}_vocab WHERE term >= %s AND term < %s",
+                [prefix, prefix + "\uffff"],
+            )
+        return int(cursor.fetchone()[0])

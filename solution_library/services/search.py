@@ -15,14 +15,13 @@ import numpy as np
 from llm_manager import services as llm
 
 from ..models import Chunk
-from .lexical import lexical_ranking, questionnaire_terms
+from .lexical import affordable_terms, lexical_ranking, questionnaire_terms
 from .rerank import rerank
 from .search_index import index_for
 
 CANDIDATES = 50
 RRF_K = 60
-# The lexical list carries more weight: with the offline hashed embeddings it
-# is the stronger ranking of the two (measured by make eval).
+# Equal weights, the standard fusion; make eval compares it with each ranking alone.
 LEXICAL_WEIGHT = 1.0
 VECTOR_WEIGHT = 1.0
 
@@ -45,20 +44,22 @@ def search_passages(query: str, limit: int = 5, *, document_ids: list[int] | Non
         return []
     model = llm.get_default_model("embedding")
     depth = max(CANDIDATES, limit)
+    index = index_for(model.pk)
+    terms = affordable_terms(questionnaire_terms(query), model.pk, index.version)
     fused = fuse(
         [
-            (lexical_ranking(questionnaire_terms(query), depth, model.pk, document_ids), LEXICAL_WEIGHT),
-            (vector_ranking(query, model, depth, document_ids), VECTOR_WEIGHT),
+            (lexical_ranking(terms, depth, model.pk, document_ids), LEXICAL_WEIGHT),
+            (vector_ranking(query, model, depth, document_ids, index), VECTOR_WEIGHT),
         ]
     )
     passages = load_passages(fused[:depth])
     return rerank(query, passages)[:limit]
 
 
-def vector_ranking(query: str, model, limit: int, document_ids: list[int] | None = None) -> list[tuple[int, float]]:
+def vector_ranking(query: str, model, limit: int, document_ids: list[int] | None = None, index=None) -> list[tuple[int, float]]:
     """(chunk_id, cosine) of the `limit` chunks nearest to the query's embedding, best first."""
     vector = np.asarray(llm.embed_texts([query], model)[0], dtype=np.float32)
-    return index_for(model.pk).top(vector, limit, document_ids)
+    return (index or index_for(model.pk)).top(vector, limit, document_ids)
 
 
 def fuse(rankings: list[tuple[list[tuple[int, float]], float]], k: int = RRF_K) -> list[tuple[int, float]]:
@@ -72,11 +73,13 @@ def fuse(rankings: list[tuple[list[tuple[int, float]], float]], k: int = RRF_K) 
 
 def load_passages(ranked: list[tuple[int, float]]) -> list[Passage]:
     """Passages for ranked chunk ids, in order; chunks deleted since the ranking are left out."""
-    chunks = Chunk.objects.select_related("document").only(
-        "id", "text", "heading", "position", "document_id", "document__title"
-    ).in_bulk([chunk_id for chunk_id, _ in ranked])
+    rows = Chunk.objects.filter(pk__in=[chunk_id for chunk_id, _ in ranked]).values_list(
+        "id", "document_id", "document__title", "text", "position", "heading"
+    )
+    found = {row[0]: row for row in rows}
     return [
-        Passage(c.pk, c.document_id, c.document.title, c.text, round(score, 6), c.position, c.heading)
+        Passage(chunk_id, document_id, title, text, round(score, 6), position, heading)
         for chunk_id, score in ranked
-        if (c := chunks.get(chunk_id)) is not None
+        if (row := found.get(chunk_id)) is not None
+        for _, document_id, title, text, position, heading in [row]
     ]
