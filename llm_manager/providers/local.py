@@ -216,11 +216,13 @@ class LocalProvider(Provider):
     """Embedding models that run in this process from installed packages."""
 
     def list_models(self) -> list[ModelInfo]:
-        return [
-            ModelInfo(name, "embedding", context_window=None, embedding_dimensions=384)
-            for name in LOCAL_MODEL_PACKAGES
-            if model_folder(name) is not None
-        ]
+        models = []
+        for name in LOCAL_MODEL_PACKAGES:
+            folder = model_folder(name)
+            if folder is not None:
+                size = json.loads((folder / "config.json").read_text())["hidden_size"]
+                models.append(ModelInfo(name, "embedding", context_window=None, embedding_dimensions=size))
+        return models
 
     def embed(self, model_name: str, texts: list[str], dimensions: int | None = None) -> list[list[float]]:
         return encoder(model_name).embed(texts).tolist()
