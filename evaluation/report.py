@@ -38,13 +38,17 @@ def render(*, retrieval, drafts, draft_score, reviewer, documents, questions, mo
         "",
         f"## Retrieval ({answerable} answerable questions)",
         "",
-        "| method | recall@5 | MRR@10 | nDCG@10 | p50 ms |",
+        "| method | recall@5 | MRR@10 | nDCG@10 | missed at 5 |",
         "|---|---|---|---|---|",
-        *[f"| {name} | {s.recall_at_5:.3f} | {s.mrr:.3f} | {s.ndcg_at_10:.3f} | {s.p50_ms:.1f} |"
+        *[f"| {name} | {s.recall_at_5:.3f} | {s.mrr:.3f} | {s.ndcg_at_10:.3f} | {len(s.missed_at_5)} |"
           for name, s in retrieval.items()],
         "",
         "recall@5: share of questions with a passage of a relevant document among the first five; MRR@10: mean "
-        "reciprocal rank of the first such passage; nDCG@10: over distinct documents in ranked order.",
+        "reciprocal rank of the first such passage; nDCG@10: over distinct documents in ranked order. "
+        "Search latency is measured by bench/bench_search.py, not here.",
+        "",
+        f"Missed at 5 by the hybrid: {', '.join(hybrid.missed_at_5) or 'none'}; by BM25: "
+        f"{', '.join(bm25.missed_at_5) or 'none'}.",
         "",
         "## Drafts",
         "",

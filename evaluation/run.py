@@ -45,16 +45,17 @@ def setup_django(folder: str) -> None:
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", default=str(ROOT / "docs" / "quality.md"))
+    parser.add_argument("--offline-only", action="store_true", help="skip the local model even when it is installed")
     args = parser.parse_args(argv)
     warnings.filterwarnings("ignore", message=".*XMLParsedAsHTMLWarning.*|.*looks like you're using an HTML parser.*")
     with tempfile.TemporaryDirectory(prefix="spelunker-eval-") as folder:
         setup_django(folder)
-        report = evaluate()
+        report = evaluate(use_local_model=not args.offline_only)
     Path(args.out).write_text(report)
     print(report)
 
 
-def evaluate() -> str:
+def evaluate(use_local_model: bool = True) -> str:
     from django.contrib.auth import get_user_model
 
     from llm_manager.services import get_default_model
@@ -70,7 +71,7 @@ def evaluate() -> str:
     names = ingest(document_paths())
     questions = load_questions()
     retrieval = evaluate_retrieval(questions, names, embedding)
-    local = local_embedding_model()
+    local = local_embedding_model() if use_local_model else None
     if local is not None:
         reembed_library(local)
         retrieval.update(evaluate_retrieval(questions, names, local, baselines=False))

@@ -216,11 +216,17 @@ def generate_answer(question: Question, *, model, rfp_context: str = "", job=Non
 
 
 def parse_review(text: str) -> dict:
-    """Read the first JSON object in the reply; real models wrap it in prose or code fences."""
-    for match in JSON_OBJECT.finditer(text):
+    """Read the JSON object in the reply; real models wrap it in prose or code fences.
+
+    The widest brace span is tried first (a reason may quote text with braces), then each smaller one.
+    """
+    widest = text[text.find("{"): text.rfind("}") + 1]
+    for candidate in [widest, *(m.group(0) for m in JSON_OBJECT.finditer(text))]:
         try:
-            data = json.loads(match.group(0))
+            data = json.loads(candidate)
         except ValueError:
+            continue
+        if not isinstance(data, dict):
             continue
         verdict = str(data.get("verdict", "")).strip().lower()
         if verdict not in VERDICTS:

@@ -3,8 +3,7 @@
 PostgreSQL: a generated, stored `search_vector` tsvector column (title weighted
 A, heading B, text D) with a GIN index; the database keeps it current on every
 insert and update. SQLite: an FTS5 table with external content (the chunk table
-itself), kept in step by triggers, and an fts5vocab table over it that gives
-each word's chunk count.
+itself), kept in step by triggers.
 
 Django does not know these objects. On SQLite a later migration that alters the
 chunk table rebuilds it and drops its triggers: such a migration must run
@@ -31,8 +30,6 @@ SQLITE_FORWARD = [
         title, heading, text, content='{CHUNK}', content_rowid='id', tokenize='porter unicode61 remove_diacritics 2'
     )""",
     f"INSERT INTO {FTS}({FTS}) VALUES ('rebuild')",
-    # How many chunks hold each indexed word: what search uses to leave out words too common to be worth scoring.
-    f"CREATE VIRTUAL TABLE IF NOT EXISTS {FTS}_vocab USING fts5vocab({FTS}, 'row')",
     f"""CREATE TRIGGER IF NOT EXISTS {FTS}_insert AFTER INSERT ON {CHUNK} BEGIN
         INSERT INTO {FTS}(rowid, title, heading, text) VALUES (new.id, new.title, new.heading, new.text);
     END""",
@@ -48,7 +45,6 @@ SQLITE_BACKWARD = [
     f"DROP TRIGGER IF EXISTS {FTS}_insert",
     f"DROP TRIGGER IF EXISTS {FTS}_delete",
     f"DROP TRIGGER IF EXISTS {FTS}_update",
-    f"DROP TABLE IF EXISTS {FTS}_vocab",
     f"DROP TABLE IF EXISTS {FTS}",
 ]
 STATEMENTS = {"postgresql": (POSTGRES_FORWARD, POSTGRES_BACKWARD), "sqlite": (SQLITE_FORWARD, SQLITE_BACKWARD)}

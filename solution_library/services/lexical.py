@@ -16,7 +16,7 @@ import threading
 
 from django.db import connection, transaction
 
-from llm_manager.providers.grounding import QUESTIONNAIRE_WORDS, STOPWORDS, stem
+from llm_manager.providers.grounding import QUESTIONNAIRE_WORDS, STOPWORDS
 
 from .search_index import current_version
 
@@ -29,7 +29,7 @@ FTS_TABLE = "solution_library_chunk_fts"
 # Title and heading count twice the text: a passage under "Backups" is about backups.
 SQLITE_BM25_WEIGHTS = "2.0, 2.0, 1.0"
 POSTGRES_WEIGHTS = "{0.25, 0.25, 0.5, 0.5}"  # D (text), C, B (heading), A (title)
-# At most about this many matching chunks are scored per search (see affordable_terms): bm25 and
+# At most this many matching chunks are scored per search (see affordable_terms): bm25 and
 # ts_rank_cd cost some microseconds per matching chunk, and the search's budget is 10 ms.
 LEXICAL_ROW_BUDGET = 1500
 # The FTS5 table holds every model's chunks: fetch more, keep the current model's.
@@ -65,16 +65,16 @@ def affordable_terms(terms: list[str], model_id: int, version: str | None = None
 
     Ranking cost grows with every chunk that holds any query word, and a word
     that most chunks hold barely changes the ranking (its inverse document
-    frequency is near zero). The rarest word is always kept.
+    frequency is near zero). When even the rarest word is held by more chunks
+    than the budget, the lexical ranking is left out and the vector ranking decides.
     """
-    prefixes = {term: stem(term) for term in terms}
-    _, frequencies = chunk_frequencies(sorted(set(prefixes.values())), model_id, version)
-    kept, rows = [], 0
-    for term in sorted(terms, key=lambda t: frequencies.get(prefixes[t], 0)):
-        rows += frequencies.get(prefixes[term], 0)
-        if kept and rows > LEXICAL_ROW_BUDGET:
+    _, frequencies = chunk_frequencies(terms, model_id, version, whole_words=True)
+    kept, rows = set(), 0
+    for term in sorted(terms, key=lambda t: frequencies.get(t, 0)):
+        rows += frequencies.get(term, 0)
+        if rows > LEXICAL_ROW_BUDGET:
             break
-        kept.append(term)
+        kept.add(term)
     return [t for t in terms if t in kept]
 
 
@@ -134,13 +134,17 @@ def _postgres_ranking(terms, limit, model_id, document_ids, text_only) -> list[t
 
 
 # --- how many chunks hold a word ------------------------------------------------------------
-_frequency_cache: dict[int, tuple[str, int, dict[str, int]]] = {}
+_frequency_cache: dict[tuple[int, bool], tuple[str, int, dict[str, int]]] = {}
 _cache_lock = threading.Lock()
 
 
-def chunk_frequencies(prefixes: list[str], model_id: int, version: str | None = None) -> tuple[int, dict[str, int]]:
-    """(number of chunks, {prefix: chunks holding a word that starts with it}).
+def chunk_frequencies(
+    words: list[str], model_id: int, version: str | None = None, *, whole_words: bool = False
+) -> tuple[int, dict[str, int]]:
+    """(number of chunks, {word: chunks that the full-text engine matches for it}).
 
+    A word is matched as the engine matches a query word (stemmed) with
+    `whole_words`, else as a prefix ("encryp" holds "encrypt", "encryption").
     What makes a word telling: one that few passages hold (or none) says more
     about whether the library answers a question than one that most hold.
     Counts cover the chunks of every embedding model (during a re-embed each
@@ -149,19 +153,19 @@ def chunk_frequencies(prefixes: list[str], model_id: int, version: str | None = 
     a transaction, whose rows may still be rolled back. A caller that has just
     read the token (the vector index) passes it as `version`.
     """
-    prefixes = [p for p in prefixes if TERM.fullmatch(p)]
+    words = [w for w in words if TERM.fullmatch(w)]
     if transaction.get_connection().in_atomic_block:
-        return _count_chunks(), {p: _count_holding(p) for p in prefixes}
+        return _count_chunks(), {w: _count_matching(w, whole_words) for w in words}
     version = current_version(model_id) if version is None else version
     with _cache_lock:
-        cached = _frequency_cache.get(model_id)
+        cached = _frequency_cache.get((model_id, whole_words))
         if cached is None or cached[0] != version:
-            cached = _frequency_cache[model_id] = (version, _count_chunks(), {})
+            cached = _frequency_cache[(model_id, whole_words)] = (version, _count_chunks(), {})
         _, total, counts = cached
-        for prefix in prefixes:
-            if prefix not in counts:
-                counts[prefix] = _count_holding(prefix)
-        return total, {p: counts[p] for p in prefixes}
+        for word in words:
+            if word not in counts:
+                counts[word] = _count_matching(word, whole_words)
+        return total, {w: counts[w] for w in words}
 
 
 def _count_chunks() -> int:
@@ -170,17 +174,18 @@ def _count_chunks() -> int:
     return Chunk.objects.count()
 
 
-def _count_holding(prefix: str) -> int:
+def _count_matching(word: str, whole_word: bool) -> int:
+    """Chunks the engine matches for one word: a walk of its index entry, no ranking."""
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
+            query = "plainto_tsquery('english', %s)" if whole_word else "to_tsquery('simple', %s)"
             cursor.execute(
-                "SELECT count(*) FROM solution_library_chunk WHERE search_vector @@ to_tsquery('simple', %s)",
-                [f"{prefix}:*"],
+                f"SELECT count(*) FROM solution_library_chunk WHERE search_vector @@ {query}",
+                [word if whole_word else f"{word}:*"],
             )
         else:
-            # The vocabulary holds Porter stems: every stem starting with the prefix, summed.
             cursor.execute(
-                f"SELECT coalesce(sum(doc), 0) FROM {FTS_TABLE}_vocab WHERE term >= %s AND term < %s",
-                [prefix, prefix + "\uffff"],
+                f"SELECT count(*) FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH %s",
+                [f'"{word}"' if whole_word else f'"{word}"*'],
             )
         return int(cursor.fetchone()[0])
