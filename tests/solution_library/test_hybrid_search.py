@@ -9,6 +9,7 @@ from django.test import override_settings
 
 from llm_manager.testing.fixtures import register_fake_api
 from solution_library.models import Chunk
+from solution_library.services import lexical
 from solution_library.services.lexical import chunk_frequencies, lexical_ranking, plain_terms, questionnaire_terms
 from solution_library.services.search import fuse, search_passages
 from solution_library.testing import add_library_document
@@ -56,6 +57,12 @@ def test_chunks_carry_their_document_title_and_section_heading(library):
     assert chunks == [("Operations runbook", "Backups")]
 
 
+def test_a_renamed_document_is_found_by_its_new_title(library):
+    library["pricing"].title = "Licensing terms"
+    library["pricing"].save()
+    assert lexical(["licensing"]) == [Chunk.objects.get(document=library["pricing"]).pk]
+
+
 def test_full_text_index_follows_inserts_updates_and_deletes(library):
     """The database keeps the lexical index in step with chunk rows (a tsvector column or FTS5 triggers)."""
     codes = Chunk.objects.get(document=library["codes"])
@@ -89,6 +96,16 @@ def test_client_phrasing_still_finds_the_passage(library):
 def test_search_is_limited_to_some_documents(library):
     passages = search_passages("backups region", limit=5, document_ids=[library["pricing"].pk])
     assert {p.document_id for p in passages} <= {library["pricing"].pk}
+
+
+def test_only_words_rare_enough_for_the_row_budget_are_scored(library, monkeypatch):
+    """On a large library the most common words are left out of the lexical query: they cost most, weigh least."""
+    add_library_document("Backup addendum", "Backups of the pricing database are kept too.")
+    model_id = library["codes"].embedding_model_id
+    monkeypatch.setattr(lexical, "LEXICAL_ROW_BUDGET", 2)
+    assert lexical.affordable_terms(["backups", "licence", "kept"], model_id) == ["licence"]  # 2, 1 and 2 chunks
+    monkeypatch.setattr(lexical, "LEXICAL_ROW_BUDGET", 0)
+    assert lexical.affordable_terms(["backups", "licence"], model_id) == []  # the vector ranking decides alone
 
 
 def test_rare_words_are_counted_by_the_database(library):
