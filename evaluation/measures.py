@@ -105,8 +105,10 @@ class Draft:
     passages: list[dict]
     needs_expert: bool
     confidence: float
+    evidence: float
     cites_relevant: bool = False
     verdict: str = ""
+    reviewed_confidence: float = 0.0
 
 
 def draft_answers(questions: list[EvalQuestion], document_names: dict[int, str], chat_model, user) -> list[Draft]:
@@ -123,7 +125,7 @@ def draft_answers(questions: list[EvalQuestion], document_names: dict[int, str],
         answer = generate_answer(question, model=chat_model)
         cited = [p for p in answer.citations if p["cited"]]
         drafts.append(Draft(
-            item, answer.draft_text, answer.citations, answer.needs_expert, answer.confidence,
+            item, answer.draft_text, answer.citations, answer.needs_expert, answer.confidence, answer.evidence,
             cites_relevant=any(document_names.get(p["document_id"]) in item.relevant for p in cited),
         ))
     return drafts
@@ -182,23 +184,24 @@ class ReviewerScore:
 
 
 def evaluate_reviewer(drafts: list[Draft], chat_model, user) -> ReviewerScore:
-    """The reviewer on every correct draft, and on three faults planted into each."""
+    """The reviewer on every draft (for confidence after review), and on three faults planted into each correct one."""
     from rfp_manager.models import RFP, Question
-    from rfp_manager.services.answering import judge
+    from rfp_manager.services.answering import confidence, judge
 
     rfp, _ = RFP.objects.get_or_create(name="Evaluation", owner=user)
     questions = {q.number: q for q in Question.objects.filter(rfp=rfp)}
+    for draft in drafts:
+        if not draft.needs_expert:
+            draft.verdict = judge(questions[draft.question.id], draft.text, draft.passages, model=chat_model)["verdict"]
+            draft.reviewed_confidence = confidence(draft.evidence, draft.verdict)
     correct = [d for d in drafts if d.question.answerable and not d.needs_expert and d.cites_relevant]
     score = ReviewerScore(faults={"answer from an unrelated passage": [], "sentence with no support": [],
                                   "citation of the wrong passage": []})
     for index, draft in enumerate(correct):
-        question = questions[draft.question.id]
-        verdict = judge(question, draft.text, draft.passages, model=chat_model)["verdict"]
-        draft.verdict = verdict
         score.correct_judged += 1
-        score.correct_approved += verdict == "approved"
+        score.correct_approved += draft.verdict == "approved"
         for kind, (text, passages) in planted_faults(draft, correct, index).items():
-            caught = judge(question, text, passages, model=chat_model)["verdict"] != "approved"
+            caught = judge(questions[draft.question.id], text, passages, model=chat_model)["verdict"] != "approved"
             score.faults[kind].append(caught)
     return score
 

@@ -76,12 +76,13 @@ def render(*, retrieval, drafts, draft_score, reviewer, documents, questions, mo
         "",
         "## Confidence",
         "",
-        "A draft is right when it cites a relevant document, or says \"no supporting content\" for a question the "
-        "library cannot answer. Confidence before review, by bucket:",
+        "What the RFP page sorts by, after review, for the drafted answers (a \"no supporting content\" draft "
+        "has confidence 0 and is listed first by its expert flag). A drafted answer is right when it cites a "
+        "passage of a relevant document.",
         "",
-        "| confidence | drafts | right |",
+        "| confidence | drafted answers | right |",
         "|---|---|---|",
-        *_calibration(drafts),
+        *_calibration([d for d in drafts if not d.needs_expert]),
         "",
     ]
     return "\n".join(lines)
@@ -94,14 +95,8 @@ def _target(label: str, measured: float, threshold: float) -> str:
 def _calibration(drafts) -> list[str]:
     rows = []
     for low, high in CONFIDENCE_BUCKETS:
-        bucket = [d for d in drafts if low <= d.confidence < high]
-        right = sum(_right(d) for d in bucket)
+        bucket = [d for d in drafts if low <= d.reviewed_confidence < high]
+        right = sum(d.question.answerable and d.cites_relevant for d in bucket)
         share = f"{right / len(bucket):.0%}" if bucket else "–"
         rows.append(f"| {low:.1f}–{min(high, 1.0):.1f} | {len(bucket)} | {right} ({share}) |")
     return rows
-
-
-def _right(draft) -> bool:
-    if not draft.question.answerable:
-        return draft.needs_expert
-    return not draft.needs_expert and draft.cites_relevant

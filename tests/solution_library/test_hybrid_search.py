@@ -9,7 +9,7 @@ from django.test import override_settings
 
 from llm_manager.testing.fixtures import register_fake_api
 from solution_library.models import Chunk
-from solution_library.services import lexical
+from solution_library.services import lexical as lexical_service
 from solution_library.services.lexical import chunk_frequencies, lexical_ranking, plain_terms, questionnaire_terms
 from solution_library.services.search import fuse, search_passages
 from solution_library.testing import add_library_document
@@ -102,10 +102,10 @@ def test_only_words_rare_enough_for_the_row_budget_are_scored(library, monkeypat
     """On a large library the most common words are left out of the lexical query: they cost most, weigh least."""
     add_library_document("Backup addendum", "Backups of the pricing database are kept too.")
     model_id = library["codes"].embedding_model_id
-    monkeypatch.setattr(lexical, "LEXICAL_ROW_BUDGET", 2)
-    assert lexical.affordable_terms(["backups", "licence", "kept"], model_id) == ["licence"]  # 2, 1 and 2 chunks
-    monkeypatch.setattr(lexical, "LEXICAL_ROW_BUDGET", 0)
-    assert lexical.affordable_terms(["backups", "licence"], model_id) == []  # the vector ranking decides alone
+    monkeypatch.setattr(lexical_service, "LEXICAL_ROW_BUDGET", 2)
+    assert lexical_service.affordable_terms(["backups", "licence", "kept"], model_id) == ["licence"]  # 2, 1 and 2 chunks
+    monkeypatch.setattr(lexical_service, "LEXICAL_ROW_BUDGET", 0)
+    assert lexical_service.affordable_terms(["backups", "licence"], model_id) == []  # the vector ranking decides alone
 
 
 def test_rare_words_are_counted_by_the_database(library):
