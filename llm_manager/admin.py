@@ -55,8 +55,30 @@ class LLMModelAdmin(admin.ModelAdmin):
             self.message_user(request, "Only one model per type can be the default; the first of each type was used.",
                               messages.WARNING)
         for model in chosen.values():
+            if model.model_type == LLMModel.TYPE_EMBEDDING and _library_needs_reembedding(model):
+                job = _start_library_reembed(model, request.user)
+                self.message_user(
+                    request,
+                    f"Re-embedding the library with {model} (job {job.pk}); it becomes the default embedding model "
+                    "when every document is done, and the current index serves searches until then.",
+                    messages.SUCCESS,
+                )
+                continue
             services.make_default(model)
             self.message_user(request, f"{model} is now the default {model.model_type} model.", messages.SUCCESS)
+
+
+def _library_needs_reembedding(model: LLMModel) -> bool:
+    """A new default embedding model finds nothing until the library's chunks are embedded with it."""
+    from solution_library.models import Chunk  # the library depends on llm_manager, not the reverse, at import
+
+    return Chunk.objects.exclude(embedding_model=model).exists()
+
+
+def _start_library_reembed(model: LLMModel, user):
+    from solution_library.tasks import dispatch_library_reembed
+
+    return dispatch_library_reembed(model, user)
 
 
 @admin.register(ValidationRun)

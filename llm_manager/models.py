@@ -6,14 +6,18 @@ from spelunker.jobs.models import BaseJob
 
 
 class LLMApi(models.Model):
-    """An OpenAI-compatible endpoint, or the built-in offline provider."""
+    """An OpenAI-compatible endpoint, the built-in offline provider, or local models run in-process."""
 
     KIND_OPENAI = "openai"
     KIND_OFFLINE = "offline"
+    KIND_LOCAL = "local"
     KIND_CHOICES = [
         (KIND_OPENAI, "OpenAI-compatible HTTP (OpenAI, vLLM, Ollama, LM Studio, llama.cpp)"),
         (KIND_OFFLINE, "Built-in offline baseline (no network)"),
+        (KIND_LOCAL, "Local embedding models from installed packages (in-process, e.g. all-MiniLM-L6-v2)"),
     ]
+    # Kinds that run in this process: no network, so no limits, circuit breaker or retries.
+    IN_PROCESS_KINDS = (KIND_OFFLINE, KIND_LOCAL)
 
     HEALTH_UNKNOWN = "unknown"
     HEALTH_HEALTHY = "healthy"

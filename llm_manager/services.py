@@ -69,7 +69,7 @@ def _usable(model: LLMModel | None, model_type: str) -> LLMModel:
 
 def _call(api: LLMApi, operation):
     """Run one provider operation, guarded unless it runs in-process."""
-    if api.kind == LLMApi.KIND_OFFLINE:
+    if api.kind in LLMApi.IN_PROCESS_KINDS:
         return operation()
     with guarded_call(api):
         return operation()
@@ -162,7 +162,7 @@ def validate_api(api_id: int) -> ValidationOutcome:
 def _list_models_for_validation(api: LLMApi) -> list[ModelInfo]:
     """Validation is the health check itself, so it bypasses the open circuit (and may close it)."""
     provider = get_provider(api)
-    if api.kind == LLMApi.KIND_OFFLINE:
+    if api.kind in LLMApi.IN_PROCESS_KINDS:
         infos = provider.list_models()
         record_success(api)
         return infos
@@ -175,7 +175,7 @@ def _record_validation_failure(api: LLMApi, error: str, transient: bool) -> None
     LLMApi.objects.filter(pk=api.pk).update(
         health_status=LLMApi.HEALTH_UNHEALTHY, last_validated_at=timezone.now(), last_error=error[:2000]
     )
-    if api.kind == LLMApi.KIND_OFFLINE:  # the offline provider never goes through the guard
+    if api.kind in LLMApi.IN_PROCESS_KINDS:  # in-process providers never go through the guard
         record_failure(api, error, transient=transient)
 
 

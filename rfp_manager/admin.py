@@ -51,7 +51,7 @@ class InformationDocumentAdmin(admin.ModelAdmin):
 
 @admin.register(Answer)
 class AnswerAdmin(admin.ModelAdmin):
-    list_display = ["question", "review_verdict", "review_score", "confidence", "edited_by"]
+    list_display = ["question", "needs_expert", "review_verdict", "review_score", "confidence", "edited_by"]
     list_filter = ["review_verdict"]
     raw_id_fields = ["question", "responder_job", "reviewer_job"]
 

@@ -167,7 +167,12 @@ class Answer(models.Model):
     draft_text = models.TextField(blank=True)
     # Every retrieved passage: n, chunk_id, document_id, document_title, text, score, cited.
     citations = models.JSONField(default=list, blank=True)
-    confidence = models.FloatField(null=True, blank=True)
+    # 0..1, from how well the library covers the question and, once reviewed, the verdict (answering.confidence).
+    confidence = models.FloatField(null=True, blank=True, db_index=True)
+    # The best retrieved passage's share of the question's subject words: the retrieval half of confidence.
+    evidence = models.FloatField(null=True, blank=True)
+    # The library had no supporting content: a subject-matter expert must answer.
+    needs_expert = models.BooleanField(default=False, db_index=True)
     responder_job = models.ForeignKey("RFPBatchJob", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     generated_at = models.DateTimeField(null=True, blank=True)
 

@@ -60,10 +60,13 @@ def rfp_edit(request, pk):
 
 
 def _render_rfp(request, rfp, status=200, error=""):
-    questions = rfp.questions.select_related("answer").order_by("order", "pk")
+    questions = rfp.questions.select_related("answer")
+    by_attention = request.GET.get("order") != "document"
+    questions = answering.attention_order(questions) if by_attention else questions.order_by("order", "pk")
     context = {
         "rfp": rfp,
         "questions": questions,
+        "by_attention": by_attention,
         "documents": rfp.information_documents.all(),
         "jobs": rfp.batch_jobs.select_related("started_by")[:10],
         "import_form": QuestionImportForm(),

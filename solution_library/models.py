@@ -119,10 +119,19 @@ class Document(models.Model):
 
 
 class Chunk(models.Model):
-    """A passage of a document and its embedding (float32 bytes, see services/search_index.py)."""
+    """A passage of a document and its embedding (float32 bytes, see services/search_index.py).
+
+    The document title and the section heading are copied onto the chunk so
+    the database's full-text index ranks them with the passage (a PostgreSQL
+    generated column cannot read another table). A document's chunks exist once
+    per embedding model: while the library is re-embedded with a new model, the
+    old model's chunks keep serving searches until the new set is complete.
+    """
 
     document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="chunks")
     position = models.PositiveIntegerField()
+    title = models.CharField(max_length=300, blank=True, help_text="The document's title when the chunk was made")
+    heading = models.CharField(max_length=300, blank=True, help_text="The section heading the passage sits under")
     text = models.TextField()
     start_char = models.PositiveIntegerField(default=0, help_text="Offset of the passage in Document.text")
     end_char = models.PositiveIntegerField(default=0)
@@ -131,7 +140,9 @@ class Chunk(models.Model):
 
     class Meta:
         ordering = ["document", "position"]
-        constraints = [models.UniqueConstraint(fields=["document", "position"], name="chunk_unique_position")]
+        constraints = [
+            models.UniqueConstraint(fields=["document", "embedding_model", "position"], name="chunk_unique_model_position")
+        ]
         indexes = [models.Index(fields=["embedding_model", "id"], name="chunk_model_id_idx")]
 
     def __str__(self):
@@ -182,9 +193,18 @@ class SyncJob(BaseJob):
 
 
 class EmbedBatchJob(BaseJob):
-    """Re-embedding of documents chosen in the admin."""
+    """Re-embedding of documents chosen in the admin, or of the whole library with a new model.
+
+    With `target_model` set, every ready document gets chunks of that model
+    beside its current ones; only when all are done does the model become the
+    default and the other models' chunks go, so search never sees a half index.
+    """
 
     document_ids = models.JSONField(default=list)
+    target_model = models.ForeignKey(
+        "llm_manager.LLMModel", null=True, blank=True, on_delete=models.CASCADE, related_name="+",
+        help_text="Re-embed the library with this model, then make it the default embedding model",
+    )
 
     class Meta(BaseJob.Meta):
         verbose_name = "embedding batch job"

@@ -6,7 +6,7 @@ from django.db import transaction
 from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 
-from .models import Document
+from .models import Chunk, Document
 
 logger = logging.getLogger(__name__)
 
@@ -30,6 +30,13 @@ def queue_embedding_of_new_document(sender, instance: Document, created: bool, *
             logger.error("Could not queue embedding: %s", exc, extra={"document_id": instance.pk}, exc_info=True)
 
     transaction.on_commit(dispatch)
+
+
+@receiver(post_save, sender=Document)
+def copy_title_to_chunks(sender, instance: Document, created: bool, **kwargs):
+    """A renamed document's chunks carry the new title, so the full-text index ranks them by it."""
+    if not created:
+        Chunk.objects.filter(document=instance).exclude(title=instance.title).update(title=instance.title)
 
 
 @receiver(post_delete, sender=Document)

@@ -107,6 +107,17 @@ def dispatch_embedding(document_id: int) -> None:
     transaction.on_commit(lambda: embed_document.delay(document_id=document_id))
 
 
+def dispatch_library_reembed(model, user) -> EmbedBatchJob:
+    """Re-embed every ready document with `model`, which becomes the default when all are done."""
+    document_ids = documents.library_document_ids()
+    with transaction.atomic():
+        job = EmbedBatchJob.objects.create(
+            document_ids=document_ids, total_items=len(document_ids), started_by=user, target_model=model
+        )
+        queue_job_after_commit(job, lambda: embed_documents_batch.delay(job_id=job.pk))
+    return job
+
+
 def dispatch_embed_batch(document_ids: list[int], user) -> EmbedBatchJob:
     with transaction.atomic():
         job = EmbedBatchJob.objects.create(document_ids=sorted(document_ids), total_items=len(document_ids), started_by=user)

@@ -187,6 +187,8 @@ RFP_BATCH_SOFT_TIME_LIMIT = env.int("RFP_BATCH_SOFT_TIME_LIMIT", default=3 * 60 
 # --- solution_library
 # Largest file accepted by the library upload (refused with a clear message above it).
 SOLUTION_LIBRARY_MAX_UPLOAD_MB = env.float("SOLUTION_LIBRARY_MAX_UPLOAD_MB", default=25)
+# Name of an active chat model that re-orders the best search results; empty = no re-ranking.
+SEARCH_RERANK_MODEL = env.str("SEARCH_RERANK_MODEL", default="")
 
 # --- Links and limits shown in the UI --------------------------------------
 # Not FLOWER_URL: Flower reads every FLOWER_* variable as its own option.

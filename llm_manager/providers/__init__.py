@@ -3,11 +3,14 @@ from .base import ChatResult, ModelInfo, Provider
 
 
 def get_provider(api) -> Provider:
+    from .local import LocalProvider
     from .offline import OfflineProvider
     from .openai_compat import OpenAICompatibleProvider
 
     if api.kind == "offline":
         return OfflineProvider(api)
+    if api.kind == "local":
+        return LocalProvider(api)
     return OpenAICompatibleProvider(api)
 
 

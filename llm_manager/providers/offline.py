@@ -2,8 +2,8 @@
 
 It exists so that a fresh install works with no network and no model download.
 It is honest about what it is: it never generates text, it only quotes the
-passages it was given (with their citations), and its model names say
-"offline". The fake OpenAI server reuses these functions so that tests against
+sentences of the passages it was given that answer the question (with their
+citations) or says that none does, and its model names say "offline". The fake OpenAI server reuses these functions so that tests against
 HTTP see the same answers.
 
 Prompt convention (what callers send, see the cross-app contract):
@@ -11,22 +11,33 @@ Prompt convention (what callers send, see the cross-app contract):
   passage continues on the following lines until the next `[n]` or a blank line;
 - the question is on a line starting with `Question:`;
 - reviewer mode: the system message contains "Return a JSON review" and the user
-  message has an `Answer:` line followed by the answer to judge.
+  message has an `Answer:` line followed by the answer to judge;
+- re-ranker mode: the system message contains "Return a JSON ranking".
 """
 import hashlib
 import json
 import math
 import re
 
+from . import grounding
 from .base import ChatResult, ModelInfo, Provider
 
 EMBED_MODEL = "offline-embed-v1"
 CHAT_MODEL = "offline-extractive-chat-v1"
 EMBED_DIMENSIONS = 384
 CHAT_CONTEXT_WINDOW = 32768
-NO_PASSAGE_ANSWER = "The library has no passage that answers this question."
+NO_PASSAGE_ANSWER = "No supporting content in the library answers this question."
 REVIEW_MARKER = "Return a JSON review"
-MAX_QUOTED_SENTENCES = 3
+RERANK_MARKER = "Return a JSON ranking"
+MAX_QUOTED_SENTENCES = 4
+TARGET_ANSWER_CHARS = 600
+MIN_SENTENCE_CHARS, MAX_SENTENCE_CHARS = 25, 400
+# A later passage's sentence must match clearly better to be quoted before the first passage's.
+RANK_PENALTY = 0.02
+# The reviewer's thresholds (measured by make eval, docs/quality.md).
+SUPPORTED_SHARE = 0.75
+ADDRESSED_SHARE = 0.3
+FULLY_ADDRESSED_SHARE = 0.6
 
 STOPWORDS = frozenset(
     """a an the and or but if then else of to in on at by for with from into over under about as is are was were be
@@ -37,8 +48,6 @@ STOPWORDS = frozenset(
 )
 WORD_RE = re.compile(r"[a-z0-9]+(?:[-'][a-z0-9]+)*")
 PASSAGE_RE = re.compile(r"^\s*\[(\d+)\]\s?(.*)$")
-CITATION_RE = re.compile(r"\[\d+\]")
-SENTENCE_SPLIT_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
 
 
 # --- terms --------------------------------------------------------------------
@@ -136,34 +145,58 @@ def labelled_block(text: str, label: str) -> str:
     return ""
 
 
-def sentences(text: str) -> list[str]:
-    return [s.strip() for s in SENTENCE_SPLIT_RE.split(text) if s.strip()]
-
-
 # --- answering ----------------------------------------------------------------------
 def extractive_answer(question: str, passages: dict[int, str]) -> str:
-    """Quote the sentences that share the most key terms with the question, each with its citation."""
-    wanted = set(key_terms(question))
-    scored = []
-    for number, passage in passages.items():
-        for position, sentence in enumerate(sentences(passage)):
-            overlap = wanted & set(key_terms(sentence))
-            if overlap:
-                scored.append((len(overlap), -len(sentence), number, position, sentence))
-    if not scored:
+    """The sentences that answer the question, best first up to a target length, each with its citation.
+
+    A sentence is a candidate when it holds enough of the question's subject
+    words (see grounding.py); none qualifying means the passages do not answer
+    the question, and the draft says so instead of quoting them.
+    """
+    wanted = grounding.stems(question, subject_only=True)
+    candidates = [
+        (_relevance(wanted, sentence) - RANK_PENALTY * rank, number, position, sentence)
+        for rank, (number, passage) in enumerate(passages.items())
+        for position, sentence in enumerate(grounding.sentences(grounding.readable(passage)))
+        if _quotable(sentence) and _answers(wanted, sentence)
+    ]
+    chosen: list[tuple] = []
+    for candidate in sorted(candidates, key=lambda c: (-c[0], c[1], c[2])):
+        if _repeats(candidate[3], chosen):
+            continue
+        chosen.append(candidate)
+        if sum(len(c[3]) for c in chosen) >= TARGET_ANSWER_CHARS or len(chosen) >= MAX_QUOTED_SENTENCES:
+            break
+    if not chosen:
         return NO_PASSAGE_ANSWER
-    best = sorted(scored, reverse=True)[:MAX_QUOTED_SENTENCES]
-    best.sort(key=lambda s: (s[2], s[3]))  # quote in document order, reads better
-    return " ".join(f"{_as_sentence(sentence)} [{number}]" for _, _, number, _, sentence in best)
+    chosen.sort(key=lambda c: (c[1], c[2]))  # in the passages' order: reads as one text
+    return " ".join(f"{sentence.rstrip(' .!?;:')} [{number}]." for _, number, _, sentence in chosen)
 
 
-def _as_sentence(text: str) -> str:
-    return text if text[-1:] in ".!?" else text + "."
+def _relevance(wanted: set[str], sentence: str) -> float:
+    return grounding.coverage(wanted, sentence)
+
+
+def _answers(wanted: set[str], sentence: str) -> bool:
+    """At least two of the question's subject words (or its only one)."""
+    return len(wanted & grounding.stems(sentence)) >= min(2, len(wanted)) > 0
+
+
+def _quotable(sentence: str) -> bool:
+    """Prose of a readable length: not a command line, a path list or a stray heading."""
+    letters = sum(c.isalpha() or c.isspace() for c in sentence)
+    return MIN_SENTENCE_CHARS <= len(sentence) <= MAX_SENTENCE_CHARS and letters >= 0.8 * len(sentence)
+
+
+def _repeats(sentence: str, chosen: list[tuple]) -> bool:
+    """Overlapping chunks repeat sentences: quote each once."""
+    own = grounding.stems(sentence)
+    return any(own and len(own & grounding.stems(c[3])) >= 0.8 * len(own) for c in chosen)
 
 
 def extractive_summary(text: str) -> str:
     """No passages and no question (e.g. "summarise this document"): the most central sentences."""
-    candidates = sentences(" ".join(line.strip() for line in text.splitlines() if line.strip()))
+    candidates = grounding.sentences(" ".join(line.strip() for line in text.splitlines() if line.strip()))
     if not candidates:
         return ""
     frequency: dict[str, int] = {}
@@ -178,34 +211,63 @@ def extractive_summary(text: str) -> str:
     return " ".join(candidates[i] for i in sorted(chosen))
 
 
-def review(answer: str, passages: dict[int, str]) -> dict:
-    """Judge an answer by how many of its key terms the passages support (term overlap)."""
-    answer_terms = set(key_terms(CITATION_RE.sub(" ", answer)))
-    passage_terms = set(key_terms(" ".join(passages.values())))
-    if not answer_terms:
-        return {"verdict": "rejected", "score": 0.0, "feedback": "The answer is empty."}
-    supported = answer_terms & passage_terms
-    score = round(len(supported) / len(answer_terms), 3)
-    if score >= 0.6:
-        verdict = "approved"
-    elif score >= 0.3:
-        verdict = "needs_revision"
-    else:
-        verdict = "rejected"
-    unsupported = sorted(answer_terms - passage_terms)[:10]
-    feedback = f"{len(supported)} of {len(answer_terms)} key terms of the answer appear in the passages."
+def review(question: str, answer: str, passages: dict[int, str]) -> dict:
+    """Judge an answer against the question and the passages it cites; reasons for every finding.
+
+    Three checks, the reviewer's rubric: the citations are real (each number
+    is a given passage); each sentence is supported by the passage it cites;
+    the answer addresses the question (holds enough of its subject words).
+    A fake citation or an answer to another question is rejected, an
+    unsupported sentence needs revision.
+    """
+    if not grounding.cited_sentences(answer):
+        return _verdict("rejected", 0.0, ["The answer is empty."])
+    if answer.strip().startswith(NO_PASSAGE_ANSWER):
+        return _verdict("needs_revision", 0.0, ["The library has no supporting content: a subject-matter expert must answer."])
+    claims = grounding.cited_sentences(answer)
+    reasons = []
+    fake = sorted({n for _, numbers in claims for n in numbers if n not in passages})
+    if fake:
+        reasons.append("Cites " + ", ".join(f"[{n}]" for n in fake) + ", which is not among the passages.")
+    unsupported = [sentence for sentence, numbers in claims if not _supported(sentence, numbers, passages)]
+    reasons += [f"Not supported by the passage it cites: \"{s[:100]}\"" for s in unsupported]
+    addressed = grounding.coverage(grounding.stems(question, subject_only=True), " ".join(s for s, _ in claims))
+    if addressed < ADDRESSED_SHARE:
+        reasons.append(f"Does not address the question: it holds {addressed:.0%} of the question's subject words.")
+    supported_share = 1 - len(unsupported) / len(claims)
+    score = round(supported_share * min(1.0, addressed / FULLY_ADDRESSED_SHARE), 3)
+    if fake or addressed < ADDRESSED_SHARE or supported_share == 0:
+        return _verdict("rejected", score, reasons)
     if unsupported:
-        feedback += " Not supported by any passage: " + ", ".join(unsupported) + "."
-    return {"verdict": verdict, "score": score, "feedback": feedback}
+        return _verdict("needs_revision", score, reasons)
+    return _verdict("approved", score, ["Every sentence is supported by the passage it cites, and it addresses the question."])
+
+
+def _supported(sentence: str, numbers: list[int], passages: dict[int, str]) -> bool:
+    cited = [passages[n] for n in numbers if n in passages]
+    return bool(cited) and grounding.support(sentence, cited) >= SUPPORTED_SHARE
+
+
+def _verdict(verdict: str, score: float, reasons: list[str]) -> dict:
+    return {"verdict": verdict, "score": score, "reasons": reasons, "feedback": " ".join(reasons)}
+
+
+def rerank(question: str, passages: dict[int, str]) -> dict:
+    """Re-ranker mode: the passages ordered by how much of the question's subject they hold."""
+    wanted = grounding.stems(question, subject_only=True)
+    order = sorted(passages, key=lambda n: -grounding.coverage(wanted, passages[n]))
+    return {"ranking": order}
 
 
 def extractive_reply(messages: list[dict]) -> str:
     """The offline chat: a review (JSON), a cited extractive answer, or an extractive summary."""
     user_text = last_user_message(messages)
     passages = parse_passages(user_text)
-    if REVIEW_MARKER in system_message(messages):
-        return json.dumps(review(labelled_block(user_text, "Answer"), passages))
     question = labelled_block(user_text, "Question")
+    if REVIEW_MARKER in system_message(messages):
+        return json.dumps(review(question, labelled_block(user_text, "Answer"), passages))
+    if RERANK_MARKER in system_message(messages):
+        return json.dumps(rerank(question, passages))
     if question or passages:
         return extractive_answer(question or user_text, passages)
     return extractive_summary(user_text)

@@ -4,35 +4,61 @@ Prompts follow the passage convention every chat provider here understands
 (llm_manager's offline provider and the fake test server included): numbered
 passages on lines `[n] …`, then a `Question:` line; the reviewer adds an
 `Answer:` line and asks to "Return a JSON review".
+
+Drafts are grounded or say so: when no retrieved passage holds enough of the
+question's subject (the evidence gate), the draft is NO_PASSAGE_ANSWER and the
+question is flagged for a subject-matter expert, without a model call. The
+review always checks mechanically that every citation is a real passage, then
+asks the model for its rubric verdict. Confidence combines both halves.
 """
 import json
+import math
 import random
 import re
 import time
 
+from django.db.models import Case, F, IntegerField, Value, When
 from django.utils import timezone
 
 from llm_manager import services as llm
 from llm_manager.exceptions import CircuitOpenError, TransientLLMError
+from llm_manager.providers import grounding
+from llm_manager.providers.offline import NO_PASSAGE_ANSWER
+from solution_library.services.lexical import chunk_frequencies
 from solution_library.services.search import search_passages
 
 from ..models import Answer, Question
 from .choices import choice_fields
 
 PASSAGES_PER_QUESTION = 5
-NO_PASSAGE_ANSWER = "The library has no passage that answers this question."
+# The best passage must hold this share of the question's subject words, or the
+# draft says the library has no supporting content (measured by make eval).
+EVIDENCE_THRESHOLD = 0.25
+# Added to the library's size when weighing words by rarity: in a library of a
+# few passages every word is "rare", and the weights would say more about the
+# wording of the question than about the library.
+RARITY_PRIOR_CHUNKS = 100
+NOT_ENOUGH_INFORMATION = re.compile(r"not enough information|no supporting content", re.IGNORECASE)
 
 RESPONDER_SYSTEM = (
     "You draft answers to the questions of a request for proposal (RFP) for a solutions team. "
-    "Use only the numbered passages from the team's library. Cite every statement with the number "
-    f"of its passage, like [2]. If no passage answers the question, say: {NO_PASSAGE_ANSWER}"
+    "Use only the numbered passages from the team's library. Answer in at most five sentences, "
+    "and end every sentence with the citation of the passage that supports it, like [2]. "
+    "Never state anything the passages do not say. If the passages do not answer the question, "
+    f"reply only: {NO_PASSAGE_ANSWER} (not enough information)"
 )
 REVIEWER_SYSTEM = (
-    "You review a draft answer to an RFP question against the numbered passages it was written from. "
+    "You review a draft answer to an RFP question against the numbered passages it cites. Rubric: "
+    "(1) does the answer address what the question asks; (2) is every sentence supported by the passage "
+    "it cites; (3) is every citation one of the numbered passages. "
     "Return a JSON review and nothing else: "
-    '{"verdict": "approved" | "needs_revision" | "rejected", "score": <0..1>, "feedback": "<why>"}. '
-    "Approve only answers whose statements the passages support."
+    '{"verdict": "approved" | "needs_revision" | "rejected", "score": <0..1>, '
+    '"reasons": ["<one finding per item>"], "feedback": "<summary>"}. '
+    "Approve only an answer that passes all three; an unsupported sentence needs revision; "
+    "an answer to another question or a citation of a passage that does not exist is rejected."
 )
+# Confidence: retrieval evidence, then the review's verdict moves it (approved answers keep most of it).
+VERDICT_FACTOR = {"approved": 1.0, "needs_revision": 0.5, "rejected": 0.1}
 VERDICTS = {choice.value for choice in Answer.Verdict}
 CITATION = re.compile(r"\[(\d{1,3})\]")
 JSON_OBJECT = re.compile(r"\{.*?\}", re.DOTALL)
@@ -81,6 +107,7 @@ def retrieve_passages(question: Question) -> list[dict]:
             "chunk_id": p.chunk_id,
             "document_id": p.document_id,
             "document_title": p.document_title,
+            "heading": p.heading,
             "text": p.text,
             "score": round(float(p.score), 4),
         }
@@ -88,8 +115,31 @@ def retrieve_passages(question: Question) -> list[dict]:
     ]
 
 
+def evidence(question_text: str, passages: list[dict]) -> float:
+    """How much of the question's subject the best passage (with its title and heading) holds, 0..1.
+
+    Each subject word counts by how rare it is in the library (inverse
+    document frequency): "insurance" or "HIPAA", in no passage at all, decide
+    more than "server" or "data", which most passages hold.
+    """
+    wanted = grounding.stems(question_text, subject_only=True)
+    if not passages or not wanted:
+        return 0.0
+    weights = _rarity(wanted)
+    return round(max(
+        grounding.coverage(wanted, " ".join((p["document_title"], p.get("heading", ""), p["text"])), weights)
+        for p in passages
+    ), 3)
+
+
+def _rarity(stems: set[str]) -> dict[str, float]:
+    model = llm.get_default_model("embedding")
+    total, frequencies = chunk_frequencies(sorted(stems), model.pk)
+    return {stem: math.log((total + RARITY_PRIOR_CHUNKS) / (frequencies.get(stem, 0) + 0.5)) for stem in stems}
+
+
 def _passage_lines(passages: list[dict]) -> list[str]:
-    return [f"[{p['n']}] {_one_line(p['text'])}" for p in passages]
+    return [f"[{p['n']}] {grounding.readable(p['text'])}" for p in passages]
 
 
 def responder_messages(question: Question, passages: list[dict], rfp_context: str) -> list[dict]:
@@ -116,25 +166,44 @@ def _with_citation_flags(text: str, passages: list[dict]) -> list[dict]:
     return [{**p, "cited": p["n"] in cited} for p in passages]
 
 
-def _confidence(citations: list[dict]) -> float:
-    """How well the best cited passage matched the question (0 when nothing was cited)."""
-    scores = [c["score"] for c in citations if c["cited"]]
-    return round(min(1.0, max(0.0, max(scores))), 3) if scores else 0.0
+def confidence(evidence_share: float | None, verdict: str = "") -> float:
+    """0..1, sortable: the retrieval evidence, scaled by the review's verdict once there is one.
+
+    Unreviewed drafts count at the middle factor: neither confirmed nor refuted.
+    """
+    factor = VERDICT_FACTOR.get(verdict, 0.6)
+    return round(min(1.0, max(0.0, (evidence_share or 0.0) * factor)), 3)
+
+
+def says_no_support(text: str) -> bool:
+    return text.startswith(NO_PASSAGE_ANSWER) or bool(NOT_ENOUGH_INFORMATION.search(text))
+
+
+def draft(question: Question, passages: list[dict], share: float, *, model, rfp_context: str = "") -> tuple[str, bool]:
+    """(draft text, needs an expert): the model's cited answer, or the no-support answer when evidence is weak."""
+    if share < EVIDENCE_THRESHOLD:
+        return NO_PASSAGE_ANSWER, True
+    text = chat_with_retries(responder_messages(question, passages, rfp_context), model)
+    if not text:
+        raise AnswerError("The model returned an empty answer.")
+    if says_no_support(text):
+        return NO_PASSAGE_ANSWER, True
+    return text, False
 
 
 def generate_answer(question: Question, *, model, rfp_context: str = "", job=None) -> Answer:
     """Draft (or redraft) the one answer of a question. A new draft clears the old review."""
     passages = retrieve_passages(question)
-    text = chat_with_retries(responder_messages(question, passages, rfp_context), model)
-    if not text:
-        raise AnswerError("The model returned an empty answer.")
-    citations = _with_citation_flags(text, passages)
+    share = evidence(question.text, passages)
+    text, needs_expert = draft(question, passages, share, model=model, rfp_context=rfp_context)
     answer, _ = Answer.objects.update_or_create(
         question=question,
         defaults={
             "draft_text": text,
-            "citations": citations,
-            "confidence": _confidence(citations),
+            "citations": _with_citation_flags("" if needs_expert else text, passages),
+            "evidence": share,
+            "confidence": 0.0 if needs_expert else confidence(share),
+            "needs_expert": needs_expert,
             "responder_job": job,
             "generated_at": timezone.now(),
             **choice_fields(text),
@@ -149,11 +218,17 @@ def generate_answer(question: Question, *, model, rfp_context: str = "", job=Non
 
 
 def parse_review(text: str) -> dict:
-    """Read the first JSON object in the reply; real models wrap it in prose or code fences."""
-    for match in JSON_OBJECT.finditer(text):
+    """Read the JSON object in the reply; real models wrap it in prose or code fences.
+
+    The widest brace span is tried first (a reason may quote text with braces), then each smaller one.
+    """
+    widest = text[text.find("{"): text.rfind("}") + 1]
+    for candidate in [widest, *(m.group(0) for m in JSON_OBJECT.finditer(text))]:
         try:
-            data = json.loads(match.group(0))
+            data = json.loads(candidate)
         except ValueError:
+            continue
+        if not isinstance(data, dict):
             continue
         verdict = str(data.get("verdict", "")).strip().lower()
         if verdict not in VERDICTS:
@@ -162,8 +237,27 @@ def parse_review(text: str) -> dict:
             score = min(1.0, max(0.0, float(data.get("score"))))
         except (TypeError, ValueError):
             score = None
-        return {"verdict": verdict, "score": score, "feedback": str(data.get("feedback", "")).strip()}
+        reasons = [str(r).strip() for r in data.get("reasons") or [] if str(r).strip()]
+        feedback = str(data.get("feedback", "")).strip() or " ".join(reasons)
+        return {"verdict": verdict, "score": score, "feedback": feedback}
     raise AnswerError(f"The review is not JSON: {text[:200]!r}")
+
+
+def citation_problems(answer_text: str, passages: list[dict]) -> list[str]:
+    """Citations of passages the answer was not given: a fault whatever the model thinks of the text."""
+    numbers = {p["n"] for p in passages}
+    fake = sorted({n for _, cited in grounding.cited_sentences(answer_text) for n in cited if n not in numbers})
+    return [f"Cites {', '.join(f'[{n}]' for n in fake)}, which is not among the passages."] if fake else []
+
+
+def judge(question: Question, answer_text: str, passages: list[dict], *, model) -> dict:
+    """The verdict on one answer: the mechanical citation check, then the model's rubric review."""
+    problems = citation_problems(answer_text, passages)
+    review = parse_review(chat_with_retries(reviewer_messages(question, answer_text, passages), model))
+    if problems:
+        feedback = " ".join([*problems, review["feedback"]]).strip()
+        return {"verdict": Answer.Verdict.REJECTED.value, "score": 0.0, "feedback": feedback}
+    return review
 
 
 def review_answer(question: Question, *, model, job=None) -> Answer:
@@ -171,9 +265,10 @@ def review_answer(question: Question, *, model, job=None) -> Answer:
     answer = Answer.objects.filter(question=question).first()
     if answer is None or not answer.final_answer.strip():
         raise AnswerError("There is no answer to review yet.")
-    review = parse_review(chat_with_retries(reviewer_messages(question, answer.final_answer, answer.citations), model))
+    review = judge(question, answer.final_answer, answer.citations, model=model)
     values = {
         "review_verdict": review["verdict"], "review_score": review["score"], "review_feedback": review["feedback"],
+        "confidence": 0.0 if answer.needs_expert and not answer.final_text else confidence(answer.evidence, review["verdict"]),
         "reviewer_job": job, "reviewed_at": timezone.now(),
     }
     # Only onto the text that was judged: a redraft or an edit during the call makes this verdict stale.
@@ -183,6 +278,20 @@ def review_answer(question: Question, *, model, job=None) -> Answer:
     for name, value in values.items():
         setattr(answer, name, value)
     return answer
+
+
+def attention_order(questions):
+    """Questions with what needs a person first: expert needed, rejected, to revise, then by confidence."""
+    return questions.annotate(
+        attention=Case(
+            When(answer__isnull=True, then=Value(1)),
+            When(answer__needs_expert=True, then=Value(0)),
+            When(answer__review_verdict=Answer.Verdict.REJECTED, then=Value(1)),
+            When(answer__review_verdict=Answer.Verdict.NEEDS_REVISION, then=Value(2)),
+            default=Value(3),
+            output_field=IntegerField(),
+        )
+    ).order_by("attention", F("answer__confidence").asc(nulls_first=True), "order", "pk")
 
 
 def save_final_text(answer: Answer, text: str, user) -> Answer:

@@ -5,7 +5,9 @@ word runs of an overlong sentence — and units are packed into chunks of about
 `target_chars`. Each chunk after the first repeats the last units of the one
 before (about `overlap_chars`), so a passage that straddles a boundary is
 still found whole. Chunks are slices of the text, so their offsets let a page
-highlight the passage within its document.
+highlight the passage within its document. Each chunk also carries the
+heading of the section it starts in (Markdown-style `#` lines, which the
+parsers write for HTML and DOCX headings too), which search ranks with it.
 """
 import re
 from dataclasses import dataclass
@@ -16,6 +18,8 @@ OVERLAP_CHARS = 200
 PARAGRAPH = re.compile(r"\S(?:.*?\S)?(?=\n\s*\n|\s*\Z)", re.DOTALL)
 SENTENCE = re.compile(r"\S.*?(?:[.!?](?=\s)|\Z)", re.DOTALL)
 WORDS = re.compile(r"\S+")
+HEADING = re.compile(r"^#{1,6}[ \t]+(\S.*?)[ \t#]*$", re.MULTILINE)
+HEADING_MAX_CHARS = 300
 
 
 @dataclass(frozen=True)
@@ -24,10 +28,12 @@ class TextChunk:
     start: int
     end: int
     text: str
+    heading: str = ""
 
 
 def chunk_text(text: str, target_chars: int = TARGET_CHARS, overlap_chars: int = OVERLAP_CHARS) -> list[TextChunk]:
     units = list(_units(text, target_chars))
+    headings = [(m.start(), m.group(1)[:HEADING_MAX_CHARS]) for m in HEADING.finditer(text)]
     chunks: list[TextChunk] = []
     first = 0
     while first < len(units):
@@ -35,11 +41,20 @@ def chunk_text(text: str, target_chars: int = TARGET_CHARS, overlap_chars: int =
         while last + 1 < len(units) and units[last + 1][1] - units[first][0] <= target_chars:
             last += 1
         start, end = units[first][0], units[last][1]
-        chunks.append(TextChunk(len(chunks), start, end, text[start:end]))
+        chunks.append(TextChunk(len(chunks), start, end, text[start:end], _heading_at(headings, start, end)))
         if last + 1 >= len(units):
             break
         first = _overlap_start(units, first, last, overlap_chars, target_chars)
     return chunks
+
+
+def _heading_at(headings: list[tuple[int, str]], start: int, end: int) -> str:
+    """The last heading at or before `start`; else the first inside the chunk (a preamble has none)."""
+    before = [title for offset, title in headings if offset <= start]
+    if before:
+        return before[-1]
+    inside = [title for offset, title in headings if offset < end]
+    return inside[0] if inside else ""
 
 
 def _overlap_start(units, first: int, last: int, overlap_chars: int, target_chars: int) -> int:

@@ -19,7 +19,7 @@ from django.utils import timezone
 from llm_manager import services as llm
 from llm_manager.exceptions import LLMError, TransientLLMError
 
-from ..models import Chunk, Document, ReviewStatus
+from ..models import READY_STATUSES, Chunk, Document, ReviewStatus
 from . import search_index
 from .chunking import TextChunk, chunk_text
 from .parsing import UnsupportedFile, check_readable, detect_type, extract_text
@@ -124,8 +124,12 @@ class ProcessResult:
         }
 
 
-def process_document(document_id: int, embedding_model_id: int | None = None) -> ProcessResult:
+def process_document(document_id: int, embedding_model_id: int | None = None, *, alongside: bool = False) -> ProcessResult:
     """Parse, chunk, embed and store one document. Safe to run any number of times.
+
+    `alongside=True` (re-embedding the library with a new model) adds or
+    replaces only that model's chunks and leaves the document's status and its
+    current chunks alone, so searches keep using them meanwhile.
 
     Raises TransientLLMError (the caller may retry later); every other failure
     is recorded on the document as failed, with the reason.
@@ -133,26 +137,34 @@ def process_document(document_id: int, embedding_model_id: int | None = None) ->
     document = Document.objects.filter(pk=document_id).first()
     if document is None:
         return ProcessResult(document_id, False, error=f"document {document_id} not found")
-    Document.objects.filter(pk=document_id).exclude(review_status=ReviewStatus.PROCESSING).update(
-        review_status=ReviewStatus.PROCESSING, status_message="", updated_at=timezone.now()
-    )
+    if not alongside:
+        Document.objects.filter(pk=document_id).exclude(review_status=ReviewStatus.PROCESSING).update(
+            review_status=ReviewStatus.PROCESSING, status_message="", updated_at=timezone.now()
+        )
     try:
         model = _embedding_model(embedding_model_id)
         text = extract_text(_read_file(document), document.file_type)
         pieces = chunk_text(text)
-        if _chunks_unchanged(document, pieces, model):
-            _mark_ready(document, text, len(pieces), model)
+        if _chunks_unchanged(document, pieces, model, alongside):
+            if not alongside:
+                _mark_ready(document, text, len(pieces), model)
             return ProcessResult(document_id, True, chunks=len(pieces), unchanged=True)
-        vectors = embed_in_batches([p.text for p in pieces], model)
-        replace_chunks(document, text, pieces, vectors, model)
+        vectors = embed_in_batches([_embedded_text(document, p) for p in pieces], model)
+        replace_chunks(document, text, pieces, vectors, model, alongside=alongside)
         return ProcessResult(document_id, True, chunks=len(pieces))
     except TransientLLMError:
         raise
     except DocumentGone as exc:
         return ProcessResult(document_id, False, error=str(exc))
     except (UnsupportedFile, LLMError, OSError) as exc:
-        mark_failed(document_id, str(exc) or type(exc).__name__)
+        if not alongside:  # a failed re-embed must not hide a document whose chunks still serve
+            mark_failed(document_id, str(exc) or type(exc).__name__)
         return ProcessResult(document_id, False, error=str(exc))
+
+
+def _embedded_text(document: Document, piece: TextChunk) -> str:
+    """What the embedding model sees: the passage with where it comes from, as a reader would."""
+    return "\n".join(part for part in (document.title, piece.heading, piece.text) if part)
 
 
 def mark_failed(document_id: int, reason: str) -> None:
@@ -194,20 +206,26 @@ def embed_in_batches(texts: list[str], model) -> np.ndarray:
     return np.asarray(rows, dtype=np.float32).reshape(len(texts), -1)
 
 
-def _chunks_unchanged(document: Document, pieces: list[TextChunk], model) -> bool:
-    """True when the stored chunks are exactly these pieces, embedded by this model."""
-    if document.chunk_count != len(pieces) or document.embedding_model_id != model.pk:
+def _chunks_unchanged(document: Document, pieces: list[TextChunk], model, alongside: bool = False) -> bool:
+    """True when the stored chunks of this model are exactly these pieces (and, unless
+    `alongside`, no other model's chunks remain)."""
+    chunks = document.chunks.all()
+    if not alongside and chunks.exclude(embedding_model=model).exists():
         return False
-    stored = list(document.chunks.order_by("position").values_list("position", "text", "embedding_model_id"))
-    return stored == [(p.position, p.text, model.pk) for p in pieces]
+    stored = list(chunks.filter(embedding_model=model).order_by("position").values_list("position", "title", "heading", "text"))
+    return stored == [(p.position, document.title, p.heading, p.text) for p in pieces]
 
 
-def replace_chunks(document: Document, text: str, pieces: list[TextChunk], vectors: np.ndarray, model) -> None:
-    """Swap the document's chunks for the new ones in one transaction."""
+def replace_chunks(
+    document: Document, text: str, pieces: list[TextChunk], vectors: np.ndarray, model, *, alongside: bool = False
+) -> None:
+    """Swap the document's chunks (only this model's when `alongside`) for the new ones in one transaction."""
     rows = [
         Chunk(
             document_id=document.pk,
             position=piece.position,
+            title=document.title,
+            heading=piece.heading,
             text=piece.text,
             start_char=piece.start,
             end_char=piece.end,
@@ -225,10 +243,14 @@ def replace_chunks(document: Document, text: str, pieces: list[TextChunk], vecto
             # A sync stored a newer version meanwhile (and queued its own run):
             # writing these chunks would put old text back under the new version.
             raise DocumentSuperseded(f"document {document.pk} changed while it was processed; the newer version wins")
-        old_models = set(Chunk.objects.filter(document_id=document.pk).values_list("embedding_model_id", flat=True))
-        Chunk.objects.filter(document_id=document.pk).delete()
+        replaced = Chunk.objects.filter(document_id=document.pk)
+        if alongside:
+            replaced = replaced.filter(embedding_model=model)
+        old_models = set(replaced.values_list("embedding_model_id", flat=True))
+        replaced.delete()
         Chunk.objects.bulk_create(rows, batch_size=BULK_CREATE_BATCH)
-        _mark_ready(document, text, len(rows), model)
+        if not alongside:
+            _mark_ready(document, text, len(rows), model)
         for model_id in old_models | {model.pk}:
             search_index.bump_version(model_id)
 
@@ -250,21 +272,70 @@ def run_embed_batch(job) -> dict:
     """The work of an EmbedBatchJob: each document re-processed, errors per item.
 
     Re-running it is cheap and gives the same counts: unchanged documents are
-    recognised and skipped by process_document.
+    recognised and skipped by process_document. A job with a target model
+    re-embeds the library beside the current index and switches only at the end.
     """
+    alongside = job.target_model_id is not None
     succeeded = failed = 0
     for done, document_id in enumerate(job.document_ids, start=1):
         if job.was_cancelled():
-            break
-        try:
-            result = process_document(document_id)
-        except TransientLLMError as exc:
-            result = ProcessResult(document_id, False, error=f"Embedding service unavailable: {exc}")
-            mark_failed(document_id, result.error)
+            return {"succeeded": succeeded, "failed": failed}
+        result = _process_for_batch(document_id, job.target_model_id, alongside)
         if result.success:
             succeeded += 1
         else:
             failed += 1
             job.add_error(document_id, result.error, save=False)
         job.set_counts(processed_items=done, successful_items=succeeded, failed_items=failed, errors=job.errors)
+    if alongside:
+        return {"succeeded": succeeded, "failed": failed, **finish_library_reembed(job)}
     return {"succeeded": succeeded, "failed": failed}
+
+
+def _process_for_batch(document_id: int, model_id: int | None, alongside: bool) -> ProcessResult:
+    try:
+        return process_document(document_id, model_id, alongside=alongside)
+    except TransientLLMError as exc:
+        result = ProcessResult(document_id, False, error=f"Embedding service unavailable: {exc}")
+        if not alongside:
+            mark_failed(document_id, result.error)
+        return result
+
+
+def library_document_ids() -> list[int]:
+    """The documents a library re-embed covers: every ready one."""
+    return list(Document.objects.filter(review_status__in=READY_STATUSES).order_by("pk").values_list("pk", flat=True))
+
+
+def finish_library_reembed(job) -> dict:
+    """Switch search to the job's model once every ready document has its chunks.
+
+    Documents uploaded during the job were embedded with the old default; they
+    are caught up here first. Any document still missing keeps the switch from
+    happening: the job reports it and the old index goes on serving.
+    """
+    model = job.target_model
+    missing = _documents_missing(model)
+    for document_id in missing:
+        _process_for_batch(document_id, model.pk, True)
+    missing = _documents_missing(model)
+    if missing:
+        return {"switched": False, "missing_documents": missing[:50]}
+    with transaction.atomic():
+        llm.make_default(model)
+        old_models = set(Chunk.objects.exclude(embedding_model=model).values_list("embedding_model_id", flat=True))
+        Chunk.objects.exclude(embedding_model=model).delete()
+        Document.objects.filter(review_status__in=READY_STATUSES).update(embedding_model=model)
+        for model_id in old_models | {model.pk}:
+            search_index.bump_version(model_id)
+    return {"switched": True, "missing_documents": []}
+
+
+def _documents_missing(model) -> list[int]:
+    have = Chunk.objects.filter(embedding_model=model).values("document_id")
+    return list(
+        Document.objects.filter(review_status__in=READY_STATUSES, chunk_count__gt=0)
+        .exclude(pk__in=have)
+        .order_by("pk")
+        .values_list("pk", flat=True)
+    )

@@ -138,11 +138,43 @@ def _open_docx(data: bytes):
 
 def _docx_text(data: bytes) -> str:
     document = _open_docx(data)
-    parts = [p.text for p in document.paragraphs]
+    parts = [_docx_paragraph(p) for p in document.paragraphs]
     for table in document.tables:
-        for row in table.rows:
-            parts.append(" | ".join(cell.text.strip() for cell in row.cells))
+        parts += table_rows_as_text([[cell.text for cell in row.cells] for row in table.rows])
     return "\n\n".join(p for p in parts if p.strip())
+
+
+def _docx_paragraph(paragraph) -> str:
+    """A heading paragraph becomes a Markdown heading line, so chunks know their section."""
+    style = (paragraph.style.name if paragraph.style is not None else "") or ""
+    level = re.fullmatch(r"Heading (\d)", style)
+    if level and paragraph.text.strip():
+        return "#" * int(level.group(1)) + " " + paragraph.text.strip()
+    return paragraph.text
+
+
+def table_rows_as_text(rows: list[list[str]]) -> list[str]:
+    """Each body row as a readable line, its cells labelled by the header row.
+
+    "Control: Encryption at rest. Status: Yes." reads as a sentence and can be
+    quoted in an answer; "Encryption at rest | Yes" cannot.
+    """
+    rows = [[" ".join(cell.split()) for cell in row] for row in rows if any(cell.strip() for cell in row)]
+    if len(rows) < 2:
+        return [" | ".join(c for c in row if c) for row in rows]
+    header, lines = rows[0], []
+    for row in rows[1:]:
+        cells = [
+            f"{label}: {_as_clause(value)}" if label and label != value else _as_clause(value)
+            for label, value in zip(header, row)
+            if value
+        ]
+        lines.append(" ".join(dict.fromkeys(cells)))  # merged cells repeat their text
+    return lines
+
+
+def _as_clause(text: str) -> str:
+    return text if text[-1:] in ".!?:;" else text + "."
 
 
 def html_to_text(data: bytes | str) -> str:
@@ -150,6 +182,10 @@ def html_to_text(data: bytes | str) -> str:
     soup = BeautifulSoup(data, "lxml")
     for tag in soup(["script", "style", "noscript", "template", "nav", "header", "footer", "svg"]):
         tag.decompose()
+    for level in range(1, 7):
+        for heading in soup.find_all(f"h{level}"):
+            # A Markdown heading line tells the chunker which section a passage is in.
+            heading.replace_with(soup.new_string("#" * level + " " + heading.get_text(" ", strip=True)))
     body = soup.body or soup
     return body.get_text("\n\n", strip=True)
 

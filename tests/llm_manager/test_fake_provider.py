@@ -21,8 +21,9 @@ def test_embed_and_chat_through_http(fake_llm, fake_api):
     vectors = services.embed_texts(["alpha beta", "alpha beta", "gamma"])
     assert vectors[0] == vectors[1] != vectors[2]
     assert len(vectors[0]) == 384
-    result = services.chat([{"role": "user", "content": "[1] The sky is blue.\nQuestion: What colour is the sky?"}])
-    assert result.text == "The sky is blue. [1]"
+    result = services.chat([{"role": "user", "content": "[1] The sky over the harbour is blue on clear summer days."
+                                                        "\nQuestion: What colour is the sky on summer days?"}])
+    assert result.text == "The sky over the harbour is blue on clear summer days [1]."
     assert result.model == "fake-chat"
     assert [r["path"] for r in fake_llm.requests] == ["/v1/embeddings", "/v1/chat/completions"]
 

@@ -87,12 +87,13 @@ def test_chat_says_plainly_when_no_passage_matches():
     ("Customer data is encrypted at rest with AES-256 [1].", "approved"),
     ("We use quantum blockchain firewalls certified by NASA.", "rejected"),
 ])
-def test_reviewer_mode_returns_only_json_judged_by_support(answer, verdict):
+def test_reviewer_mode_returns_only_json_with_reasons(answer, verdict):
     result = services.chat([
         {"role": "system", "content": "You review answers. Return a JSON review."},
         {"role": "user", "content": PASSAGES + "Question: How is data protected?\nAnswer: " + answer},
     ])
     review = json.loads(result.text)
-    assert set(review) == {"verdict", "score", "feedback"}
+    assert set(review) == {"verdict", "score", "reasons", "feedback"}
+    assert review["reasons"] and review["feedback"] == " ".join(review["reasons"])
     assert review["verdict"] == verdict
     assert 0.0 <= review["score"] <= 1.0

@@ -57,7 +57,8 @@ def test_review_when_done_chains_one_reviewer(live_worker, library, user, user_c
 
 
 def test_failures_are_recorded_and_retry_reruns_only_them(live_worker, library, llm_front, fake_llm, user, user_client):
-    questions = list(QUESTIONS[:4]) + [f"{FAIL_MARKER} one?", f"{FAIL_MARKER} two?"]
+    # The failing questions are answerable from the library, so they reach the model (and its failure).
+    questions = list(QUESTIONS[:4]) + [f"{FAIL_MARKER} {QUESTIONS[4]}", f"{FAIL_MARKER} {QUESTIONS[5]}"]
     rfp = make_rfp(user, questions)
 
     job = _finished(_start(user_client, rfp, "responder").pk)

@@ -109,3 +109,15 @@ def test_pdf_with_a_damaged_page_tree_is_refused_not_a_server_error():
     )
     with pytest.raises(UnsupportedFile, match="PDF"):
         check_readable(data, detect_type(data, "damaged.pdf"))
+
+
+def test_table_rows_read_as_sentences_labelled_by_the_header():
+    from solution_library.services.parsing import table_rows_as_text
+
+    rows = [["Control", "Status", "Evidence"], ["Encryption at rest", "Yes", "AES-256 on every volume"],
+            ["MFA", "Yes", ""], ["", "", ""]]
+    assert table_rows_as_text(rows) == [
+        "Control: Encryption at rest. Status: Yes. Evidence: AES-256 on every volume.",
+        "Control: MFA. Status: Yes.",
+    ]
+    assert table_rows_as_text([["Only a header row", "here"]]) == ["Only a header row | here"]

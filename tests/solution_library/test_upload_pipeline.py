@@ -85,6 +85,7 @@ def test_same_file_twice_is_stored_once(live_worker, offline_embedding, user_cli
     assert again["duplicate"] is True
     assert again["document"]["id"] == first["document"]["id"]
     assert Document.objects.count() == 1
+    wait_until_processed([first["document"]["id"]])  # no embedding left running into the next test's flush
 
 
 def test_embedding_twice_gives_identical_chunk_rows(live_worker, offline_embedding, user_client):

@@ -1,0 +1,191 @@
+"""Lexical ranking by the database's own full-text engine, and the query it is given.
+
+SQLite: the FTS5 table `solution_library_chunk_fts` ranked by bm25(); PostgreSQL:
+the generated `search_vector` column (GIN index) matched by
+websearch_to_tsquery() and ranked by ts_rank_cd(). Both index the chunk's
+document title and section heading beside its text, weighted above it, and both
+are kept current by the database itself (see migration 0005).
+
+Questionnaires wrap what they ask in phrasing that is in no document ("Please
+describe how your organisation…", "Provide evidence that…"); those words are
+dropped before the search, and the remaining terms are OR-ed so a passage that
+has most of them — not necessarily all — ranks first.
+"""
+import re
+import threading
+
+from django.db import connection, transaction
+
+from llm_manager.providers.grounding import QUESTIONNAIRE_WORDS, STOPWORDS
+
+from .search_index import current_version
+
+TERM = re.compile(r"[a-z0-9]+")
+# Phrases removed whole before single words are looked at: "if so", "in place".
+QUESTIONNAIRE_PHRASES = re.compile(
+    r"\b(if (so|yes|not|applicable)|in place|make sure|at (a|the) minimum|such as|e\.g\.|i\.e\.)", re.IGNORECASE
+)
+FTS_TABLE = "solution_library_chunk_fts"
+# Title and heading count twice the text: a passage under "Backups" is about backups.
+SQLITE_BM25_WEIGHTS = "2.0, 2.0, 1.0"
+POSTGRES_WEIGHTS = "{0.25, 0.25, 0.5, 0.5}"  # D (text), C, B (heading), A (title)
+# At most this many matching chunks are scored per search (see affordable_terms): bm25 and
+# ts_rank_cd cost some microseconds per matching chunk, and the search's budget is 10 ms.
+LEXICAL_ROW_BUDGET = 1500
+# The FTS5 table holds every model's chunks: fetch more, keep the current model's.
+OVERFETCH_FOR_OTHER_MODELS = 2
+
+
+def plain_terms(text: str) -> list[str]:
+    """The query's words minus English stopwords, in order, once each (the BM25 baseline's query)."""
+    return list(dict.fromkeys(t for t in TERM.findall(text.lower()) if t not in STOPWORDS))
+
+
+def questionnaire_terms(text: str) -> list[str]:
+    """The subject words of a questionnaire question: plain_terms without the form's own phrasing."""
+    return [t for t in plain_terms(QUESTIONNAIRE_PHRASES.sub(" ", text)) if t not in QUESTIONNAIRE_WORDS]
+
+
+def lexical_ranking(
+    terms: list[str], limit: int, model_id: int, document_ids: list[int] | None = None, *, text_only: bool = False
+) -> list[tuple[int, float]]:
+    """(chunk_id, score) of the `limit` chunks of one embedding model that best match any of `terms`, best first.
+
+    `text_only` ranks the passage text alone (no title or heading): the plain BM25 baseline of `make eval`.
+    """
+    if not terms or limit <= 0 or document_ids == []:
+        return []
+    if connection.vendor == "postgresql":
+        return _postgres_ranking(terms, limit, model_id, document_ids, text_only)
+    return _sqlite_ranking(terms, limit, model_id, document_ids, text_only)
+
+
+def affordable_terms(terms: list[str], model_id: int, version: str | None = None) -> list[str]:
+    """The query's rarest terms, as many as keep the chunks to score within LEXICAL_ROW_BUDGET.
+
+    Ranking cost grows with every chunk that holds any query word, and a word
+    that most chunks hold barely changes the ranking (its inverse document
+    frequency is near zero). When even the rarest word is held by more chunks
+    than the budget, the lexical ranking is left out and the vector ranking decides.
+    """
+    _, frequencies = chunk_frequencies(terms, model_id, version, whole_words=True)
+    kept, rows = set(), 0
+    for term in sorted(terms, key=lambda t: frequencies.get(t, 0)):
+        rows += frequencies.get(term, 0)
+        if rows > LEXICAL_ROW_BUDGET:
+            break
+        kept.add(term)
+    return [t for t in terms if t in kept]
+
+
+def _sqlite_ranking(terms, limit, model_id, document_ids, text_only) -> list[tuple[int, float]]:
+    match = " OR ".join(f'"{t}"' for t in terms)
+    if text_only:
+        match = f"text : ({match})"
+    if document_ids is None:
+        # The FTS table alone, then the model filter on the few best: joining every
+        # matching row to the chunk table would read each row's embedding pages too.
+        sql = (
+            f"SELECT rowid, bm25({FTS_TABLE}, {SQLITE_BM25_WEIGHTS}) AS rank FROM {FTS_TABLE} "
+            f"WHERE {FTS_TABLE} MATCH %s ORDER BY rank, rowid LIMIT %s"
+        )
+        params = [match, limit * OVERFETCH_FOR_OTHER_MODELS]
+    else:
+        sql = (
+            f"SELECT c.id, bm25({FTS_TABLE}, {SQLITE_BM25_WEIGHTS}) AS rank FROM {FTS_TABLE} "
+            f"JOIN solution_library_chunk c ON c.id = {FTS_TABLE}.rowid WHERE {FTS_TABLE} MATCH %s "
+            f"AND c.embedding_model_id = %s AND c.document_id IN ({', '.join('%s' for _ in document_ids)}) "
+            "ORDER BY rank, c.id LIMIT %s"
+        )
+        params = [match, model_id, *document_ids, limit]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        # bm25() is lower-is-better (negative); flip it so every ranking here is higher-is-better.
+        ranked = [(chunk_id, -rank) for chunk_id, rank in cursor.fetchall()]
+    return _of_model(ranked, model_id)[:limit]
+
+
+def _of_model(ranked: list[tuple[int, float]], model_id: int) -> list[tuple[int, float]]:
+    if not ranked:
+        return []
+    with connection.cursor() as cursor:  # plain SQL: this runs on every search, the ORM's overhead would double it
+        cursor.execute(
+            f"SELECT id FROM solution_library_chunk WHERE embedding_model_id = %s "
+            f"AND id IN ({', '.join('%s' for _ in ranked)})",
+            [model_id, *(chunk_id for chunk_id, _ in ranked)],
+        )
+        ids = {row[0] for row in cursor.fetchall()}
+    return [(chunk_id, score) for chunk_id, score in ranked if chunk_id in ids]
+
+
+def _postgres_ranking(terms, limit, model_id, document_ids, text_only) -> list[tuple[int, float]]:
+    vector = "to_tsvector('english', text)" if text_only else "search_vector"
+    where, params = "", [" or ".join(terms), model_id]
+    if document_ids is not None:
+        where, params = " AND document_id = ANY(%s)", [*params, list(document_ids)]
+    sql = (
+        f"SELECT id, ts_rank_cd('{POSTGRES_WEIGHTS}', {vector}, query) AS rank "
+        "FROM solution_library_chunk, websearch_to_tsquery('english', %s) AS query "
+        f"WHERE {vector} @@ query AND embedding_model_id = %s{where} ORDER BY rank DESC, id LIMIT %s"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*params, limit])
+        return [(chunk_id, float(rank)) for chunk_id, rank in cursor.fetchall()]
+
+
+# --- how many chunks hold a word ------------------------------------------------------------
+_frequency_cache: dict[tuple[int, bool], tuple[str, int, dict[str, int]]] = {}
+_cache_lock = threading.Lock()
+
+
+def chunk_frequencies(
+    words: list[str], model_id: int, version: str | None = None, *, whole_words: bool = False
+) -> tuple[int, dict[str, int]]:
+    """(number of chunks, {word: chunks that the full-text engine matches for it}).
+
+    A word is matched as the engine matches a query word (stemmed) with
+    `whole_words`, else as a prefix ("encryp" holds "encrypt", "encryption").
+    What makes a word telling: one that few passages hold (or none) says more
+    about whether the library answers a question than one that most hold.
+    Counts cover the chunks of every embedding model (during a re-embed each
+    passage is there twice; the shares stay the same). They are kept per process
+    until the model's chunks change (its SearchIndexVersion token), except inside
+    a transaction, whose rows may still be rolled back. A caller that has just
+    read the token (the vector index) passes it as `version`.
+    """
+    words = [w for w in words if TERM.fullmatch(w)]
+    if transaction.get_connection().in_atomic_block:
+        return _count_chunks(), {w: _count_matching(w, whole_words) for w in words}
+    version = current_version(model_id) if version is None else version
+    with _cache_lock:
+        cached = _frequency_cache.get((model_id, whole_words))
+        if cached is None or cached[0] != version:
+            cached = _frequency_cache[(model_id, whole_words)] = (version, _count_chunks(), {})
+        _, total, counts = cached
+        for word in words:
+            if word not in counts:
+                counts[word] = _count_matching(word, whole_words)
+        return total, {w: counts[w] for w in words}
+
+
+def _count_chunks() -> int:
+    from ..models import Chunk
+
+    return Chunk.objects.count()
+
+
+def _count_matching(word: str, whole_word: bool) -> int:
+    """Chunks the engine matches for one word: a walk of its index entry, no ranking."""
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            query = "plainto_tsquery('english', %s)" if whole_word else "to_tsquery('simple', %s)"
+            cursor.execute(
+                f"SELECT count(*) FROM solution_library_chunk WHERE search_vector @@ {query}",
+                [word if whole_word else f"{word}:*"],
+            )
+        else:
+            cursor.execute(
+                f"SELECT count(*) FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH %s",
+                [f'"{word}"' if whole_word else f'"{word}"*'],
+            )
+        return int(cursor.fetchone()[0])

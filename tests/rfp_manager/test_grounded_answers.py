@@ -1,0 +1,135 @@
+"""Grounded drafts, the no-support answer, the reviewer's verdicts and confidence (chat model on the fake server)."""
+import json
+
+import pytest
+
+from llm_manager.models import LLMModel
+from llm_manager.providers.offline import NO_PASSAGE_ANSWER, TARGET_ANSWER_CHARS
+from rfp_manager.models import Answer, Question
+from rfp_manager.services import answering
+
+from .conftest import chat_requests, make_rfp
+
+BACKUP_QUESTION = "Please describe how often backups are taken and how long they are kept."
+INSURANCE_QUESTION = "Do you carry cyber liability insurance, and what is the coverage limit?"
+
+
+@pytest.fixture
+def chat_model(library):
+    return LLMModel.objects.get(name="fake-chat")
+
+
+@pytest.fixture
+def rfp(user, library):
+    return make_rfp(user, [BACKUP_QUESTION, INSURANCE_QUESTION, "How is customer data encrypted at rest and in transit?"])
+
+
+def question(rfp, text) -> Question:
+    return rfp.questions.get(text=text)
+
+
+def test_draft_quotes_the_sentences_that_answer_each_with_its_citation(rfp, chat_model):
+    answer = answering.generate_answer(question(rfp, BACKUP_QUESTION), model=chat_model)
+
+    assert "Backups are taken every hour and kept for 35 days" in answer.draft_text
+    assert "Support is available" not in answer.draft_text  # the same passage's other sentences stay out
+    assert len(answer.draft_text) <= TARGET_ANSWER_CHARS + 400
+    cited = [c for c in answer.citations if c["cited"]]
+    assert cited and all(f"[{c['n']}]" in answer.draft_text for c in cited)
+    assert cited[0]["document_title"] == "Operations guide"
+    assert not answer.needs_expert and 0 < answer.confidence <= 1
+
+
+def test_no_supporting_content_gives_the_no_support_answer_and_an_expert_flag(rfp, chat_model, fake_llm):
+    answer = answering.generate_answer(question(rfp, INSURANCE_QUESTION), model=chat_model)
+
+    assert answer.draft_text == NO_PASSAGE_ANSWER
+    assert answer.needs_expert and answer.confidence == 0.0
+    assert not any(c["cited"] for c in answer.citations)
+    assert chat_requests(fake_llm) == 0  # unrelated passages never reach the model
+
+
+def test_responder_prompt_requires_citations_and_allows_not_enough_information(rfp, chat_model, llm_front):
+    answering.generate_answer(question(rfp, BACKUP_QUESTION), model=chat_model)
+    system = json.loads(llm_front.chat_prompts[-1])["messages"][0]["content"]
+    assert "citation" in system and "not enough information" in system
+
+
+def test_a_model_that_finds_no_answer_flags_the_question(rfp):
+    assert answering.says_no_support("The passages do not say. Not enough information.")
+    assert answering.says_no_support(NO_PASSAGE_ANSWER)
+    assert not answering.says_no_support("Backups are kept for 35 days [1].")
+
+
+# --- the reviewer ------------------------------------------------------------------------
+@pytest.fixture
+def drafted(rfp, chat_model):
+    """The backup question's grounded draft and the passages it was written from."""
+    answer = answering.generate_answer(question(rfp, BACKUP_QUESTION), model=chat_model)
+    return answer.question, answer.draft_text, answer.citations
+
+
+def judge(drafted, chat_model, text=None, passages=None):
+    q, draft, citations = drafted
+    return answering.judge(q, draft if text is None else text, citations if passages is None else passages,
+                           model=chat_model)
+
+
+def test_reviewer_approves_a_grounded_answer(drafted, chat_model):
+    review = judge(drafted, chat_model)
+    assert review["verdict"] == "approved", review
+
+
+def test_reviewer_rejects_an_answer_from_an_unrelated_passage(drafted, chat_model):
+    citations = drafted[2]
+    support = next(c for c in citations if "Support is available" in c["text"])
+    text = f"Support is available 24 hours a day, 7 days a week [{support['n']}]."
+    review = judge(drafted, chat_model, text=text)
+    assert review["verdict"] == "rejected" and "Does not address the question" in review["feedback"]
+
+
+def test_reviewer_flags_a_sentence_no_passage_supports(drafted, chat_model):
+    text = drafted[1] + " Backups are also mirrored to a bunker on the Moon every minute [1]."
+    review = judge(drafted, chat_model, text=text)
+    assert review["verdict"] == "needs_revision" and "Moon" in review["feedback"]
+
+
+def test_reviewer_flags_a_citation_of_the_wrong_passage(drafted, chat_model):
+    citations = drafted[2]
+    wrong = next(c["n"] for c in citations if "Backups are taken" not in c["text"])
+    text = f"Backups are taken every hour and kept for 35 days [{wrong}]."
+    assert judge(drafted, chat_model, text=text)["verdict"] != "approved"
+
+
+def test_a_citation_of_no_passage_is_rejected_whatever_the_model_says(drafted, chat_model):
+    text = drafted[1] + " Backups are taken every hour [9]."
+    review = judge(drafted, chat_model, text=text)
+    assert review["verdict"] == "rejected" and "[9], which is not among the passages" in review["feedback"]
+
+
+def test_reviewer_prompt_has_the_rubric_and_asks_for_structured_output(drafted, chat_model, llm_front):
+    judge(drafted, chat_model)
+    system = json.loads(llm_front.chat_prompts[-1])["messages"][0]["content"]
+    assert "Rubric" in system and '"reasons"' in system and "Return a JSON review" in system
+
+
+# --- confidence and attention ----------------------------------------------------------------
+def test_review_moves_confidence_and_the_rfp_page_lists_what_needs_attention_first(rfp, chat_model, user_client):
+    for q in rfp.questions.all():
+        answering.generate_answer(q, model=chat_model)
+    backup, insurance, encryption = (question(rfp, t) for t in (
+        BACKUP_QUESTION, INSURANCE_QUESTION, "How is customer data encrypted at rest and in transit?"))
+    drafted_confidence = backup.answer.confidence
+    approved = answering.review_answer(backup, model=chat_model)
+    assert approved.review_verdict == "approved" and approved.confidence > drafted_confidence
+    Answer.objects.filter(question=encryption).update(draft_text="Support is available 24 hours a day [1].")
+    rejected = answering.review_answer(encryption, model=chat_model)
+    assert rejected.review_verdict == "rejected" and rejected.confidence < approved.confidence
+
+    ordered = list(answering.attention_order(rfp.questions.all()).values_list("text", flat=True))
+    assert ordered == [insurance.text, encryption.text, backup.text]  # expert, rejected, approved
+    page = user_client.get(f"/rfps/{rfp.pk}/").content.decode()
+    assert page.index(insurance.text) < page.index(encryption.text) < page.index(backup.text)
+    assert "Needs a subject-matter expert" in page
+    in_order = user_client.get(f"/rfps/{rfp.pk}/", {"order": "document"}).content.decode()
+    assert in_order.index(BACKUP_QUESTION) < in_order.index(INSURANCE_QUESTION)
