@@ -69,8 +69,7 @@ def dispatch_batch_job(job: RFPBatchJob) -> None:
     args = (job.rfp_id, job.started_by_id, job.pk)
     # The sender's limits travel in the message and win over the worker's; read the setting now.
     soft = settings.RFP_BATCH_SOFT_TIME_LIMIT
-    limits = {"soft_time_limit": soft, "time_limit": soft + HARD_LIMIT_MARGIN}
-    queue_job_after_commit(job, lambda: task.apply_async(args, **limits))
+    queue_job_after_commit(job, task, args=args, soft_time_limit=soft, time_limit=soft + HARD_LIMIT_MARGIN)
     logger.info("Queued %s job %s", job.job_type, job.pk, extra={"job_id": job.pk, "rfp_id": job.rfp_id})
 
 

@@ -5,10 +5,11 @@ import pytest
 from celery.exceptions import Retry, SoftTimeLimitExceeded
 from django.utils import timezone
 
-from spelunker.jobs.dispatch import queue_job_after_commit
-from spelunker.jobs.models import JobStatus, fail_stale_jobs
+from spelunker.jobs.dispatch import WAITING_FOR_BROKER, publish_pending, queue_job_after_commit
+from spelunker.jobs.models import JobStatus, OutboxMessage, fail_stale_jobs
 from spelunker.jobs.runner import run_job
 from spelunker.models import SystemCheck
+from spelunker.tasks import probe_queue
 
 pytestmark = pytest.mark.django_db
 
@@ -148,28 +149,41 @@ def test_run_job_for_missing_job_says_not_found():
     assert result["success"] is False and "not found" in result["error"]
 
 
-def test_queued_job_is_sent_only_after_commit(django_capture_on_commit_callbacks):
+def _queue_probe(job) -> OutboxMessage:
+    # Expires at once: the real message this sends is for the broker, not for a worker of a later test.
+    return queue_job_after_commit(job, probe_queue, kwargs={"job_id": job.pk, "queue": "default"}, expires=1)
+
+
+def test_queued_job_is_recorded_at_once_and_sent_only_after_commit(django_capture_on_commit_callbacks):
     job = SystemCheck.objects.create()
-    sent = []
     with django_capture_on_commit_callbacks(execute=True) as callbacks:
-        queue_job_after_commit(job, lambda: sent.append(job.pk))
-        assert sent == [], "sent before the row was committed"
-    assert sent == [job.pk] and len(callbacks) == 1
+        message = _queue_probe(job)
+        assert OutboxMessage.objects.get(pk=message.pk).sent_at is None, "sent before the row was committed"
+    message.refresh_from_db()
+    assert message.sent_at is not None and message.attempts == 1 and len(callbacks) == 1
     job.refresh_from_db()
-    assert job.status == JobStatus.PENDING
+    assert job.status == JobStatus.PENDING and job.message == ""
 
 
-def test_job_whose_message_cannot_be_sent_fails_with_the_reason(django_capture_on_commit_callbacks):
+def test_a_refused_publish_keeps_the_job_waiting_and_beat_sends_it_when_the_broker_is_back(
+    django_capture_on_commit_callbacks, request
+):
     job = SystemCheck.objects.create()
-
-    def broker_down():
-        raise ConnectionRefusedError("[Errno 111] Connection refused")
-
+    broker_is_back = request.getfixturevalue("unreachable_broker")
     with django_capture_on_commit_callbacks(execute=True):
-        queue_job_after_commit(job, broker_down)
+        message = _queue_probe(job)
+    assert publish_pending() == {"success": True, "sent": 0, "waiting": 1}  # still down: nothing sent, nothing lost
     job.refresh_from_db()
-    assert job.status == JobStatus.FAILED
-    assert "Could not queue the task" in job.message and "Connection refused" in job.message
+    message.refresh_from_db()
+    assert (job.status, job.error_code, job.message) == (JobStatus.PENDING, "broker_unavailable", WAITING_FOR_BROKER)
+    assert message.sent_at is None and message.attempts == 2 and "Connection" in message.last_error
+
+    broker_is_back()
+    assert publish_pending() == {"success": True, "sent": 1, "waiting": 0}
+    assert publish_pending()["sent"] == 0, "a sent message is never sent twice"
+    job.refresh_from_db()
+    message.refresh_from_db()
+    assert message.sent_at is not None and (job.status, job.error_code, job.message) == (JobStatus.PENDING, "", "")
 
 
 def test_fail_stale_jobs_frees_only_silent_active_jobs():
