@@ -28,8 +28,10 @@ def database_url_for_current_connection() -> str:
 class Worker:
     """One `celery -A spelunker worker` subprocess, started and awaited."""
 
-    def __init__(self, queues: str = ALL_QUEUES, concurrency: int = 2, env: dict | None = None, pool: str = "prefork"):
+    def __init__(self, queues: str = ALL_QUEUES, concurrency: int = 2, env: dict | None = None, pool: str = "prefork",
+                 app: str = "spelunker"):
         self.name = f"test-{uuid.uuid4().hex[:8]}@localhost"
+        self.app = app
         self.queues = queues
         self.concurrency = concurrency
         self.pool = pool
@@ -40,7 +42,7 @@ class Worker:
     def start(self, timeout: float = 60) -> "Worker":
         env = {**os.environ, "DATABASE_URL": database_url_for_current_connection(), **self.extra_env}
         cmd = [
-            sys.executable, "-m", "celery", "-A", "spelunker", "worker",
+            sys.executable, "-m", "celery", "-A", self.app, "worker",
             "-Q", self.queues, "-n", self.name, "--concurrency", str(self.concurrency), "-P", self.pool,
             "--without-gossip", "--without-mingle", "--loglevel=INFO",
         ]
@@ -70,6 +72,20 @@ class Worker:
             os.killpg(self.proc.pid, signal.SIGKILL)
             self.proc.wait(10)
 
+    def kill_main_process(self) -> None:
+        """SIGKILL only the main process, as a crash of it looks; its pool children die with it (PDEATHSIG)."""
+        os.kill(self.proc.pid, signal.SIGKILL)
+        self.proc.wait(10)
+
+    def terminate(self) -> int:
+        """SIGTERM to the main process only, as a deploy or `docker stop` sends it; waits for the warm shutdown."""
+        os.kill(self.proc.pid, signal.SIGTERM)
+        return self.proc.wait(120)
+
+    @property
+    def alive(self) -> bool:
+        return bool(self.proc) and self.proc.poll() is None
+
     def stop(self) -> None:
         if self.proc and self.proc.poll() is None:
             os.killpg(self.proc.pid, signal.SIGTERM)
@@ -77,6 +93,37 @@ class Worker:
                 self.proc.wait(20)
             except subprocess.TimeoutExpired:
                 self.kill()
+        if getattr(self, "_log", None):
+            self._log.close()
+
+
+class Beat:
+    """One `celery beat` process with the database scheduler, on the test database."""
+
+    def __init__(self):
+        self.proc: subprocess.Popen | None = None
+        self.log_path = ROOT / "var" / f"beat-{uuid.uuid4().hex[:8]}.log"
+
+    def start(self) -> "Beat":
+        env = {**os.environ, "DATABASE_URL": database_url_for_current_connection()}
+        cmd = [sys.executable, "-m", "celery", "-A", "spelunker", "beat", "--loglevel=INFO",
+               "--scheduler", "django_celery_beat.schedulers:DatabaseScheduler"]
+        self.log_path.parent.mkdir(exist_ok=True)
+        self._log = open(self.log_path, "wb")
+        self.proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=self._log, stderr=subprocess.STDOUT, start_new_session=True)
+        return self
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace")[-5000:]
+
+    def stop(self) -> None:
+        if self.proc and self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGTERM)
+            try:
+                self.proc.wait(20)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+                self.proc.wait(10)
         if getattr(self, "_log", None):
             self._log.close()
 

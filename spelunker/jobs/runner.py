@@ -19,6 +19,7 @@ from collections.abc import Callable
 
 from celery.exceptions import Reject, Retry, SoftTimeLimitExceeded
 from django.conf import settings
+from django.db import InterfaceError, OperationalError
 
 from .models import BaseJob, ErrorCode, JobStatus
 
@@ -39,7 +40,24 @@ def max_unfinished_deliveries() -> int:
     return settings.JOB_MAX_UNFINISHED_DELIVERIES
 
 
+# The database went away (a restart, a failover): nothing about the job can be recorded until it is back.
+DATABASE_ERRORS = (OperationalError, InterfaceError)
+DATABASE_RETRY_SECONDS = 5
+
+
 def run_job(task, job_model: type[BaseJob], job_id: int, work: Callable[[BaseJob], dict | None]) -> dict:
+    """Run `work(job)` under the job toolkit's rules (see the module docstring)."""
+    try:
+        return _run_job(task, job_model, job_id, work)
+    except DATABASE_ERRORS as exc:
+        # Retried without limit: while the database is down no job can run or fail anyway, and the job's
+        # own state (processing, its finished items) is still there when it returns, so the retry resumes it.
+        logger.warning("Database unavailable during %s %s; retrying in %s s: %s", job_model.__name__, job_id,
+                       DATABASE_RETRY_SECONDS, exc, extra={"job_id": job_id})
+        raise task.retry(exc=exc, countdown=DATABASE_RETRY_SECONDS, max_retries=None) from None
+
+
+def _run_job(task, job_model: type[BaseJob], job_id: int, work: Callable[[BaseJob], dict | None]) -> dict:
     label = job_model._meta.verbose_name
     context = {"job_id": job_id, "job_type": job_model.__name__}
     job = job_model.objects.filter(pk=job_id).first()
@@ -80,9 +98,10 @@ def _work(task, job: BaseJob, work: Callable[[BaseJob], dict | None], label: str
     job_id = job.pk
     try:
         figures = work(job) or {}
-    except Retry:
-        # The task chose to retry a transient failure: the job stays
-        # processing and the retried message picks it up again.
+    except (Retry, *DATABASE_ERRORS):
+        # The task chose to retry a transient failure (or the database is
+        # gone, see run_job): the job stays processing and the retried
+        # message picks it up again.
         raise
     except StopRequested:
         # Work done so far is recorded; the message goes back to the queue for the next worker.
