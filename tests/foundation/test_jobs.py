@@ -193,3 +193,49 @@ def test_fail_stale_jobs_frees_only_silent_active_jobs():
     assert fail_stale_jobs(SystemCheck.objects.all(), after_minutes=40) == 1
     statuses = dict(SystemCheck.objects.values_list("pk", "status"))
     assert statuses == {silent.pk: "failed", busy.pk: "pending", done.pk: "completed"}
+
+
+# --- deliveries: poison messages and graceful stops ----------------------------------
+
+def test_deliveries_that_killed_their_worker_without_progress_make_a_poison_message(settings):
+    """Three deliveries died (never returned) without progress: the fourth fails the job instead of running it."""
+    settings.JOB_MAX_UNFINISHED_DELIVERIES = 3
+    job = SystemCheck.objects.create(total_items=5)
+    for _ in range(3):
+        job.begin_delivery()  # each delivery died before end_delivery
+    ran = []
+    result = run_job(FakeTask(), SystemCheck, job.pk, lambda j: ran.append(j.pk))
+    job.refresh_from_db()
+    assert ran == [] and result["success"] is False
+    assert (job.status, job.error_code) == (JobStatus.FAILED, "poison_message")
+    assert "the last 3 attempts" in job.message
+
+
+def test_a_killed_delivery_that_made_progress_is_not_held_against_the_job(settings):
+    settings.JOB_MAX_UNFINISHED_DELIVERIES = 3
+    job = SystemCheck.objects.create(total_items=5)
+    for done in range(1, 6):  # killed five times, but each delivery got one item further
+        assert job.begin_delivery() == 1
+        job.set_counts(processed_items=done)
+    assert run_job(FakeTask(), SystemCheck, job.pk, lambda j: {})["success"] is True
+    job.refresh_from_db()
+    assert (job.status, job.unfinished_deliveries) == (JobStatus.COMPLETED, 0)
+
+
+def test_work_stopped_for_a_worker_shutdown_is_requeued_with_the_job_still_processing():
+    from celery.exceptions import Reject
+
+    from spelunker.jobs.runner import StopRequested
+
+    job = SystemCheck.objects.create(total_items=4)
+
+    def stop_at_a_safe_point(j):
+        SystemCheck.objects.filter(pk=j.pk).update(stop_requested=True)  # what the worker's SIGTERM receiver does
+        assert j.stop_reason() == "shutdown"
+        raise StopRequested("stopping")
+
+    with pytest.raises(Reject) as rejected:
+        run_job(FakeTask(), SystemCheck, job.pk, stop_at_a_safe_point)
+    assert rejected.value.requeue is True
+    job.refresh_from_db()
+    assert (job.status, job.stop_requested, job.unfinished_deliveries) == (JobStatus.PROCESSING, False, 0)
