@@ -49,8 +49,11 @@ def publish(message_id: int) -> bool:
         if message is None or message.sent_at:
             return True
         try:
+            # ignore_result: the job row, not the result backend, is the truth. It also keeps the rpc://
+            # backend from declaring its reply queue first, which retries without limit while the broker
+            # is down and would hang the request that started the job.
             app.send_task(message.task_name, args=message.args, kwargs=message.kwargs, task_id=message.task_id,
-                          **message.options)
+                          ignore_result=True, **message.options)
         except Exception as exc:  # any publish failure: broker down, bad credentials, confirm refused
             _record_refusal(message, exc)
             return False

@@ -42,6 +42,12 @@ def job_figures(job: RFPBatchJob) -> dict:
     }
 
 
+def exact(total: int) -> dict:
+    """What job_figures says of a job that answered all `total` questions, each once."""
+    return {"status": "completed", "total": total, "processed": total, "succeeded": total, "failed": 0,
+            "result_rows": total, "answers": total}
+
+
 def running_on(worker, task_id: str) -> bool:
     from spelunker.celery import app
 

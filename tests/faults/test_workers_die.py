@@ -5,14 +5,9 @@ from rfp_manager.models import RFPBatchJob
 from tests.rfp_manager.conftest import chat_requests
 from tests.workers import wait_for
 
-from .jobs import finished, job_figures, processed, rfp_with_questions, running_on, start_responder
+from .jobs import exact, finished, job_figures, processed, rfp_with_questions, running_on, start_responder
 
 pytestmark = [pytest.mark.faults, pytest.mark.integration]
-
-
-def exact(total: int) -> dict:
-    return {"status": "completed", "total": total, "processed": total, "succeeded": total, "failed": 0,
-            "result_rows": total, "answers": total}
 
 
 def test_batch_worker_main_process_sigkilled_three_times(
@@ -35,6 +30,7 @@ def test_batch_worker_main_process_sigkilled_three_times(
         task_id = RFPBatchJob.objects.values_list("celery_task_id", flat=True).get(pk=job.pk)
         wait_for(lambda w=worker, t=task_id: running_on(w, t), timeout=30, message="the job running on the worker")
         worker.kill_main_process()
+        wait_for(lambda w=worker: not w.group_alive(), timeout=30, message="the pool children gone with their parent")
         done_at_kill.append(processed(job.pk))
         case.event(f"SIGKILL #{kill} of the worker's main process with {done_at_kill[-1]} of {total} questions done")
         worker = make_worker(queues="batch", concurrency=1)

@@ -91,3 +91,20 @@ def test_a_document_stuck_in_processing_is_sent_again_then_failed(django_capture
     assert sweep(live_task_ids=set())["failed"] == [f"document-{document.pk}"]
     document.refresh_from_db()
     assert (document.review_status, document.error_code) == ("failed", "worker_lost")
+
+
+def test_the_data_migration_seeds_both_schedules_expiring_just_under_their_period():
+    import importlib
+
+    from django.apps import apps
+    from django_celery_beat.models import PeriodicTask
+
+    migration = importlib.import_module("spelunker.migrations.0003_outbox_and_sweeper_schedules")
+    PeriodicTask.objects.filter(task__in=["spelunker.publish_outbox", "spelunker.sweep_lost_jobs"]).delete()
+    migration.create_schedules(apps, None)
+    migration.create_schedules(apps, None)  # idempotent
+    seconds = {"seconds": 1, "minutes": 60}
+    for task in PeriodicTask.objects.filter(task__in=["spelunker.publish_outbox", "spelunker.sweep_lost_jobs"]):
+        period = task.interval.every * seconds[task.interval.period]
+        assert task.enabled and period - 2 <= task.expire_seconds < period, task.name
+    assert PeriodicTask.objects.filter(task__startswith="spelunker.").count() == 2
