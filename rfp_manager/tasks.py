@@ -12,7 +12,7 @@ from django.conf import settings
 from django.db import transaction
 
 from llm_manager.exceptions import TransientLLMError
-from spelunker.jobs.dispatch import queue_job_after_commit
+from spelunker.jobs.dispatch import dispatch_after_commit, queue_job_after_commit
 from spelunker.jobs.models import JobStatus
 from spelunker.jobs.runner import run_job
 
@@ -107,13 +107,5 @@ def summarize_information_document(self, document_id: int) -> dict:
 
 
 def dispatch_summary(document: InformationDocument) -> None:
-    """Queue the summary after commit; a refused publish is written on the document (its button still works)."""
-
-    def send():
-        try:
-            summarize_information_document.delay(document.pk)
-        except Exception as exc:  # broker unreachable: no 500 for the upload that triggered it
-            logger.error("Could not queue the summary of document %s: %s", document.pk, exc, extra={"document_id": document.pk})
-            documents.record_summary_failure(document, f"Could not queue the summary ({type(exc).__name__}: {exc}). Try again.")
-
-    transaction.on_commit(send)
+    """Queue the summary after commit through the outbox: with the broker down it waits and is sent later."""
+    dispatch_after_commit(document, summarize_information_document, args=[document.pk])
