@@ -9,6 +9,7 @@ attempt and Beat never publish the same row at the same time.
 """
 import logging
 import uuid
+from datetime import timedelta
 
 from django.apps import apps
 from django.db import models, transaction
@@ -20,6 +21,8 @@ logger = logging.getLogger(__name__)
 
 WAITING_FOR_BROKER = "Waiting for the message broker: the job starts by itself as soon as it is reachable again."
 PUBLISH_BATCH = 200
+# Sent messages are kept a while (a document's Flower link reads its last task id), then dropped.
+KEEP_SENT = timedelta(days=7)
 
 
 def dispatch_after_commit(subject: models.Model, task, *, args=(), kwargs=None, **options) -> OutboxMessage:
@@ -69,6 +72,7 @@ def publish_pending(limit: int = PUBLISH_BATCH) -> dict:
         if not publish(message_id):
             break
         sent += 1
+    OutboxMessage.objects.filter(sent_at__lt=timezone.now() - KEEP_SENT).delete()
     waiting = OutboxMessage.objects.filter(sent_at__isnull=True).count()
     return {"success": True, "sent": sent, "waiting": waiting}
 

@@ -173,8 +173,9 @@ class BaseJob(models.Model):
                 "unfinished_deliveries", "progress_at_delivery", "processed_items").get()
             progressed = row["processed_items"] > row["progress_at_delivery"]
             count = (0 if progressed else row["unfinished_deliveries"]) + 1
+            # A stop asked of an earlier delivery's worker does not concern this one.
             type(self).objects.filter(pk=self.pk).update(
-                unfinished_deliveries=count, progress_at_delivery=row["processed_items"])
+                unfinished_deliveries=count, progress_at_delivery=row["processed_items"], stop_requested=False)
         self.refresh_from_db()
         return count
 

@@ -47,8 +47,9 @@ def test_rabbitmq_stopped_20_s_while_jobs_run_and_three_are_started(
                (page.status_code, "Waiting for the message broker" in page.content.decode()), (200, True))
 
     time.sleep(max(0.0, BROKER_DOWN_SECONDS - (time.monotonic() - down_at)))
+    case.event(f"RabbitMQ starting again, {time.monotonic() - down_at:.0f} s after it stopped")
     stack.start("rabbitmq")
-    case.event(f"RabbitMQ started again after {time.monotonic() - down_at:.0f} s")
+    case.event(f"RabbitMQ accepting connections again ({time.monotonic() - down_at:.0f} s after it stopped)")
     jobs = [finished(job.pk, timeout=300) for job in [running, *started]]
     case.event(f"all four jobs finished: {[job.status for job in jobs]}")
     case.check("first job (running during the outage)", job_figures(jobs[0]), exact(60))

@@ -184,6 +184,9 @@ def test_a_refused_publish_keeps_the_job_waiting_and_beat_sends_it_when_the_brok
     job.refresh_from_db()
     message.refresh_from_db()
     assert message.sent_at is not None and (job.status, job.error_code, job.message) == (JobStatus.PENDING, "", "")
+    OutboxMessage.objects.filter(pk=message.pk).update(sent_at=timezone.now() - timedelta(days=8))
+    publish_pending()
+    assert not OutboxMessage.objects.filter(pk=message.pk).exists(), "sent messages are dropped after a week"
 
 
 def test_fail_stale_jobs_frees_only_silent_active_jobs():
