@@ -21,26 +21,47 @@ Times are seconds since the case began, on a shared 2-core machine: they describ
 """
 
 
+# The order of the issue's "Must show" list; a case not named here comes after these.
+ORDER = [
+    "batch_worker_main_process_sigkilled_three_times",
+    "embedding_worker_sigkilled_during_a_200_document_upload",
+    "rabbitmq_stopped_20_s_while_jobs_run_and_three_are_started",
+    "memcached_stopped_every_page_answers_and_one_sync_per_source",
+    "postgresql_restarted_mid_job",
+    "sigterm_during_a_batch_job_requeues_it_at_a_safe_point",
+    "a_poison_document_is_failed_and_the_queue_keeps_flowing",
+    "the_sweeper_sends_again_or_fails_a_job_whose_worker_vanished",
+]
+
+
+def _cell(text) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
 def _value(value) -> str:
-    return f"`{json.dumps(value, default=str)}`"
+    return f"`{_cell(json.dumps(value, default=str))}`"
+
+
+def _position(case: dict) -> int:
+    return ORDER.index(case["case"]) if case["case"] in ORDER else len(ORDER)
 
 
 def render_case(case: dict) -> str:
     lines = [f"## {case['title']}", "",
              f"**Result: {case['outcome']}** · ran {case['ran_at']} · {case.get('duration_s', '?')} s", "",
              f"**Fault:** {case['fault']}", "", "| at (s) | what happened |", "|---:|---|"]
-    lines += [f"| {e['at_s']} | {e['what']} |" for e in case["events"]]
+    lines += [f"| {e['at_s']} | {_cell(e['what'])} |" for e in case["events"]]
     lines += ["", "| check | observed | expected | |", "|---|---|---|---|"]
-    lines += [f"| {c['what']} | {_value(c['observed'])} | {_value(c['expected'])} | {'✓' if c['ok'] else '✗'} |"
+    lines += [f"| {_cell(c['what'])} | {_value(c['observed'])} | {_value(c['expected'])} | {'✓' if c['ok'] else '✗'} |"
               for c in case["checks"]]
     if case["figures"]:
         lines += ["", "| figure | value |", "|---|---|"]
-        lines += [f"| {name} | {_value(value)} |" for name, value in case["figures"].items()]
+        lines += [f"| {_cell(name)} | {_value(value)} |" for name, value in case["figures"].items()]
     return "\n".join(lines) + "\n"
 
 
 def write_report() -> Path:
-    cases = [json.loads(p.read_text()) for p in sorted(RESULTS_DIR.glob("*.json"))]
+    cases = sorted((json.loads(p.read_text()) for p in RESULTS_DIR.glob("*.json")), key=_position)
     summary = ["| case | result | duration (s) |", "|---|---|---:|"]
     summary += [f"| {c['title']} | {c['outcome']} | {c.get('duration_s', '?')} |" for c in cases]
     REPORT.write_text(HEADER + "\n".join(summary) + "\n\n" + "\n".join(render_case(c) for c in cases))
