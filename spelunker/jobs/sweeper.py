@@ -82,7 +82,7 @@ def _send_again(kind: JobKind, row, cutoff) -> bool:
         return False
     attempt = row.redispatch_count + 1
     note = (f"Sent again (attempt {attempt} of {settings.JOB_MAX_REDISPATCHES}): the worker running it vanished "
-            f"without a word for {_minutes()} minutes. Work already done is kept.")
+            f"without a word for {_silence()}. Work already done is kept.")
     with transaction.atomic():
         field = "status_message" if kind.is_document else "message"
         if not _claim(kind, row, cutoff, redispatch_count=F("redispatch_count") + 1, **{field: note}):
@@ -94,7 +94,7 @@ def _send_again(kind: JobKind, row, cutoff) -> bool:
 
 def _fail(kind: JobKind, row, cutoff) -> bool:
     resent = f" It was already sent again {row.redispatch_count} times." if row.redispatch_count else ""
-    message = (f"Stopped: no progress for {_minutes()} minutes and no worker is running it, so the worker was "
+    message = (f"Stopped: no progress for {_silence()} and no worker is running it, so the worker was "
                f"lost (restarted or crashed).{resent} Start it again when the workers are up.")
     if kind.is_document:
         return _claim(kind, row, cutoff, review_status="failed", status_message=message, error_code=ErrorCode.WORKER_LOST)
@@ -102,5 +102,7 @@ def _fail(kind: JobKind, row, cutoff) -> bool:
                   error_code=ErrorCode.WORKER_LOST)
 
 
-def _minutes() -> int:
-    return max(1, round(settings.JOB_STALE_SECONDS / 60))
+def _silence() -> str:
+    """The staleness threshold in words: "15 minutes", or "30 seconds" when it is short."""
+    seconds = settings.JOB_STALE_SECONDS
+    return f"{round(seconds / 60)} minutes" if seconds >= 120 else f"{seconds} seconds"
