@@ -272,8 +272,6 @@ def start_validation(api: LLMApi, user=None) -> tuple[ValidationRun, bool]:
     The run row is written first and the task dispatched after commit, so the
     worker always finds it (and a double click finds the active run instead).
     """
-    from .tasks import validate_single_api  # dispatch only; tasks import services at module level
-
     with transaction.atomic():
         LLMApi.objects.select_for_update().filter(pk=api.pk).first()  # serialise concurrent clicks
         active_runs = ValidationRun.objects.filter(api=api, status__in=ACTIVE_STATUSES)
@@ -283,8 +281,18 @@ def start_validation(api: LLMApi, user=None) -> tuple[ValidationRun, bool]:
         if active:
             return active, False
         run = ValidationRun.objects.create(api=api, started_by=user, total_items=1)
-        queue_job_after_commit(run, lambda: validate_single_api.apply_async(kwargs={"api_id": api.pk, "job_id": run.pk}))
+        send_validation(run)
     return run, True
+
+
+def send_validation(run: ValidationRun) -> None:
+    """Queue a run's task after commit: one API, or every active API (a scheduled run)."""
+    from .tasks import validate_all_llm_apis, validate_single_api
+
+    if run.api_id:
+        queue_job_after_commit(run, validate_single_api, kwargs={"api_id": run.api_id, "job_id": run.pk})
+    else:
+        queue_job_after_commit(run, validate_all_llm_apis, kwargs={"job_id": run.pk})
 
 
 def make_default(model: LLMModel) -> None:

@@ -12,7 +12,7 @@ from django.conf import settings
 from django.db import transaction
 
 from llm_manager.exceptions import TransientLLMError
-from spelunker.jobs.dispatch import queue_job_after_commit
+from spelunker.jobs.dispatch import dispatch_after_commit, queue_job_after_commit
 from spelunker.jobs.models import JobStatus
 from spelunker.jobs.runner import run_job
 
@@ -69,8 +69,7 @@ def dispatch_batch_job(job: RFPBatchJob) -> None:
     args = (job.rfp_id, job.started_by_id, job.pk)
     # The sender's limits travel in the message and win over the worker's; read the setting now.
     soft = settings.RFP_BATCH_SOFT_TIME_LIMIT
-    limits = {"soft_time_limit": soft, "time_limit": soft + HARD_LIMIT_MARGIN}
-    queue_job_after_commit(job, lambda: task.apply_async(args, **limits))
+    queue_job_after_commit(job, task, args=args, soft_time_limit=soft, time_limit=soft + HARD_LIMIT_MARGIN)
     logger.info("Queued %s job %s", job.job_type, job.pk, extra={"job_id": job.pk, "rfp_id": job.rfp_id})
 
 
@@ -108,13 +107,5 @@ def summarize_information_document(self, document_id: int) -> dict:
 
 
 def dispatch_summary(document: InformationDocument) -> None:
-    """Queue the summary after commit; a refused publish is written on the document (its button still works)."""
-
-    def send():
-        try:
-            summarize_information_document.delay(document.pk)
-        except Exception as exc:  # broker unreachable: no 500 for the upload that triggered it
-            logger.error("Could not queue the summary of document %s: %s", document.pk, exc, extra={"document_id": document.pk})
-            documents.record_summary_failure(document, f"Could not queue the summary ({type(exc).__name__}: {exc}). Try again.")
-
-    transaction.on_commit(send)
+    """Queue the summary after commit through the outbox: with the broker down it waits and is sent later."""
+    dispatch_after_commit(document, summarize_information_document, args=[document.pk])

@@ -77,6 +77,11 @@ class Document(models.Model):
         max_length=20, choices=ReviewStatus.choices, default=ReviewStatus.PROCESSING, db_index=True
     )
     status_message = models.TextField(blank=True, help_text="Why processing failed")
+    error_code = models.CharField(max_length=40, blank=True, help_text="Stable reason code (spelunker.jobs.models.ErrorCode)")
+    # Deliveries of its embedding task that never returned, in a row: a document that kills its worker is poison.
+    unfinished_deliveries = models.PositiveSmallIntegerField(default=0)
+    # How often the sweeper queued it again after its worker vanished.
+    redispatch_count = models.PositiveSmallIntegerField(default=0)
     text = models.TextField(blank=True, help_text="The text extracted from the file")
     embedding_model = models.ForeignKey(
         "llm_manager.LLMModel", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
@@ -180,6 +185,9 @@ class SyncJob(BaseJob):
             )
         ]
 
+    def __str__(self):
+        return f"Sync {self.pk} of {self.source}"
+
     def status_payload(self) -> dict:
         return {
             **super().status_payload(),
@@ -208,3 +216,6 @@ class EmbedBatchJob(BaseJob):
 
     class Meta(BaseJob.Meta):
         verbose_name = "embedding batch job"
+
+    def __str__(self):
+        return f"Embedding batch {self.pk} ({len(self.document_ids)} documents)"

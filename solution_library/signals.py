@@ -1,14 +1,9 @@
 """post_save/post_delete receivers: queue embedding after commit, keep the search index honest."""
-import logging
-
 from django.conf import settings
-from django.db import transaction
 from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 
 from .models import Chunk, Document
-
-logger = logging.getLogger(__name__)
 
 
 @receiver(post_save, sender=Document)
@@ -20,16 +15,9 @@ def queue_embedding_of_new_document(sender, instance: Document, created: bool, *
     """
     if not created or not settings.AUTO_EMBED_DOCUMENTS or getattr(instance, "skip_auto_embed", False):
         return
-    from .tasks import embed_document  # tasks import services → models; avoid the cycle
+    from .tasks import dispatch_embedding  # tasks import services → models; avoid the cycle
 
-    def dispatch():
-        try:
-            task = embed_document.delay(document_id=instance.pk)
-            logger.info("Queued embedding task %s", task.id, extra={"document_id": instance.pk})
-        except Exception as exc:  # the document stays 'processing' with a Retry button; say why in the log
-            logger.error("Could not queue embedding: %s", exc, extra={"document_id": instance.pk}, exc_info=True)
-
-    transaction.on_commit(dispatch)
+    dispatch_embedding(instance.pk)
 
 
 @receiver(post_save, sender=Document)

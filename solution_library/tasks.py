@@ -4,15 +4,16 @@ import random
 
 from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
+from django.conf import settings
 from django.db import transaction
 
 from llm_manager.exceptions import TransientLLMError
-from spelunker.jobs.dispatch import queue_job_after_commit
-from spelunker.jobs.models import JobStatus
+from spelunker.jobs.dispatch import dispatch_after_commit, queue_job_after_commit
+from spelunker.jobs.models import ErrorCode, JobStatus
 from spelunker.jobs.runner import run_job
 
 from .locks import lock_holder, source_sync_lock
-from .models import DocumentationSource, EmbedBatchJob, SyncJob
+from .models import Document, DocumentationSource, EmbedBatchJob, SyncJob
 from .services import documents, scheduling, sync
 
 logger = logging.getLogger(__name__)
@@ -28,7 +29,22 @@ def backoff_with_jitter(retries: int, retry_after: float | None = None, base: fl
 
 @shared_task(bind=True, name="solution_library.embed_document", soft_time_limit=600, time_limit=720)
 def embed_document(self, document_id: int, embedding_model_id: int | None = None) -> dict:
-    """Parse, chunk and embed one document; retried only while the LLM API is unavailable."""
+    """Parse, chunk and embed one document; retried only while the LLM API is unavailable.
+
+    A document whose deliveries keep killing the worker (a parser out of
+    memory) is failed as poison after JOB_MAX_UNFINISHED_DELIVERIES of them.
+    """
+    deliveries = documents.begin_delivery(document_id)
+    try:
+        if deliveries > settings.JOB_MAX_UNFINISHED_DELIVERIES:
+            documents.fail_poison_document(document_id, deliveries - 1)
+            return {"success": False, "document_id": document_id, "error": "poison message"}
+        return _embed_document(self, document_id, embedding_model_id)
+    finally:
+        documents.end_delivery(document_id)
+
+
+def _embed_document(self, document_id: int, embedding_model_id: int | None) -> dict:
     context = {"document_id": document_id, "task_id": self.request.id}
     try:
         result = documents.process_document(document_id, embedding_model_id)
@@ -39,7 +55,7 @@ def embed_document(self, document_id: int, embedding_model_id: int | None = None
         logger.warning("Embedding unavailable, retrying: %s", exc, extra=context)
         raise self.retry(exc=exc, countdown=backoff_with_jitter(self.request.retries, exc.retry_after))
     except SoftTimeLimitExceeded:
-        documents.mark_failed(document_id, "Processing took longer than the time limit (600 s).")
+        documents.mark_failed(document_id, "Processing took longer than the time limit (600 s).", code=ErrorCode.TIME_LIMIT)
         return {"success": False, "document_id": document_id, "error": "time limit exceeded"}
     except Exception as exc:  # a bug or a corrupt row: say so on the document, never leave it "processing"
         reason = f"Unexpected error while processing: {type(exc).__name__}: {exc}"
@@ -65,7 +81,7 @@ def sync_documentation_source(self, source_id: int, user_id: int | None, job_id:
             return _refuse_concurrent_sync(source_id, job_id)
         result = run_job(self, SyncJob, job_id, lambda job: scheduling.run_sync_job(job, user_id))
     for document_id in result.pop("to_embed", []):
-        transaction.on_commit(lambda pk=document_id: embed_document.delay(document_id=pk))
+        dispatch_embedding(document_id)
     return result
 
 
@@ -84,14 +100,15 @@ def _refuse_concurrent_sync(source_id: int, job_id: int) -> dict:
 @shared_task(bind=True, name="solution_library.sync_all_documentation_sources", soft_time_limit=120, time_limit=180)
 def sync_all_documentation_sources(self) -> dict:
     """Beat: queue a sync of every due source that has no active job."""
-    queued, skipped = scheduling.queue_due_syncs(dispatch=_dispatch_sync)
+    queued, skipped = scheduling.queue_due_syncs(dispatch=send_sync)
     logger.info("Queued %s source syncs, skipped %s", len(queued), skipped, extra={"task_id": self.request.id})
     return {"success": True, "queued": len(queued), "skipped": skipped, "job_ids": queued}
 
 
-def _dispatch_sync(job: SyncJob, countdown: float = 0) -> None:
+def send_sync(job: SyncJob, countdown: float = 0) -> None:
     kwargs = {"source_id": job.source_id, "user_id": job.started_by_id, "job_id": job.pk}
-    queue_job_after_commit(job, lambda: sync_documentation_source.apply_async(kwargs=kwargs, countdown=countdown or None))
+    options = {"countdown": countdown} if countdown else {}
+    queue_job_after_commit(job, sync_documentation_source, kwargs=kwargs, **options)
 
 
 def dispatch_sync_job(source: DocumentationSource, user, countdown: float = 0) -> SyncJob | None:
@@ -100,11 +117,17 @@ def dispatch_sync_job(source: DocumentationSource, user, countdown: float = 0) -
     `countdown` delays the start, for a site that is not serving yet (the demo
     documentation, loaded before the web server starts).
     """
-    return scheduling.create_sync_job(source, user, dispatch=lambda job: _dispatch_sync(job, countdown))
+    return scheduling.create_sync_job(source, user, dispatch=lambda job: send_sync(job, countdown))
 
 
 def dispatch_embedding(document_id: int) -> None:
-    transaction.on_commit(lambda: embed_document.delay(document_id=document_id))
+    """Queue the document's embedding through the outbox: a broker outage delays it, never loses it."""
+    dispatch_after_commit(Document(pk=document_id), embed_document, kwargs={"document_id": document_id})
+
+
+def send_document_again(document: Document) -> None:
+    """The sweeper's re-send of a document whose worker vanished (processing is idempotent)."""
+    dispatch_embedding(document.pk)
 
 
 def dispatch_library_reembed(model, user) -> EmbedBatchJob:
@@ -114,12 +137,16 @@ def dispatch_library_reembed(model, user) -> EmbedBatchJob:
         job = EmbedBatchJob.objects.create(
             document_ids=document_ids, total_items=len(document_ids), started_by=user, target_model=model
         )
-        queue_job_after_commit(job, lambda: embed_documents_batch.delay(job_id=job.pk))
+        queue_job_after_commit(job, embed_documents_batch, kwargs={"job_id": job.pk})
     return job
 
 
 def dispatch_embed_batch(document_ids: list[int], user) -> EmbedBatchJob:
     with transaction.atomic():
         job = EmbedBatchJob.objects.create(document_ids=sorted(document_ids), total_items=len(document_ids), started_by=user)
-        queue_job_after_commit(job, lambda: embed_documents_batch.delay(job_id=job.pk))
+        send_embed_batch(job)
     return job
+
+
+def send_embed_batch(job: EmbedBatchJob) -> None:
+    queue_job_after_commit(job, embed_documents_batch, kwargs={"job_id": job.pk})

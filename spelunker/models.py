@@ -1,7 +1,7 @@
 """System-level job: a round trip through every Celery queue."""
 from django.db import models
 
-from spelunker.jobs.models import BaseJob
+from spelunker.jobs.models import BaseJob, JobAcknowledgement, OutboxMessage  # noqa: F401  (the toolkit's tables live in this app)
 
 
 class SystemCheck(BaseJob):
@@ -13,6 +13,9 @@ class SystemCheck(BaseJob):
 
     class Meta(BaseJob.Meta):
         verbose_name = "system check"
+
+    def __str__(self):
+        return f"Worker check {self.pk}"
 
 
 class QueueProbe(models.Model):

@@ -19,12 +19,9 @@ def start_system_check(user) -> SystemCheck:
         check = SystemCheck.objects.create(started_by=user, total_items=len(QUEUES))
         QueueProbe.objects.bulk_create(QueueProbe(check_run=check, queue=q) for q in QUEUES)
 
-        def send_probes():
-            for queue in QUEUES:
-                # A probe nobody picks up within a minute is news, not work.
-                probe_queue.apply_async(kwargs={"job_id": check.pk, "queue": queue}, queue=queue, expires=60)
-
-        queue_job_after_commit(check, send_probes)
+        for queue in QUEUES:
+            # A probe nobody picks up within a minute is news, not work.
+            queue_job_after_commit(check, probe_queue, kwargs={"job_id": check.pk, "queue": queue}, queue=queue, expires=60)
     return check
 
 

@@ -176,6 +176,13 @@ CELERY_TASK_ROUTES = {
     "rfp_manager.batch_*": {"queue": "batch"},
     "*": {"queue": "default"},
 }
+# Reliability (spelunker.jobs): a task whose deliveries kill their worker this many
+# times in a row without progress is failed as a poison message; the sweeper
+# treats a processing job silent for JOB_STALE_SECONDS, with no live task, as
+# lost and sends it again up to JOB_MAX_REDISPATCHES times.
+JOB_MAX_UNFINISHED_DELIVERIES = env.int("JOB_MAX_UNFINISHED_DELIVERIES", default=3)
+JOB_STALE_SECONDS = env.int("JOB_STALE_SECONDS", default=15 * 60)
+JOB_MAX_REDISPATCHES = env.int("JOB_MAX_REDISPATCHES", default=2)
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 CELERY_LOGGING_LEVEL = env.str("CELERY_LOGGING_LEVEL", default="INFO")
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False

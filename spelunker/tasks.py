@@ -2,6 +2,7 @@ import logging
 
 from celery import shared_task
 
+from .jobs import dispatch, sweeper
 from .services import record_probe_answer
 
 logger = logging.getLogger(__name__)
@@ -13,3 +14,18 @@ def probe_queue(self, job_id: int, queue: str) -> dict:
     result = record_probe_answer(job_id, queue, worker=self.request.hostname or "", task_id=self.request.id or "")
     logger.info("Probe answered on queue %s", queue, extra={"job_id": job_id, "queue": queue})
     return result
+
+
+@shared_task(bind=True, name="spelunker.publish_outbox", soft_time_limit=50, time_limit=60)
+def publish_outbox(self) -> dict:
+    """Beat, every few seconds: send the task messages the broker refused earlier (see jobs/dispatch.py)."""
+    result = dispatch.publish_pending()
+    if result["sent"] or result["waiting"]:
+        logger.info("Outbox: sent %s, still waiting %s", result["sent"], result["waiting"], extra={"task_id": self.request.id})
+    return result
+
+
+@shared_task(bind=True, name="spelunker.sweep_lost_jobs", soft_time_limit=50, time_limit=60)
+def sweep_lost_jobs(self) -> dict:
+    """Beat, every minute: send again or fail the jobs whose worker vanished (see jobs/sweeper.py)."""
+    return sweeper.sweep()

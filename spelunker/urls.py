@@ -14,6 +14,7 @@ urlpatterns = [
     path("system/checks/", views.system_check_start, name="system_check_start"),
     path("system/checks/<int:pk>/", views.system_check, name="system_check"),
     path("system/checks/<int:pk>/status/", views.system_check_status, name="system_check_status"),
+    path("jobs/", include("spelunker.jobs.urls")),
     path("library/", include("solution_library.urls")),
     path("rfps/", include("rfp_manager.urls")),
     path("llm/", include("llm_manager.urls")),

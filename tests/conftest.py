@@ -29,15 +29,20 @@ def unreachable_broker():
     """Point this process's Celery app at a port nobody listens on: every publish is refused for real.
 
     The app's connection and producer pools are set aside (not closed: kombu
-    keeps them in a global registry) and put back afterwards.
+    keeps them in a global registry) and put back afterwards, or earlier by
+    calling the function the fixture gives (the broker is back).
     """
     from spelunker.celery import app
 
     original = (app.conf.broker_write_url, app._pool, app.amqp._producer_pool)
+
+    def broker_is_back():
+        app.conf.broker_write_url, app._pool, app.amqp._producer_pool = original
+
     app.conf.broker_write_url = "amqp://nobody:nothing@127.0.0.1:1//"  # what publishing connects to
     app._pool = app.amqp._producer_pool = None  # rebuilt lazily from the refused URL
-    yield
-    app.conf.broker_write_url, app._pool, app.amqp._producer_pool = original
+    yield broker_is_back
+    broker_is_back()
 
 
 @pytest.fixture

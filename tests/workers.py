@@ -28,8 +28,10 @@ def database_url_for_current_connection() -> str:
 class Worker:
     """One `celery -A spelunker worker` subprocess, started and awaited."""
 
-    def __init__(self, queues: str = ALL_QUEUES, concurrency: int = 2, env: dict | None = None, pool: str = "prefork"):
+    def __init__(self, queues: str = ALL_QUEUES, concurrency: int = 2, env: dict | None = None, pool: str = "prefork",
+                 app: str = "spelunker"):
         self.name = f"test-{uuid.uuid4().hex[:8]}@localhost"
+        self.app = app
         self.queues = queues
         self.concurrency = concurrency
         self.pool = pool
@@ -38,17 +40,19 @@ class Worker:
         self.log_path = ROOT / "var" / f"worker-{self.name.split('@')[0]}.log"
 
     def start(self, timeout: float = 60) -> "Worker":
-        env = {**os.environ, "DATABASE_URL": database_url_for_current_connection(), **self.extra_env}
-        cmd = [
-            sys.executable, "-m", "celery", "-A", "spelunker", "worker",
-            "-Q", self.queues, "-n", self.name, "--concurrency", str(self.concurrency), "-P", self.pool,
+        self._spawn([
+            "worker", "-Q", self.queues, "-n", self.name, "--concurrency", str(self.concurrency), "-P", self.pool,
             "--without-gossip", "--without-mingle", "--loglevel=INFO",
-        ]
+        ])
+        self._wait_until_ready(timeout)
+        return self
+
+    def _spawn(self, celery_args: list[str]) -> None:
+        env = {**os.environ, "DATABASE_URL": database_url_for_current_connection(), **self.extra_env}
+        cmd = [sys.executable, "-m", "celery", "-A", self.app, *celery_args]
         self.log_path.parent.mkdir(exist_ok=True)
         self._log = open(self.log_path, "wb")
         self.proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=self._log, stderr=subprocess.STDOUT, start_new_session=True)
-        self._wait_until_ready(timeout)
-        return self
 
     def _wait_until_ready(self, timeout: float) -> None:
         from spelunker.celery import app
@@ -70,6 +74,32 @@ class Worker:
             os.killpg(self.proc.pid, signal.SIGKILL)
             self.proc.wait(10)
 
+    def kill_main_process(self) -> None:
+        """SIGKILL only the main process, as a crash of it looks; its pool children die with it (PDEATHSIG)."""
+        os.kill(self.proc.pid, signal.SIGKILL)
+        self.proc.wait(10)
+
+    def terminate(self) -> int:
+        """SIGTERM to the main process only, as a deploy or `docker stop` sends it; waits for the warm shutdown."""
+        os.kill(self.proc.pid, signal.SIGTERM)
+        return self.proc.wait(120)
+
+    def group_alive(self) -> bool:
+        """True while any process of the worker's group (main or pool child) still runs (zombies do not count)."""
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            try:
+                fields = stat.read_text().rsplit(")", 1)[1].split()
+            except OSError:  # the process ended while we looked
+                continue
+            state, pgrp = fields[0], int(fields[2])
+            if pgrp == self.proc.pid and state != "Z":
+                return True
+        return False
+
+    @property
+    def alive(self) -> bool:
+        return bool(self.proc) and self.proc.poll() is None
+
     def stop(self) -> None:
         if self.proc and self.proc.poll() is None:
             os.killpg(self.proc.pid, signal.SIGTERM)
@@ -79,6 +109,18 @@ class Worker:
                 self.kill()
         if getattr(self, "_log", None):
             self._log.close()
+
+
+class Beat(Worker):
+    """One `celery beat` process with the database scheduler, on the test database (a Worker's process handling)."""
+
+    def __init__(self):
+        super().__init__()
+        self.log_path = ROOT / "var" / f"beat-{uuid.uuid4().hex[:8]}.log"
+
+    def start(self, timeout: float = 0) -> "Beat":
+        self._spawn(["beat", "--loglevel=INFO", "--scheduler", "django_celery_beat.schedulers:DatabaseScheduler"])
+        return self
 
 
 def wait_for(predicate, timeout: float = 30, interval: float = 0.2, message: str = "condition"):

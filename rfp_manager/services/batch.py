@@ -20,6 +20,7 @@ from django.utils import timezone
 
 from llm_manager import services as llm
 from spelunker.jobs.models import ACTIVE_STATUSES, MAX_RECORDED_ERRORS, JobStatus
+from spelunker.jobs.runner import StopRequested
 
 from ..models import RFP, Answer, JobQuestionResult, Question, RFPBatchJob
 from .answering import generate_answer, review_answer
@@ -184,22 +185,24 @@ def questions_to_do(job: RFPBatchJob) -> list[Question]:
 
 
 def run_batch(job: RFPBatchJob, process: Callable[[Question], object], concurrency: int) -> dict:
-    """Process the job's questions, `concurrency` at a time, until done or cancelled.
+    """Process the job's questions, `concurrency` at a time, until done, cancelled or its worker stops.
 
-    Only `concurrency` questions are ever submitted, so a cancellation stops
-    new work at once; the in-flight ones finish and are kept.
+    Only `concurrency` questions are ever submitted, so a cancellation or a
+    worker shutdown stops new work at once; the in-flight ones finish and are
+    kept. After a shutdown request it raises StopRequested once the counts are
+    written: the task requeues the job, and the next worker resumes it.
     """
     existing = Question.objects.filter(rfp=job.rfp, pk__in=job.question_ids).count()
     if existing != job.total_items:  # questions deleted since the job was created
         job.set_counts(total_items=existing)
     todo = iter(questions_to_do(job))
-    cancelled = False
+    stop = ""
     last_cancel_check = last_progress = time.monotonic()
     try:
         with ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix=f"rfp-job-{job.pk}") as pool:
             in_flight = set()
             while True:
-                while not cancelled and len(in_flight) < concurrency and (question := next(todo, None)):
+                while not stop and len(in_flight) < concurrency and (question := next(todo, None)):
                     in_flight.add(pool.submit(_process_one, job, question, process))
                 if not in_flight:
                     break
@@ -208,13 +211,16 @@ def run_batch(job: RFPBatchJob, process: Callable[[Question], object], concurren
                 if now - last_progress >= PROGRESS_WRITE_SECONDS:
                     refresh_progress(job)
                     last_progress = now
-                if not cancelled and now - last_cancel_check >= CANCEL_CHECK_SECONDS:
-                    cancelled = job.was_cancelled()
+                if not stop and now - last_cancel_check >= CANCEL_CHECK_SECONDS:
+                    stop = job.stop_reason()
                     last_cancel_check = now
             _close_pool_connections(pool, concurrency)
     finally:
         refresh_progress(job)  # also after a soft time limit: the counts stay true
-    return {"total": job.total_items, "succeeded": job.successful_items, "failed": job.failed_items, "cancelled": cancelled}
+    if stop == "shutdown":
+        raise StopRequested(f"job {job.pk} stopped after {job.processed_items} of {job.total_items} questions")
+    return {"total": job.total_items, "succeeded": job.successful_items, "failed": job.failed_items,
+            "cancelled": stop == "cancelled"}
 
 
 def _chat_model_and_concurrency():

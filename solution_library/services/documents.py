@@ -14,10 +14,13 @@ import numpy as np
 from django.conf import settings
 from django.core.files.base import ContentFile
 from django.db import IntegrityError, transaction
+from django.db.models import F
 from django.utils import timezone
 
 from llm_manager import services as llm
 from llm_manager.exceptions import LLMError, TransientLLMError
+from spelunker.jobs.models import ErrorCode
+from spelunker.jobs.runner import StopRequested
 
 from ..models import READY_STATUSES, Chunk, Document, ReviewStatus
 from . import search_index
@@ -167,19 +170,40 @@ def _embedded_text(document: Document, piece: TextChunk) -> str:
     return "\n".join(part for part in (document.title, piece.heading, piece.text) if part)
 
 
-def mark_failed(document_id: int, reason: str) -> None:
+def mark_failed(document_id: int, reason: str, code: str = ErrorCode.TASK_ERROR) -> None:
     logger.warning("Document %s failed: %s", document_id, reason, extra={"document_id": document_id})
     Document.objects.filter(pk=document_id).update(
-        review_status=ReviewStatus.FAILED, status_message=reason[:2000], updated_at=timezone.now()
+        review_status=ReviewStatus.FAILED, status_message=reason[:2000], error_code=code, updated_at=timezone.now()
     )
 
 
 def mark_for_reprocessing(document: Document) -> None:
-    """Show the document as processing again (Retry, re-embed) before its task runs."""
+    """Show the document as processing again (Retry, re-embed) before its task runs; a person's retry starts the counts afresh."""
     Document.objects.filter(pk=document.pk).update(
-        review_status=ReviewStatus.PROCESSING, status_message="", updated_at=timezone.now()
+        review_status=ReviewStatus.PROCESSING, status_message="", error_code="", unfinished_deliveries=0,
+        redispatch_count=0, updated_at=timezone.now()
     )
     document.refresh_from_db()
+
+
+def begin_delivery(document_id: int) -> int:
+    """Count a delivery of the document's embedding task; how many in a row never returned, this one included.
+
+    `end_delivery` resets the count whenever a delivery returns (success,
+    failure, retry); one that killed its worker (a parser out of memory) never does.
+    """
+    Document.objects.filter(pk=document_id).update(unfinished_deliveries=F("unfinished_deliveries") + 1)
+    return Document.objects.filter(pk=document_id).values_list("unfinished_deliveries", flat=True).first() or 0
+
+
+def end_delivery(document_id: int) -> None:
+    Document.objects.filter(pk=document_id).update(unfinished_deliveries=0)
+
+
+def fail_poison_document(document_id: int, crashed: int) -> None:
+    mark_failed(document_id, f"Not processed: the last {crashed} attempts each stopped the worker processing it "
+                f"(out of memory or a crash in the parser). Fix or replace the file, then retry.",
+                code=ErrorCode.POISON_MESSAGE)
 
 
 def _embedding_model(model_id: int | None):
@@ -259,6 +283,7 @@ def _mark_ready(document: Document, text: str, chunk_count: int, model) -> None:
     Document.objects.filter(pk=document.pk).update(
         review_status=ReviewStatus.PENDING_REVIEW,
         status_message="",
+        error_code="",
         text=text,
         chunk_count=chunk_count,
         embedding_model=model,
@@ -278,7 +303,10 @@ def run_embed_batch(job) -> dict:
     alongside = job.target_model_id is not None
     succeeded = failed = 0
     for done, document_id in enumerate(job.document_ids, start=1):
-        if job.was_cancelled():
+        stop = job.stop_reason()
+        if stop == "shutdown":
+            raise StopRequested(f"embedding batch {job.pk} stopped before document {document_id}")
+        if stop:
             return {"succeeded": succeeded, "failed": failed}
         result = _process_for_batch(document_id, job.target_model_id, alongside)
         if result.success:

@@ -1,6 +1,6 @@
-"""The abstract job row: the source of truth for every progress page."""
+"""The abstract job row (the source of truth for every progress page), and the outbox of messages to send."""
 from django.conf import settings
-from django.db import models
+from django.db import models, transaction
 from django.utils import timezone
 
 
@@ -10,6 +10,16 @@ class JobStatus(models.TextChoices):
     COMPLETED = "completed", "Completed"
     FAILED = "failed", "Failed"
     CANCELLED = "cancelled", "Cancelled"
+
+
+class ErrorCode(models.TextChoices):
+    """Why a job failed or waits, as a stable code; the human message says it in words."""
+
+    BROKER_UNAVAILABLE = "broker_unavailable", "Waiting for the message broker"
+    WORKER_LOST = "worker_lost", "Its worker was lost"
+    POISON_MESSAGE = "poison_message", "It stopped its worker every time"
+    TIME_LIMIT = "time_limit", "Time limit exceeded"
+    TASK_ERROR = "task_error", "Unexpected error"
 
 
 ACTIVE_STATUSES = (JobStatus.PENDING, JobStatus.PROCESSING)
@@ -44,6 +54,15 @@ class BaseJob(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
     message = models.TextField(blank=True, help_text="Why the job failed, or a short summary")
     errors = models.JSONField(default=list, blank=True)
+    # A stable reason code beside the human message (see ErrorCode), for pages and tests to rely on.
+    error_code = models.CharField(max_length=40, blank=True)
+    # Delivery bookkeeping (see begin_delivery): deliveries that never returned, in a row, without progress.
+    unfinished_deliveries = models.PositiveSmallIntegerField(default=0)
+    progress_at_delivery = models.PositiveIntegerField(default=0)
+    # How often the sweeper sent the job again after its worker vanished.
+    redispatch_count = models.PositiveSmallIntegerField(default=0)
+    # Set while the worker running the job shuts down: stop at a safe point and requeue.
+    stop_requested = models.BooleanField(default=False)
     total_items = models.PositiveIntegerField(default=0)
     processed_items = models.PositiveIntegerField(default=0)
     successful_items = models.PositiveIntegerField(default=0)
@@ -129,13 +148,39 @@ class BaseJob(models.Model):
             values["started_at"] = timezone.now()
         return self._update_if(ACTIVE_STATUSES, **values)
 
-    def finish(self, status: str, message: str = "") -> bool:
+    def finish(self, status: str, message: str = "", code: str = "") -> bool:
         """processing/pending → completed/failed/cancelled, unless already finished."""
         assert status in FINISHED_STATUSES, status
-        values = {"status": status, "completed_at": timezone.now()}
+        values = {"status": status, "completed_at": timezone.now(), "stop_requested": False}
         if message:
             values["message"] = message
+        if code:
+            values["error_code"] = code
         return self._update_if(ACTIVE_STATUSES, **values)
+
+    # --- deliveries ---------------------------------------------------------
+    def begin_delivery(self) -> int:
+        """Count this delivery of the job's message; returns how many in a row never returned, this one included.
+
+        A delivery that returns (success, failure, retry, requeue) resets the
+        count in `end_delivery`; one whose worker died never does. A killed
+        delivery that made progress is not held against the job: only
+        deliveries that kill their worker without getting anywhere add up to a
+        poison message.
+        """
+        with transaction.atomic():
+            row = type(self).objects.select_for_update().filter(pk=self.pk).values(
+                "unfinished_deliveries", "progress_at_delivery", "processed_items").get()
+            progressed = row["processed_items"] > row["progress_at_delivery"]
+            count = (0 if progressed else row["unfinished_deliveries"]) + 1
+            # A stop asked of an earlier delivery's worker does not concern this one.
+            type(self).objects.filter(pk=self.pk).update(
+                unfinished_deliveries=count, progress_at_delivery=row["processed_items"], stop_requested=False)
+        self.refresh_from_db()
+        return count
+
+    def end_delivery(self) -> None:
+        type(self).objects.filter(pk=self.pk).update(unfinished_deliveries=0, stop_requested=False)
 
     def request_cancel(self, message: str = "Cancelled by user") -> bool:
         """Cancel an active job; a running task notices at its next item."""
@@ -145,6 +190,13 @@ class BaseJob(models.Model):
         """Re-read the status: the cheap check a task makes between items."""
         status = type(self).objects.filter(pk=self.pk).values_list("status", flat=True).first()
         return status == JobStatus.CANCELLED
+
+    def stop_reason(self) -> str:
+        """"cancelled", "shutdown" (its worker is stopping: requeue) or "": what a task checks between items."""
+        row = type(self).objects.filter(pk=self.pk).values("status", "stop_requested").first() or {}
+        if row.get("status") == JobStatus.CANCELLED:
+            return "cancelled"
+        return "shutdown" if row.get("stop_requested") else ""
 
     def set_counts(self, **counts) -> None:
         """Write absolute counter values (idempotent, unlike += on a re-run)."""
@@ -166,5 +218,49 @@ def fail_stale_jobs(jobs, after_minutes: int) -> int:
     failed = 0
     for job in jobs.all():  # a copy: the caller's queryset stays unevaluated, so it re-reads statuses
         if job.is_stale(timeout_minutes=after_minutes):
-            failed += job.finish(JobStatus.FAILED, f"No progress for {after_minutes} minutes: the worker running it was lost.")
+            message = f"No progress for {after_minutes} minutes: the worker running it was lost."
+            failed += job.finish(JobStatus.FAILED, message, ErrorCode.WORKER_LOST)
     return failed
+
+
+class OutboxMessage(models.Model):
+    """A task message written in the same transaction as the row it is about, sent once the broker takes it.
+
+    Nothing is lost when the broker is down at the click: the row waits here
+    and the publisher (on commit, then every few seconds from Beat) sends it.
+    The task id is fixed when the row is written, so a message sent twice
+    (published, then the process died before recording it) is the same task
+    twice, which every task's entry guard makes harmless.
+    """
+
+    task_name = models.CharField(max_length=200)
+    args = models.JSONField(default=list, blank=True)
+    kwargs = models.JSONField(default=dict, blank=True)
+    options = models.JSONField(default=dict, blank=True, help_text="apply_async options: queue, time limits, expires")
+    task_id = models.CharField(max_length=255, unique=True)
+    # What the message is about ("app_label.model" and pk): its page says it is waiting.
+    subject_model = models.CharField(max_length=100)
+    subject_id = models.PositiveBigIntegerField()
+    created_at = models.DateTimeField(auto_now_add=True)
+    sent_at = models.DateTimeField(null=True, blank=True, db_index=True)
+    attempts = models.PositiveIntegerField(default=0)
+    last_error = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["pk"]
+        indexes = [models.Index(fields=["subject_model", "subject_id"], name="outbox_subject_idx")]
+
+    def __str__(self):
+        return f"{self.task_name} for {self.subject_model} {self.subject_id}"
+
+
+class JobAcknowledgement(models.Model):
+    """A person dealt with a job that needed attention: the jobs page hides it from that group."""
+
+    kind = models.CharField(max_length=40)
+    object_id = models.PositiveBigIntegerField()
+    acknowledged_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    acknowledged_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["kind", "object_id"], name="one_acknowledgement_per_job")]

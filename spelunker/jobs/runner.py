@@ -8,16 +8,20 @@ A task stays a thin wrapper:
 
 `do_the_work(job)` is a plain function (usually a service call) that returns a
 dict of result figures. `run_job` guards the entry (missing job, job already
-finished by an earlier delivery), writes the authoritative task id from inside
-the task, turns SoftTimeLimitExceeded and unexpected errors into a failed job
-with a clear message, and returns the structured result dict.
+finished by an earlier delivery), fails a poison message (deliveries that kept
+killing their worker without progress), writes the authoritative task id from
+inside the task, requeues work that stopped for a worker shutdown, turns
+SoftTimeLimitExceeded and unexpected errors into a failed job with a clear
+message and code, and returns the structured result dict.
 """
 import logging
 from collections.abc import Callable
 
-from celery.exceptions import Retry, SoftTimeLimitExceeded
+from celery.exceptions import Reject, Retry, SoftTimeLimitExceeded
+from django.conf import settings
+from django.db import InterfaceError, OperationalError
 
-from .models import BaseJob, JobStatus
+from .models import BaseJob, ErrorCode, JobStatus
 
 logger = logging.getLogger(__name__)
 
@@ -28,36 +32,91 @@ def soft_time_limit_of(task) -> int | None:
     return soft or task.soft_time_limit or task.app.conf.task_soft_time_limit
 
 
+class StopRequested(Exception):
+    """Raised by work that stopped at a safe point because its worker is shutting down (SIGTERM, a deploy)."""
+
+
+def max_unfinished_deliveries() -> int:
+    return settings.JOB_MAX_UNFINISHED_DELIVERIES
+
+
+# The database went away (a restart, a failover): nothing about the job can be recorded until it is back.
+DATABASE_ERRORS = (OperationalError, InterfaceError)
+DATABASE_RETRY_SECONDS = 5
+
+
 def run_job(task, job_model: type[BaseJob], job_id: int, work: Callable[[BaseJob], dict | None]) -> dict:
+    """Run `work(job)` under the job toolkit's rules (see the module docstring)."""
+    try:
+        return _run_job(task, job_model, job_id, work)
+    except DATABASE_ERRORS as exc:
+        # Retried without limit: while the database is down no job can run or fail anyway, and the job's
+        # own state (processing, its finished items) is still there when it returns, so the retry resumes it.
+        logger.warning("Database unavailable during %s %s; retrying in %s s: %s", job_model.__name__, job_id,
+                       DATABASE_RETRY_SECONDS, exc, extra={"job_id": job_id})
+        raise task.retry(exc=exc, countdown=DATABASE_RETRY_SECONDS, max_retries=None) from None
+
+
+def _run_job(task, job_model: type[BaseJob], job_id: int, work: Callable[[BaseJob], dict | None]) -> dict:
     label = job_model._meta.verbose_name
     context = {"job_id": job_id, "job_type": job_model.__name__}
     job = job_model.objects.filter(pk=job_id).first()
     if job is None:
         logger.error("%s %s not found", label, job_id, extra=context)
         return {"success": False, "job_id": job_id, "error": f"{label} {job_id} not found"}
+    if not job.is_active:
+        return _already_finished(job, label, context)
 
-    if not job.start(task.request.id or ""):
-        # An earlier delivery finished it (or it was cancelled before it ran).
-        logger.info("%s %s already %s; nothing to do", label, job_id, job.status, extra=context)
-        return {"success": job.status == JobStatus.COMPLETED, "job_id": job_id, "status": job.status, "skipped": True}
+    deliveries = job.begin_delivery()
+    try:
+        if deliveries > max_unfinished_deliveries():
+            return _fail_poison(job, deliveries - 1, label, context)
+        if not job.start(task.request.id or ""):
+            return _already_finished(job, label, context)
+        logger.info("%s %s started", label, job_id, extra=context)
+        return _work(task, job, work, label, context)
+    finally:
+        # Whatever happened, this delivery returned: it did not kill its worker.
+        job.end_delivery()
 
-    logger.info("%s %s started", label, job_id, extra=context)
+
+def _already_finished(job: BaseJob, label: str, context: dict) -> dict:
+    # An earlier delivery finished it (or it was cancelled before it ran).
+    logger.info("%s %s already %s; nothing to do", label, job.pk, job.status, extra=context)
+    return {"success": job.status == JobStatus.COMPLETED, "job_id": job.pk, "status": job.status, "skipped": True}
+
+
+def _fail_poison(job: BaseJob, crashed: int, label: str, context: dict) -> dict:
+    message = (f"Stopped for good: the last {crashed} attempts to run it ended with the worker process dying "
+               "(out of memory or a crash) before it made any progress. Check the input, then start it again.")
+    logger.error("%s %s is a poison message (%s deliveries died)", label, job.pk, crashed, extra=context)
+    job.finish(JobStatus.FAILED, message, ErrorCode.POISON_MESSAGE)
+    return {"success": False, "job_id": job.pk, "status": job.status, "error": message}
+
+
+def _work(task, job: BaseJob, work: Callable[[BaseJob], dict | None], label: str, context: dict) -> dict:
+    job_id = job.pk
     try:
         figures = work(job) or {}
-    except Retry:
-        # The task chose to retry a transient failure: the job stays
-        # processing and the retried message picks it up again.
+    except (Retry, *DATABASE_ERRORS):
+        # The task chose to retry a transient failure (or the database is
+        # gone, see run_job): the job stays processing and the retried
+        # message picks it up again.
         raise
+    except StopRequested:
+        # Work done so far is recorded; the message goes back to the queue for the next worker.
+        logger.info("%s %s stopped for a worker shutdown; requeued", label, job_id, extra=context)
+        raise Reject("worker shutting down", requeue=True) from None
     except SoftTimeLimitExceeded:
         limit = soft_time_limit_of(task)
         message = f"Stopped: the time limit of {limit} s was exceeded. Work done so far is kept."
         logger.warning("%s %s hit its soft time limit", label, job_id, extra=context)
-        job.finish(JobStatus.FAILED, message)
+        job.finish(JobStatus.FAILED, message, ErrorCode.TIME_LIMIT)
         return {"success": False, "job_id": job_id, "status": job.status, "error": message}
     except Exception as exc:  # a job must never stay "processing" after a crash
         message = f"{type(exc).__name__}: {exc}"
         logger.error("%s %s failed: %s", label, job_id, message, extra=context, exc_info=True)
-        job.finish(JobStatus.FAILED, message)
+        job.finish(JobStatus.FAILED, message, ErrorCode.TASK_ERROR)
         return {"success": False, "job_id": job_id, "status": job.status, "error": message}
 
     job.finish(JobStatus.COMPLETED)

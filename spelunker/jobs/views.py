@@ -1,12 +1,17 @@
-"""Progress responses shared by every job page.
+"""Progress responses shared by every job page, and the jobs page listing every job of every kind.
 
 One endpoint per job answers three ways: JSON for scripts and tests, the
 progress partial for htmx polling, and nothing else — the full page is the
 app's own view, which includes the same partial.
 """
-from django.http import JsonResponse
-from django.shortcuts import render
+from django.http import Http404, JsonResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_POST
+
+from .kinds import JOB_KINDS, KINDS_BY_KEY, STATUS_FILTERS, acknowledge, grouped, job_rows
 
 PROGRESS_PARTIAL = "jobs/_progress.html"
 
@@ -33,3 +38,42 @@ def job_progress_response(
             response["HX-Refresh"] = "true"
         return response
     return JsonResponse(job.status_payload())
+
+
+# --- the jobs page -------------------------------------------------------------------
+
+GROUP_TITLES = {"needs_attention": "Needs attention", "running": "Running", "finished": "Finished"}
+
+
+@never_cache
+def jobs_index(request):
+    """Every job the user may see, grouped; filtered by ?kind= and ?status=; htmx polls the list while any runs."""
+    kind = request.GET.get("kind", "")
+    status = request.GET.get("status", "")
+    rows = job_rows(request.user, kinds=[kind] if kind in KINDS_BY_KEY else None,
+                    status=status if status in STATUS_FILTERS else "")
+    groups = grouped(rows)
+    context = {
+        "groups": [(key, GROUP_TITLES[key], groups[key]) for key in GROUP_TITLES],
+        "any_active": any(row.is_active for row in rows),
+        "kinds": [k for k in JOB_KINDS if not k.staff_only or request.user.is_staff],
+        "statuses": list(STATUS_FILTERS),
+        "kind": kind,
+        "status": status,
+        "list_url": request.get_full_path(),
+    }
+    template = "jobs/_list.html" if getattr(request, "htmx", False) else "jobs/index.html"
+    return render(request, template, context)
+
+
+@require_POST
+def acknowledge_job(request, kind, pk):
+    """Hide a job someone dealt with; only a job the user may see."""
+    job_kind = KINDS_BY_KEY.get(kind)
+    if job_kind is None or not job_kind.visible_to(request.user).filter(pk=pk).exists():
+        raise Http404("No such job")
+    acknowledge(kind, pk, request.user)
+    back = request.POST.get("next", "")
+    if not url_has_allowed_host_and_scheme(back, allowed_hosts={request.get_host()}):
+        back = reverse("jobs:index")
+    return redirect(back)

@@ -5,10 +5,11 @@ import pytest
 from celery.exceptions import Retry, SoftTimeLimitExceeded
 from django.utils import timezone
 
-from spelunker.jobs.dispatch import queue_job_after_commit
-from spelunker.jobs.models import JobStatus, fail_stale_jobs
+from spelunker.jobs.dispatch import WAITING_FOR_BROKER, publish_pending, queue_job_after_commit
+from spelunker.jobs.models import JobStatus, OutboxMessage, fail_stale_jobs
 from spelunker.jobs.runner import run_job
 from spelunker.models import SystemCheck
+from spelunker.tasks import probe_queue
 
 pytestmark = pytest.mark.django_db
 
@@ -148,28 +149,44 @@ def test_run_job_for_missing_job_says_not_found():
     assert result["success"] is False and "not found" in result["error"]
 
 
-def test_queued_job_is_sent_only_after_commit(django_capture_on_commit_callbacks):
+def _queue_probe(job) -> OutboxMessage:
+    # Expires at once: the real message this sends is for the broker, not for a worker of a later test.
+    return queue_job_after_commit(job, probe_queue, kwargs={"job_id": job.pk, "queue": "default"}, expires=1)
+
+
+def test_queued_job_is_recorded_at_once_and_sent_only_after_commit(django_capture_on_commit_callbacks):
     job = SystemCheck.objects.create()
-    sent = []
     with django_capture_on_commit_callbacks(execute=True) as callbacks:
-        queue_job_after_commit(job, lambda: sent.append(job.pk))
-        assert sent == [], "sent before the row was committed"
-    assert sent == [job.pk] and len(callbacks) == 1
+        message = _queue_probe(job)
+        assert OutboxMessage.objects.get(pk=message.pk).sent_at is None, "sent before the row was committed"
+    message.refresh_from_db()
+    assert message.sent_at is not None and message.attempts == 1 and len(callbacks) == 1
     job.refresh_from_db()
-    assert job.status == JobStatus.PENDING
+    assert job.status == JobStatus.PENDING and job.message == ""
 
 
-def test_job_whose_message_cannot_be_sent_fails_with_the_reason(django_capture_on_commit_callbacks):
+def test_a_refused_publish_keeps_the_job_waiting_and_beat_sends_it_when_the_broker_is_back(
+    django_capture_on_commit_callbacks, request
+):
     job = SystemCheck.objects.create()
-
-    def broker_down():
-        raise ConnectionRefusedError("[Errno 111] Connection refused")
-
+    broker_is_back = request.getfixturevalue("unreachable_broker")
     with django_capture_on_commit_callbacks(execute=True):
-        queue_job_after_commit(job, broker_down)
+        message = _queue_probe(job)
+    assert publish_pending() == {"success": True, "sent": 0, "waiting": 1}  # still down: nothing sent, nothing lost
     job.refresh_from_db()
-    assert job.status == JobStatus.FAILED
-    assert "Could not queue the task" in job.message and "Connection refused" in job.message
+    message.refresh_from_db()
+    assert (job.status, job.error_code, job.message) == (JobStatus.PENDING, "broker_unavailable", WAITING_FOR_BROKER)
+    assert message.sent_at is None and message.attempts == 2 and "Connection" in message.last_error
+
+    broker_is_back()
+    assert publish_pending() == {"success": True, "sent": 1, "waiting": 0}
+    assert publish_pending()["sent"] == 0, "a sent message is never sent twice"
+    job.refresh_from_db()
+    message.refresh_from_db()
+    assert message.sent_at is not None and (job.status, job.error_code, job.message) == (JobStatus.PENDING, "", "")
+    OutboxMessage.objects.filter(pk=message.pk).update(sent_at=timezone.now() - timedelta(days=8))
+    publish_pending()
+    assert not OutboxMessage.objects.filter(pk=message.pk).exists(), "sent messages are dropped after a week"
 
 
 def test_fail_stale_jobs_frees_only_silent_active_jobs():
@@ -179,3 +196,49 @@ def test_fail_stale_jobs_frees_only_silent_active_jobs():
     assert fail_stale_jobs(SystemCheck.objects.all(), after_minutes=40) == 1
     statuses = dict(SystemCheck.objects.values_list("pk", "status"))
     assert statuses == {silent.pk: "failed", busy.pk: "pending", done.pk: "completed"}
+
+
+# --- deliveries: poison messages and graceful stops ----------------------------------
+
+def test_deliveries_that_killed_their_worker_without_progress_make_a_poison_message(settings):
+    """Three deliveries died (never returned) without progress: the fourth fails the job instead of running it."""
+    settings.JOB_MAX_UNFINISHED_DELIVERIES = 3
+    job = SystemCheck.objects.create(total_items=5)
+    for _ in range(3):
+        job.begin_delivery()  # each delivery died before end_delivery
+    ran = []
+    result = run_job(FakeTask(), SystemCheck, job.pk, lambda j: ran.append(j.pk))
+    job.refresh_from_db()
+    assert ran == [] and result["success"] is False
+    assert (job.status, job.error_code) == (JobStatus.FAILED, "poison_message")
+    assert "the last 3 attempts" in job.message
+
+
+def test_a_killed_delivery_that_made_progress_is_not_held_against_the_job(settings):
+    settings.JOB_MAX_UNFINISHED_DELIVERIES = 3
+    job = SystemCheck.objects.create(total_items=5)
+    for done in range(1, 6):  # killed five times, but each delivery got one item further
+        assert job.begin_delivery() == 1
+        job.set_counts(processed_items=done)
+    assert run_job(FakeTask(), SystemCheck, job.pk, lambda j: {})["success"] is True
+    job.refresh_from_db()
+    assert (job.status, job.unfinished_deliveries) == (JobStatus.COMPLETED, 0)
+
+
+def test_work_stopped_for_a_worker_shutdown_is_requeued_with_the_job_still_processing():
+    from celery.exceptions import Reject
+
+    from spelunker.jobs.runner import StopRequested
+
+    job = SystemCheck.objects.create(total_items=4)
+
+    def stop_at_a_safe_point(j):
+        SystemCheck.objects.filter(pk=j.pk).update(stop_requested=True)  # what the worker's SIGTERM receiver does
+        assert j.stop_reason() == "shutdown"
+        raise StopRequested("stopping")
+
+    with pytest.raises(Reject) as rejected:
+        run_job(FakeTask(), SystemCheck, job.pk, stop_at_a_safe_point)
+    assert rejected.value.requeue is True
+    job.refresh_from_db()
+    assert (job.status, job.stop_requested, job.unfinished_deliveries) == (JobStatus.PROCESSING, False, 0)

@@ -129,19 +129,25 @@ def test_admin_validate_action_queues_runs(staff_client, keyed_api, django_captu
     assert ValidationRun.objects.filter(api=keyed_api, status="pending").count() == 1 and len(callbacks) == 1
 
 
-def test_a_run_the_broker_never_took_does_not_block_validation_forever(
+def test_a_run_started_while_the_broker_is_down_waits_for_it_and_is_sent_later(
     staff_client, keyed_api, django_capture_on_commit_callbacks, request
 ):
-    """Broker down at the click: the run is failed with a message (no 500), and Validate works again."""
+    """Broker down at the click: the run is accepted and waits (no 500); a second click finds it, Beat sends it later."""
+    from spelunker.jobs.dispatch import publish_pending
+
     url = reverse("llm_manager:api_validate", args=[keyed_api.pk])
-    request.getfixturevalue("unreachable_broker")
+    broker_is_back = request.getfixturevalue("unreachable_broker")
     with django_capture_on_commit_callbacks(execute=True):
         assert staff_client.post(url).status_code == 302
     run = ValidationRun.objects.get(api=keyed_api)
-    assert run.status == "failed" and "Could not queue the task" in run.message
+    assert (run.status, run.error_code) == ("pending", "broker_unavailable")
     with django_capture_on_commit_callbacks() as callbacks:
         staff_client.post(url)
-    assert ValidationRun.objects.filter(api=keyed_api).count() == 2 and len(callbacks) == 1
+    assert ValidationRun.objects.filter(api=keyed_api).count() == 1 and len(callbacks) == 0
+    broker_is_back()
+    assert publish_pending()["sent"] == 1
+    run.refresh_from_db()
+    assert (run.status, run.error_code) == ("pending", "")
 
 def test_a_run_left_processing_by_a_killed_worker_does_not_block_validation_forever(
     staff_client, keyed_api, django_capture_on_commit_callbacks

@@ -74,13 +74,19 @@ def test_soft_time_limit_fails_the_job_with_a_message(live_worker, library, fake
 
 
 @pytest.mark.django_db
-def test_upload_with_the_broker_down_records_why_the_summary_did_not_start(
+def test_upload_with_the_broker_down_keeps_the_summary_waiting_until_the_broker_is_back(
     user, user_client, unreachable_broker, django_capture_on_commit_callbacks
 ):
+    from spelunker.jobs.dispatch import publish_pending
+    from spelunker.jobs.models import OutboxMessage
+
     rfp = make_rfp(user, QUESTIONS[:1])
     upload = SimpleUploadedFile("scope.txt", SCOPE.encode())
     with django_capture_on_commit_callbacks(execute=True):
         response = user_client.post(reverse("rfp_manager:document_upload", args=[rfp.pk]), {"title": "Scope", "file": upload})
     assert response.status_code == 302  # the upload itself is kept, no 500
     document = InformationDocument.objects.get(rfp=rfp)
-    assert document.status == "failed" and "Could not queue the summary" in document.summary_error
+    message = OutboxMessage.objects.get(subject_model="rfp_manager.informationdocument", subject_id=document.pk)
+    assert document.status == "uploaded" and message.sent_at is None and message.task_name.endswith("summarize_information_document")
+    unreachable_broker()  # the broker is back
+    assert publish_pending()["sent"] == 1

@@ -1,5 +1,6 @@
 """Pages and guards that need no worker: duplicate-job guard, reviewer rule, answers, escaping, access."""
 import pytest
+from django.conf import settings
 from django.urls import reverse
 
 from rfp_manager.models import RFP, Answer, Question, RFPBatchJob
@@ -128,19 +129,29 @@ def test_create_rfp_sets_owner(user, user_client):
     assert not Question.objects.filter(rfp=rfp).exists()
 
 
-def test_unreachable_broker_fails_the_job_instead_of_a_500_and_a_stuck_guard(
+def test_a_job_started_while_the_broker_is_down_waits_for_it_and_is_sent_when_it_is_back(
     rfp, user, user_client, django_capture_on_commit_callbacks, request
 ):
-    """A job row whose message never reached the broker must not stay pending and block the RFP."""
-    request.getfixturevalue("unreachable_broker")
+    """No 500 and no lost start: the job is accepted, its page says it waits for the broker, Beat sends it later."""
+    from spelunker.jobs.dispatch import publish_pending
+    from spelunker.jobs.models import OutboxMessage
+
+    broker_is_back = request.getfixturevalue("unreachable_broker")
     with django_capture_on_commit_callbacks(execute=True):
         response = user_client.post(reverse("rfp_manager:start_responder", args=[rfp.pk]))
     assert response.status_code == 302
     job = RFPBatchJob.objects.get(rfp=rfp)
-    assert job.status == "failed" and "Could not queue the task" in job.message
-    with django_capture_on_commit_callbacks(execute=False):  # the guard is free again
-        assert user_client.post(reverse("rfp_manager:start_responder", args=[rfp.pk])).status_code == 302
-    assert RFPBatchJob.objects.filter(rfp=rfp).count() == 2
+    assert (job.status, job.error_code) == ("pending", "broker_unavailable")
+    assert "Waiting for the message broker" in user_client.get(response.url).content.decode()
+    with django_capture_on_commit_callbacks(execute=True):  # the job is active: the guard still holds
+        assert user_client.post(reverse("rfp_manager:start_responder", args=[rfp.pk])).status_code == 409
+
+    broker_is_back()
+    assert publish_pending()["sent"] == 1
+    message = OutboxMessage.objects.get(subject_model="rfp_manager.rfpbatchjob", subject_id=job.pk)
+    assert message.sent_at and message.options["soft_time_limit"] == settings.RFP_BATCH_SOFT_TIME_LIMIT
+    job.refresh_from_db()
+    assert (job.status, job.error_code, job.message) == ("pending", "", "")
 
 
 def test_a_review_never_lands_on_an_answer_that_changed_while_it_was_judged(rfp, monkeypatch):

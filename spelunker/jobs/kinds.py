@@ -1,0 +1,231 @@
+"""Every kind of job Spelunker runs, in one list: what the sweeper watches and what the jobs page shows.
+
+A kind says where its rows live, who may see them, where its own page is,
+how it is sent again when its worker vanished (only idempotent work is), and
+where a person retries it. Documents are a kind too: a document in
+"processing" is a job of the embedding queue, though its row is not a BaseJob.
+
+`job_rows(user, …)` is the selector pages use (the jobs page, the home
+page): plain `JobRow`s, newest first, whatever the kind.
+"""
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.apps import apps
+from django.db.models import QuerySet
+from django.urls import reverse
+from django.utils.module_loading import import_string
+
+from .models import ACTIVE_STATUSES, JobAcknowledgement, JobStatus, OutboxMessage
+
+
+@dataclass(frozen=True)
+class JobKind:
+    key: str
+    label: str
+    model_label: str  # "app_label.Model"
+    detail_url: str  # URL name of the job's own page, taking the row's pk, or a dotted path of f(row) → URL
+    redispatch: str = ""  # dotted path of f(row) that queues the work again; "" = not idempotent, fail it when lost
+    staff_only: bool = False
+    visible: str = ""  # dotted path of f(queryset, user) narrowing what a user may see
+    retry: str = ""  # dotted path of f(row) → URL to POST to retry it ("" when it cannot be retried now)
+
+    @property
+    def model(self):
+        return apps.get_model(self.model_label)
+
+    @property
+    def is_document(self) -> bool:
+        return self.key == "document"
+
+    def visible_to(self, user) -> QuerySet:
+        rows = self.model.objects.all()
+        if self.staff_only and not user.is_staff:
+            return rows.none()
+        return import_string(self.visible)(rows, user) if self.visible else rows
+
+    def send_again(self, row) -> None:
+        import_string(self.redispatch)(row)
+
+    def url(self, row) -> str:
+        if "." in self.detail_url:
+            return import_string(self.detail_url)(row)
+        return reverse(self.detail_url, args=[row.pk])
+
+    def retry_url(self, row) -> str:
+        return import_string(self.retry)(row) if self.retry else ""
+
+
+JOB_KINDS = (
+    JobKind("document", "Document", "solution_library.Document", "solution_library:document",
+            redispatch="solution_library.tasks.send_document_again", retry="spelunker.jobs.kinds.document_retry_url"),
+    JobKind("embed_batch", "Embedding batch", "solution_library.EmbedBatchJob", "solution_library:embed_job",
+            redispatch="solution_library.tasks.send_embed_batch", staff_only=True),
+    JobKind("sync", "Documentation sync", "solution_library.SyncJob", "solution_library:sync_job",
+            redispatch="solution_library.tasks.send_sync", staff_only=True, retry="spelunker.jobs.kinds.sync_retry_url"),
+    JobKind("rfp_batch", "Responder / reviewer", "rfp_manager.RFPBatchJob", "rfp_manager:job",
+            redispatch="rfp_manager.tasks.dispatch_batch_job", visible="spelunker.jobs.kinds.visible_rfp_jobs",
+            retry="spelunker.jobs.kinds.rfp_job_retry_url"),
+    JobKind("validation", "LLM validation", "llm_manager.ValidationRun", "spelunker.jobs.kinds.validation_url",
+            redispatch="llm_manager.services.send_validation", staff_only=True),
+    # A worker check is a snapshot of this moment: sent again later it would prove nothing.
+    JobKind("system_check", "Worker check", "spelunker.SystemCheck", "system_check", staff_only=True),
+)
+KINDS_BY_KEY = {kind.key: kind for kind in JOB_KINDS}
+
+
+def job_models() -> list:
+    """The BaseJob tables (every kind but documents)."""
+    return [kind.model for kind in JOB_KINDS if not kind.is_document]
+
+
+# --- the per-kind pieces the registry names ------------------------------------
+
+def visible_rfp_jobs(rows: QuerySet, user) -> QuerySet:
+    from rfp_manager.models import RFP
+
+    return rows.filter(rfp__in=RFP.objects.visible_to(user))
+
+
+def validation_url(run) -> str:
+    """A validation run shows on its API's page; a run over all APIs on the list of APIs."""
+    return reverse("llm_manager:api_detail", args=[run.api_id]) if run.api_id else reverse("llm_manager:index")
+
+
+def document_retry_url(document) -> str:
+    return reverse("solution_library:document_retry", args=[document.pk]) if document.can_retry else ""
+
+
+def sync_retry_url(job) -> str:
+    return reverse("solution_library:source_sync", args=[job.source_id]) if not job.is_active else ""
+
+
+def rfp_job_retry_url(job) -> str:
+    return reverse("rfp_manager:job_retry", args=[job.pk]) if not job.is_active and job.failed_items else ""
+
+
+# --- one row of any kind --------------------------------------------------------
+
+DOCUMENT_STATUS = {"processing": JobStatus.PROCESSING, "failed": JobStatus.FAILED}  # ready documents are completed
+
+
+@dataclass
+class JobRow:
+    """What a list of jobs shows of one job, whatever its kind."""
+
+    kind: JobKind
+    pk: int
+    title: str
+    status: str
+    processed: int
+    total: int
+    message: str
+    error_code: str
+    updated_at: datetime
+    task_id: str
+    url: str
+    retry_url: str
+    is_stale: bool
+
+    @property
+    def key(self) -> str:
+        return f"{self.kind.key}-{self.pk}"
+
+    @property
+    def is_active(self) -> bool:
+        return self.status in ACTIVE_STATUSES
+
+    @property
+    def status_display(self) -> str:
+        return JobStatus(self.status).label
+
+    @property
+    def progress(self) -> int:
+        if not self.total:
+            return 100 if self.status == JobStatus.COMPLETED else 0
+        return min(100, self.processed * 100 // self.total)
+
+    @property
+    def group(self) -> str:
+        """needs_attention (failed, or active but silent), running, or finished."""
+        if self.status == JobStatus.FAILED or self.is_stale:
+            return "needs_attention"
+        return "running" if self.is_active else "finished"
+
+    @property
+    def flower_url(self) -> str:
+        from spelunker.services import flower_task_url
+
+        return flower_task_url(self.task_id)
+
+
+def _job_row(kind: JobKind, job) -> JobRow:
+    return JobRow(
+        kind=kind, pk=job.pk, title=str(job), status=job.status, processed=job.processed_items,
+        total=job.total_items, message=job.message, error_code=job.error_code, updated_at=job.updated_at,
+        task_id=job.celery_task_id, url=kind.url(job), retry_url=kind.retry_url(job),
+        is_stale=job.is_stale(),
+    )
+
+
+def _document_rows(kind: JobKind, documents: list) -> list[JobRow]:
+    task_ids = _latest_task_ids(kind, [d.pk for d in documents])
+    return [
+        JobRow(
+            kind=kind, pk=d.pk, title=d.title, status=DOCUMENT_STATUS.get(d.review_status, JobStatus.COMPLETED),
+            processed=0 if d.is_processing else 1, total=1, message=d.status_message, error_code=d.error_code,
+            updated_at=d.updated_at, task_id=task_ids.get(d.pk, ""), url=kind.url(d),
+            retry_url=kind.retry_url(d), is_stale=d.is_processing and d.can_retry,
+        )
+        for d in documents
+    ]
+
+
+def _latest_task_ids(kind: JobKind, pks: list[int]) -> dict[int, str]:
+    """A document's last embedding task (from the outbox), for its Flower link."""
+    messages = OutboxMessage.objects.filter(subject_model=kind.model._meta.label_lower, subject_id__in=pks)
+    return dict(messages.order_by("pk").values_list("subject_id", "task_id"))  # later rows win
+
+
+# --- the selector ---------------------------------------------------------------
+
+STATUS_FILTERS: dict[str, Callable[[JobKind], dict]] = {
+    "active": lambda kind: {"review_status": "processing"} if kind.is_document else {"status__in": ACTIVE_STATUSES},
+    "failed": lambda kind: {"review_status": "failed"} if kind.is_document else {"status": JobStatus.FAILED},
+    "completed": lambda kind: ({"review_status__in": ("pending_review", "approved")} if kind.is_document
+                               else {"status": JobStatus.COMPLETED}),
+    "cancelled": lambda kind: {"pk__in": []} if kind.is_document else {"status": JobStatus.CANCELLED},
+}
+
+
+def job_rows(user, kinds: list[str] | None = None, status: str = "", limit: int = 50,
+             include_acknowledged: bool = False) -> list[JobRow]:
+    """The newest `limit` jobs of each chosen kind the user may see, newest first across kinds."""
+    rows: list[JobRow] = []
+    for kind in JOB_KINDS:
+        if kinds and kind.key not in kinds:
+            continue
+        objects = kind.visible_to(user)
+        if status in STATUS_FILTERS:
+            objects = objects.filter(**STATUS_FILTERS[status](kind))
+        if not include_acknowledged:
+            acknowledged = JobAcknowledgement.objects.filter(kind=kind.key).values("object_id")
+            objects = objects.exclude(pk__in=acknowledged)
+        if kind.is_document:
+            rows += _document_rows(kind, list(objects.defer("text").order_by("-updated_at")[:limit]))
+        else:
+            rows += [_job_row(kind, job) for job in objects.order_by("-updated_at")[:limit]]
+    return sorted(rows, key=lambda row: row.updated_at, reverse=True)
+
+
+def grouped(rows: list[JobRow]) -> dict[str, list[JobRow]]:
+    groups: dict[str, list[JobRow]] = {"needs_attention": [], "running": [], "finished": []}
+    for row in rows:
+        groups[row.group].append(row)
+    return groups
+
+
+def acknowledge(kind_key: str, pk: int, user) -> None:
+    """Hide a job a person dealt with from the lists (idempotent)."""
+    JobAcknowledgement.objects.get_or_create(kind=kind_key, object_id=pk, defaults={"acknowledged_by": user})
