@@ -6,11 +6,12 @@ import pytest
 from django.core.files.base import ContentFile
 from django.urls import resolve, reverse
 
-from llm_manager.models import LLMApi, ValidationRun
+from llm_manager.models import ValidationRun
 from rfp_manager.models import RFP, InformationDocument, Question, RFPBatchJob
 from solution_library.models import DocumentationSource, EmbedBatchJob, SyncJob
 from solution_library.testing import add_library_document
 from spelunker.models import SystemCheck
+from tests.solution_library.conftest import offline_embedding  # noqa: F401  (a fixture `world` needs)
 
 
 @pytest.fixture
@@ -32,7 +33,7 @@ def _import_questions(owner_client, rfp) -> int:
 
 
 @pytest.fixture
-def world(db, user, staff_user, client_factory):
+def world(db, offline_embedding, user, staff_user, client_factory):
     """Alice's RFP with a question, an import, a document and a job; shared library and staff objects."""
     rfp = RFP.objects.create(name="Alice's confidential RFP", client="Acme", owner=user)
     question = Question.objects.create(rfp=rfp, number="1", text="Do you encrypt data at rest?", order=0,
@@ -44,7 +45,7 @@ def world(db, user, staff_user, client_factory):
     document = add_library_document("Security handbook", "All customer data is encrypted at rest with AES-256.")
     source = DocumentationSource.objects.create(name="Docs", start_url="https://docs.example.com/",
                                                 allowed_host="docs.example.com")
-    api = LLMApi.objects.order_by("pk").first()
+    api = offline_embedding.api
     return SimpleNamespace(
         rfp=rfp, question=question, information_document=information_document, rfp_job=job,
         question_import=SimpleNamespace(pk=_import_questions(client_factory(user), rfp)),
