@@ -14,12 +14,20 @@ EXAMPLES = {"import": 25, "upload": 25, "form": 20}
 
 
 def fuzz_settings(kind: str):
-    return settings(
+    """Hypothesis settings for one kind of fuzz test; the test remembers its count for the docs."""
+    apply = settings(
         max_examples=EXAMPLES[kind], deadline=None, derandomize=True, database=None,
         # The Django test database is a function-scoped fixture on purpose: each example sees what the
         # earlier ones stored, so "nothing already stored changed" covers fuzzed rows too.
         suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.data_too_large],
     )
+
+    def decorate(test):
+        test = apply(test)
+        test.fuzz_examples = EXAMPLES[kind]
+        return test
+
+    return decorate
 
 
 WATCHED = (RFP, Question, Answer, InformationDocument, Document, LLMApi, LLMModel)
