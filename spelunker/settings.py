@@ -58,6 +58,7 @@ INSTALLED_APPS = [
     "llm_manager",
     "solution_library",
     "rfp_manager",
+    "audit",
 ]
 
 MIDDLEWARE = [
@@ -72,6 +73,8 @@ MIDDLEWARE = [
     # @login_not_required (login, /healthz, /readyz); JSON and htmx requests
     # get a 401 JSON answer instead of a redirect to the login page.
     "spelunker.middleware.LoginRequiredMiddleware",
+    # Who is signed in, for the audit trail; records exports and cancellations.
+    "audit.middleware.AuditMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",

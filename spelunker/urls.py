@@ -17,5 +17,6 @@ urlpatterns = [
     path("library/", include("solution_library.urls")),
     path("rfps/", include("rfp_manager.urls")),
     path("llm/", include("llm_manager.urls")),
+    path("audit/", include("audit.urls")),
     path("admin/", admin.site.urls),
 ]

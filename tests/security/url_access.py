@@ -85,6 +85,7 @@ URL_ACCESS: dict[str, Rule] = {
     "llm_manager:api_detail": Rule(SIGNED_IN, "llm_api"),
     "llm_manager:api_validate": Rule(STAFF, "llm_api", "POST"),
     "llm_manager:validation_status": Rule(SIGNED_IN, "validation_run"),
+    "audit:log": Rule(STAFF),
 }
 
 
