@@ -77,27 +77,25 @@ def test_anonymous_pages_go_to_login_and_scripts_get_401_json(world, client):
     assert not problems, _report(problems)
 
 
-def test_another_users_rfp_objects_are_404_and_the_owners_are_not(world, bob_client, client_factory, user):
-    owner_client = client_factory(user)
+def _refused_and_granted(world, access, refused_status, other_client, rightful_client) -> list[str]:
+    """Each URL of `access`: another user gets `refused_status`; on GET the rightful user gets the page."""
     problems = []
-    for route, rule, path in _walk(world, OWNER):
-        if (status := _request(bob_client, rule, path).status_code) != 404:
-            problems.append(f"{rule.method} {path} ({route.key}): bob got {status}, not 404")
-        if rule.method == "GET":
-            status = _request(owner_client, rule, path).status_code
-            if status != (rule.rightful_status or 200):
-                problems.append(f"GET {path} ({route.key}): the owner got {status}")
+    for route, rule, path in _walk(world, access):
+        if (status := _request(other_client, rule, path).status_code) != refused_status:
+            problems.append(f"{rule.method} {path} ({route.key}): another user got {status}, not {refused_status}")
+        if rule.method == "GET" and (status := _request(rightful_client, rule, path).status_code) != (
+                rule.rightful_status or 200):
+            problems.append(f"GET {path} ({route.key}): the rightful user got {status}")
+    return problems
+
+
+def test_another_users_rfp_objects_are_404_and_the_owners_are_not(world, bob_client, client_factory, user):
+    problems = _refused_and_granted(world, OWNER, 404, bob_client, client_factory(user))
     assert not problems, _report(problems)
 
 
 def test_staff_pages_refuse_other_users_and_answer_staff(world, bob_client, client_factory, staff_user):
-    staff_client = client_factory(staff_user)
-    problems = []
-    for route, rule, path in _walk(world, STAFF):
-        if (status := _request(bob_client, rule, path).status_code) != 403:
-            problems.append(f"{rule.method} {path} ({route.key}): non-staff got {status}, not 403")
-        if rule.method == "GET" and (status := _request(staff_client, rule, path).status_code) != 200:
-            problems.append(f"GET {path} ({route.key}): staff got {status}")
+    problems = _refused_and_granted(world, STAFF, 403, bob_client, client_factory(staff_user))
     assert not problems, _report(problems)
 
 
