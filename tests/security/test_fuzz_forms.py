@@ -137,3 +137,18 @@ def test_llm_api_admin_form(world, staff_client, name, kind, base_url, api_key, 
         assert error_messages(response)
         assert api_key not in response.content.decode()  # the key is write-only, even when refused
     _assert_untouched_except(before)
+
+
+@fuzz_settings("form")
+@given(name=field_text, start_url=field_text, allowed_host=field_text,
+       numbers=st.lists(field_text | st.integers().map(str), min_size=2, max_size=2))
+@example(name="Docs", start_url="javascript:alert(1)", allowed_host="docs.example.com", numbers=["10", "24"])
+def test_documentation_source_admin_form(world, staff_client, name, start_url, allowed_host, numbers):
+    before = snapshot()
+    response = staff_client.post(reverse("admin:solution_library_documentationsource_add"), {
+        "name": name, "start_url": start_url, "allowed_host": allowed_host, "page_limit": numbers[0],
+        "sync_interval_hours": numbers[1], "is_active": "on"})
+    assert response.status_code in (200, 302)
+    if response.status_code == 200:
+        assert error_messages(response)
+    _assert_untouched_except(before)
