@@ -9,6 +9,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import environ
+from csp.constants import NONCE, NONE, SELF, UNSAFE_INLINE
 from kombu import Queue
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -40,7 +41,6 @@ SECURE_HSTS_PRELOAD = env.bool("DJANGO_HSTS_PRELOAD", default=True)
 # otherwise the HTTPS redirect would loop.
 if env.bool("DJANGO_BEHIND_TLS_PROXY", default=False):
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
-SESSION_COOKIE_HTTPONLY = True
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -158,8 +158,6 @@ FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 # (templates/admin/djcelery/change_periodictask_form.html). Style elements come
 # from our files too; style *attributes* stay allowed (progress bar widths,
 # Django admin markup) as they cannot run code.
-from csp.constants import NONCE, NONE, SELF, UNSAFE_INLINE  # noqa: E402
-
 CONTENT_SECURITY_POLICY = {
     "DIRECTIVES": {
         "default-src": [SELF],
@@ -187,7 +185,8 @@ AXES_COOLOFF_TIME = timedelta(minutes=env.float("AXES_COOLOFF_MINUTES", default=
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
-# Behind N proxies, the client's address is the one the outermost proxy appended.
+# Behind N proxies, read the client's address from X-Forwarded-For, trusting only
+# the N entries our own proxies appended (a client can forge the rest).
 if env.int("DJANGO_PROXY_COUNT", default=0):
     AXES_IPWARE_PROXY_COUNT = env.int("DJANGO_PROXY_COUNT")
     AXES_IPWARE_PROXY_ORDER = "right-most"
