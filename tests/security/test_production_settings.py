@@ -16,12 +16,15 @@ PRODUCTION_ENV = {
     "DJANGO_CSRF_TRUSTED_ORIGINS": "https://spelunker.example.com",
     "SPELUNKER_HOST": "0.0.0.0",
 }
-DEVELOPMENT_ENV_REMOVED = ("DJANGO_SECRET_KEY", "DJANGO_DEBUG", "DJANGO_HTTPS", "DJANGO_BEHIND_TLS_PROXY",
-                           "DJANGO_ALLOWED_HOSTS", "DJANGO_CSRF_TRUSTED_ORIGINS", "SPELUNKER_HOST", "FLOWER_BASIC_AUTH")
+# Left out of the subprocess: what the tests set, plus the browser tests' DJANGO_ALLOW_ASYNC_UNSAFE
+# (tests/conftest.py), which production never has and `check --deploy` rightly refuses.
+NOT_FROM_THIS_PROCESS = ("DJANGO_SECRET_KEY", "DJANGO_DEBUG", "DJANGO_HTTPS", "DJANGO_BEHIND_TLS_PROXY",
+                         "DJANGO_ALLOWED_HOSTS", "DJANGO_CSRF_TRUSTED_ORIGINS", "SPELUNKER_HOST", "FLOWER_BASIC_AUTH",
+                         "DJANGO_ALLOW_ASYNC_UNSAFE")
 
 
 def _manage(*args, **env) -> subprocess.CompletedProcess:
-    base = {k: v for k, v in os.environ.items() if k not in DEVELOPMENT_ENV_REMOVED}
+    base = {k: v for k, v in os.environ.items() if k not in NOT_FROM_THIS_PROCESS}
     return subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env={**base, **env},
                           capture_output=True, text=True, timeout=120)
 
