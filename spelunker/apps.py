@@ -15,4 +15,6 @@ class SpelunkerConfig(AppConfig):
     verbose_name = "Spelunker system"
 
     def ready(self):
+        from . import checks  # noqa: F401  (registers the system checks)
+
         connection_created.connect(_tune_sqlite, dispatch_uid="spelunker.sqlite_wal")

@@ -5,9 +5,11 @@ SQLite in WAL mode, a local broker and memcached on their default ports. The
 Celery block follows the Async Task Pattern; `tests/test_settings.py` pins the
 delivery guarantees so nobody loosens them by accident.
 """
+from datetime import timedelta
 from pathlib import Path
 
 import environ
+from csp.constants import NONCE, NONE, SELF, UNSAFE_INLINE
 from kombu import Queue
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -23,6 +25,23 @@ DEBUG = env.bool("DJANGO_DEBUG", default=False)
 ALLOWED_HOSTS = env.list("DJANGO_ALLOWED_HOSTS", default=["127.0.0.1", "localhost"])
 CSRF_TRUSTED_ORIGINS = env.list("DJANGO_CSRF_TRUSTED_ORIGINS", default=[])
 
+# --- HTTPS (production) -------------------------------------------------------
+# `make run` serves plain HTTP on loopback; a deployment sets DJANGO_HTTPS=true
+# and gets secure cookies, an HTTPS redirect and HSTS together, so none is
+# forgotten. `manage.py check --deploy` is clean with these values
+# (tests/security/test_production_settings.py).
+HTTPS = env.bool("DJANGO_HTTPS", default=False)
+SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = HTTPS
+SECURE_SSL_REDIRECT = HTTPS
+SECURE_HSTS_SECONDS = env.int("DJANGO_HSTS_SECONDS", default=365 * 24 * 3600 if HTTPS else 0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env.bool("DJANGO_HSTS_INCLUDE_SUBDOMAINS", default=True)
+SECURE_HSTS_PRELOAD = env.bool("DJANGO_HSTS_PRELOAD", default=True)
+# Behind a TLS-terminating proxy the request reaches gunicorn as HTTP; trust the
+# proxy's X-Forwarded-Proto only when told to (the proxy must set it itself),
+# otherwise the HTTPS redirect would loop.
+if env.bool("DJANGO_BEHIND_TLS_PROXY", default=False):
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+
 INSTALLED_APPS = [
     "django.contrib.admin",
     "django.contrib.auth",
@@ -33,26 +52,35 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django_celery_beat",
     "django_htmx",
+    "csp",
+    "axes",
     "spelunker",
     "llm_manager",
     "solution_library",
     "rfp_manager",
     "demo",
+    "audit",
 ]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     # Every page requires a signed-in user unless its view is marked
-    # @login_not_required (login, /healthz, /readyz).
-    "django.contrib.auth.middleware.LoginRequiredMiddleware",
+    # @login_not_required (login, /healthz, /readyz); JSON and htmx requests
+    # get a 401 JSON answer instead of a redirect to the login page.
+    "spelunker.middleware.LoginRequiredMiddleware",
+    # Who is signed in, for the audit trail; records exports and cancellations.
+    "audit.middleware.AuditMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # Last, as django-axes requires: it turns a lockout into the lockout page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "spelunker.urls"
@@ -99,6 +127,12 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
 ]
+# django-axes first: a locked-out username/address pair is refused before any
+# password is checked.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
@@ -122,6 +156,46 @@ STORAGES = {
 WHITENOISE_USE_FINDERS = True
 DATA_UPLOAD_MAX_NUMBER_FILES = 200
 FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
+
+# --- Content-Security-Policy (django-csp) ------------------------------------
+# Scripts only from our own static files: no inline script, no eval. A
+# third-party template that needs an inline script gets a per-request nonce
+# (templates/admin/djcelery/change_periodictask_form.html). Style elements come
+# from our files too; style *attributes* stay allowed (progress bar widths,
+# Django admin markup) as they cannot run code.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF, NONCE],
+        "style-src": [SELF],
+        "style-src-attr": [UNSAFE_INLINE],
+        "img-src": [SELF, "data:"],
+        "font-src": [SELF],
+        "connect-src": [SELF],
+        "object-src": [NONE],
+        "base-uri": [SELF],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+    },
+}
+
+# --- Login throttling (django-axes) --------------------------------------------
+# After AXES_FAILURE_LIMIT wrong passwords for one username from one address
+# (login form and admin alike) that pair is refused until the cool-off ends;
+# a success before the limit resets the count. Keyed on username *and*
+# address, so an attacker can neither lock every user out nor lock out
+# everyone behind one NAT.
+AXES_FAILURE_LIMIT = env.int("AXES_FAILURE_LIMIT", default=5)
+AXES_COOLOFF_TIME = timedelta(minutes=env.float("AXES_COOLOFF_MINUTES", default=15))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
+# Behind N proxies, read the client's address from X-Forwarded-For, trusting only
+# the N entries our own proxies appended (a client can forge the rest).
+if env.int("DJANGO_PROXY_COUNT", default=0):
+    AXES_IPWARE_PROXY_COUNT = env.int("DJANGO_PROXY_COUNT")
+    AXES_IPWARE_PROXY_ORDER = "right-most"
+    AXES_IPWARE_META_PRECEDENCE_ORDER = ["HTTP_X_FORWARDED_FOR", "REMOTE_ADDR"]
 
 # --- Cache (Memcached) ----------------------------------------------------
 # Short socket timeouts: a memcached outage must degrade the site (cache

@@ -19,5 +19,6 @@ urlpatterns = [
     path("rfps/", include("rfp_manager.urls")),
     path("llm/", include("llm_manager.urls")),
     path("demo/", include("demo.urls")),
+    path("audit/", include("audit.urls")),
     path("admin/", admin.site.urls),
 ]

@@ -1,0 +1,73 @@
+"""Receivers that turn model changes into answer revisions and audit events.
+
+Kept in this app so the apps it watches need not know about it.
+"""
+from django.db.models.signals import m2m_changed, post_delete, post_save, pre_save
+from django.dispatch import receiver
+
+from llm_manager.models import LLMApi
+from rfp_manager.models import RFP, Answer, RFPBatchJob
+
+from . import services
+from .models import AuditEvent
+
+ANSWER_FIELDS = ("draft_text", "final_text", "review_verdict", "review_feedback")
+# Compared to say which settings of an API changed; the key only as "changed", never its value.
+LLM_API_FIELDS = ("name", "kind", "base_url", "is_active", "timeout_seconds", "max_concurrent_requests",
+                  "requests_per_minute")
+
+
+def _stored(model, pk, fields) -> dict:
+    """The row as the database holds it before this save ({} for a new row)."""
+    if pk is None:
+        return {}
+    return model.objects.filter(pk=pk).values(*fields).first() or {}
+
+
+@receiver(pre_save, sender=Answer, dispatch_uid="audit.answer_before")
+def _answer_before(sender, instance, **kwargs):
+    instance._audit_previous = _stored(Answer, instance.pk, ANSWER_FIELDS)
+
+
+@receiver(post_save, sender=Answer, dispatch_uid="audit.answer_after")
+def _answer_after(sender, instance, raw=False, **kwargs):
+    if not raw:
+        services.record_answer_changes(instance, getattr(instance, "_audit_previous", {}))
+
+
+@receiver(post_save, sender=RFPBatchJob, dispatch_uid="audit.job_started")
+def _job_started(sender, instance, created, raw=False, **kwargs):
+    if created and not raw:
+        services.record(AuditEvent.Action.JOB_STARTED, f"{instance.get_job_type_display()} job {instance.pk}",
+                        rfp=instance.rfp, actor=instance.started_by, job_id=instance.pk, job_type=instance.job_type)
+
+
+@receiver(pre_save, sender=LLMApi, dispatch_uid="audit.llm_api_before")
+def _llm_api_before(sender, instance, **kwargs):
+    instance._audit_previous = _stored(LLMApi, instance.pk, (*LLM_API_FIELDS, "api_key"))
+
+
+@receiver(post_save, sender=LLMApi, dispatch_uid="audit.llm_api_after")
+def _llm_api_after(sender, instance, created, raw=False, **kwargs):
+    if raw:
+        return
+    previous = getattr(instance, "_audit_previous", {})
+    changed = [f for f in LLM_API_FIELDS if previous.get(f) != getattr(instance, f)]
+    if previous.get("api_key", "") != instance.api_key:
+        changed.append("api_key")
+    if changed:
+        services.record(AuditEvent.Action.LLM_API_CHANGED, f"LLM API {instance.pk} {instance.name}",
+                        created=created, changed=changed)
+
+
+@receiver(post_delete, sender=LLMApi, dispatch_uid="audit.llm_api_deleted")
+def _llm_api_deleted(sender, instance, **kwargs):
+    services.record(AuditEvent.Action.LLM_API_DELETED, f"LLM API {instance.pk} {instance.name}")
+
+
+@receiver(m2m_changed, sender=RFP.shared_with.through, dispatch_uid="audit.sharing_changed")
+def _sharing_changed(sender, instance, action, pk_set, **kwargs):
+    if action in ("post_add", "post_remove", "post_clear") and (pk_set or action == "post_clear"):
+        services.record(AuditEvent.Action.SHARING_CHANGED, f"RFP {instance.pk} {instance.name}", rfp=instance,
+                        change=action.removeprefix("post_"),
+                        groups=sorted(instance.shared_with.values_list("name", flat=True)))

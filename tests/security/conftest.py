@@ -1,0 +1,71 @@
+"""A small world for the security tests: an RFP owned by alice with everything under it,
+library content, a source, jobs of every kind — and bob, who owns none of it."""
+from types import SimpleNamespace
+
+import pytest
+from django.core.files.base import ContentFile
+from django.urls import resolve, reverse
+
+from llm_manager.models import ValidationRun
+from rfp_manager.models import RFP, InformationDocument, Question, RFPBatchJob
+from solution_library.models import DocumentationSource, EmbedBatchJob, SyncJob
+from solution_library.testing import add_library_document
+from spelunker.models import SystemCheck
+from tests.solution_library.conftest import offline_embedding  # noqa: F401  (a fixture `world` needs)
+
+
+@pytest.fixture
+def bob(django_user_model):
+    return django_user_model.objects.create_user("bob", password="pw-bob-12345")
+
+
+@pytest.fixture
+def bob_client(client, bob):
+    client.force_login(bob)
+    return client
+
+
+def _import_questions(owner_client, rfp) -> int:
+    """A question import made the way a person makes one (its preview is the object under test)."""
+    response = owner_client.post(reverse("rfp_manager:import", args=[rfp.pk]), {"text": "1. Do you encrypt backups?"})
+    assert response.status_code == 302, response.content.decode()[:500]
+    return resolve(response["Location"]).kwargs["pk"]
+
+
+@pytest.fixture
+def world(db, offline_embedding, user, staff_user, client_factory):
+    """Alice's RFP with a question, an import, a document and a job; shared library and staff objects."""
+    rfp = RFP.objects.create(name="Alice's confidential RFP", client="Acme", owner=user)
+    question = Question.objects.create(rfp=rfp, number="1", text="Do you encrypt data at rest?", order=0,
+                                       import_key="n:|1")
+    information_document = InformationDocument(rfp=rfp, title="Client brief", uploaded_by=user)
+    information_document.file.save("brief.txt", ContentFile(b"The client wants answers by Friday."))
+    job = RFPBatchJob.objects.create(rfp=rfp, job_type="responder", started_by=user, question_ids=[question.pk],
+                                     total_items=1, status="completed")
+    document = add_library_document("Security handbook", "All customer data is encrypted at rest with AES-256.")
+    source = DocumentationSource.objects.create(name="Docs", start_url="https://docs.example.com/",
+                                                allowed_host="docs.example.com")
+    api = offline_embedding.api
+    return SimpleNamespace(
+        rfp=rfp, question=question, information_document=information_document, rfp_job=job,
+        question_import=SimpleNamespace(pk=_import_questions(client_factory(user), rfp)),
+        document=document, chunk=document.chunks.order_by("pk").first(), source=source,
+        sync_job=SyncJob.objects.create(source=source, status="completed"),
+        embed_job=EmbedBatchJob.objects.create(status="completed"),
+        llm_api=api, validation_run=ValidationRun.objects.create(api=api, status="completed"),
+        system_check=SystemCheck.objects.create(status="completed"),
+    )
+
+
+@pytest.fixture
+def client_factory():
+    """A fresh test client signed in as the given user (several users in one test)."""
+    from django.test import Client
+
+    def make(user=None) -> Client:
+        client = Client()
+        if user is not None:
+            client.force_login(user)
+        return client
+
+    return make

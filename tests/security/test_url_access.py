@@ -1,0 +1,111 @@
+"""Every URL the resolver knows, walked: anonymous, signed-in non-owner, non-staff.
+
+Each check loops over all patterns and reports every URL that breaks the
+rule at once. The table of who may reach what is url_access.py.
+"""
+from urllib.parse import urlsplit
+
+import pytest
+
+from .url_access import ADMIN, OPEN, OWNER, SIGNED_IN, STAFF, URL_ACCESS, all_routes, rule_for, sample_path
+
+pytestmark = pytest.mark.django_db
+
+LOGIN_PATHS = {"/login/", "/admin/login/"}
+EXPECTED_OPEN = {"healthz", "readyz", "login", "admin:login"}
+
+
+def _walk(world, *access_classes):
+    """(route, rule, path) for every pattern of the given access classes."""
+    for route in all_routes():
+        rule = rule_for(route)
+        if rule and rule.access in access_classes:
+            obj = getattr(world, rule.obj) if rule.obj else None
+            yield route, rule, sample_path(route, obj.pk if obj else None)
+
+
+def _request(client, rule, path, **headers):
+    return client.generic(rule.method, path, headers=headers)
+
+
+def _is_login_redirect(response) -> bool:
+    return response.status_code == 302 and urlsplit(response["Location"]).path in LOGIN_PATHS
+
+
+def _is_401_json(response) -> bool:
+    return (response.status_code == 401 and response["Content-Type"].startswith("application/json")
+            and response.json()["login_url"] in LOGIN_PATHS)
+
+
+def _report(problems: list[str]) -> str:
+    return f"{len(problems)} URL(s) break the rule:\n  " + "\n  ".join(problems)
+
+
+def test_every_url_has_an_access_rule():
+    routes = all_routes()
+    unclassified = sorted(r.key for r in routes if rule_for(r) is None)
+    assert not unclassified, (
+        "These URL names have no row in tests/security/url_access.py URL_ACCESS; add one per name "
+        "(OPEN / SIGNED_IN / OWNER / STAFF, the world object for <pk>, GET or POST):\n  " + "\n  ".join(unclassified))
+    stale = sorted(set(URL_ACCESS) - {r.key for r in routes})
+    assert not stale, f"URL_ACCESS rows for URLs that no longer exist: {stale}"
+
+
+def test_only_health_and_login_are_open():
+    open_in_code = {r.key for r in all_routes() if r.open_in_code}
+    open_in_table = {key for key, rule in URL_ACCESS.items() if rule.access == OPEN}
+    assert open_in_code == open_in_table == EXPECTED_OPEN
+
+
+def test_open_urls_answer_anyone(world, client):
+    problems = [f"{path}: {r.status_code}" for _, rule, path in _walk(world, OPEN)
+                if (r := _request(client, rule, path)).status_code != 200]
+    assert not problems, _report(problems)
+
+
+def test_anonymous_pages_go_to_login_and_scripts_get_401_json(world, client):
+    problems = []
+    for route, rule, path in _walk(world, SIGNED_IN, OWNER, STAFF, ADMIN):
+        page = _request(client, rule, path)
+        as_json = _request(client, rule, path, Accept="application/json")
+        as_htmx = _request(client, rule, path, **{"HX-Request": "true"})
+        if not _is_login_redirect(page):
+            problems.append(f"{rule.method} {path} ({route.key}): page gave {page.status_code}, not a login redirect")
+        for kind, response in (("JSON", as_json), ("htmx", as_htmx)):
+            if not _is_401_json(response):
+                problems.append(f"{rule.method} {path} ({route.key}): {kind} gave {response.status_code}, not 401 JSON")
+    assert not problems, _report(problems)
+
+
+def _refused_and_granted(world, access, refused_status, other_client, rightful_client) -> list[str]:
+    """Each URL of `access`: another user gets `refused_status`; on GET the rightful user gets the page."""
+    problems = []
+    for route, rule, path in _walk(world, access):
+        if (status := _request(other_client, rule, path).status_code) != refused_status:
+            problems.append(f"{rule.method} {path} ({route.key}): another user got {status}, not {refused_status}")
+        if rule.method == "GET" and (status := _request(rightful_client, rule, path).status_code) != (
+                rule.rightful_status or 200):
+            problems.append(f"GET {path} ({route.key}): the rightful user got {status}")
+    return problems
+
+
+def test_another_users_rfp_objects_are_404_and_the_owners_are_not(world, bob_client, client_factory, user):
+    problems = _refused_and_granted(world, OWNER, 404, bob_client, client_factory(user))
+    assert not problems, _report(problems)
+
+
+def test_staff_pages_refuse_other_users_and_answer_staff(world, bob_client, client_factory, staff_user):
+    problems = _refused_and_granted(world, STAFF, 403, bob_client, client_factory(staff_user))
+    assert not problems, _report(problems)
+
+
+def test_the_admin_sends_non_staff_to_its_login(world, bob_client):
+    problems = [f"{path} ({route.key}): {r.status_code}" for route, rule, path in _walk(world, ADMIN)
+                if not _is_login_redirect(r := _request(bob_client, rule, path))]
+    assert not problems, _report(problems)
+
+
+def test_shared_pages_answer_every_signed_in_user(world, bob_client):
+    problems = [f"{path} ({route.key}): {r.status_code}" for route, rule, path in _walk(world, SIGNED_IN)
+                if rule.method == "GET" and (r := _request(bob_client, rule, path)).status_code != 200]
+    assert not problems, _report(problems)

@@ -1,0 +1,130 @@
+"""Who may reach each URL: the table the URL walk (test_url_access.py) holds every pattern to.
+
+Every URL pattern the resolver knows must have a row here, keyed by its URL
+name ("namespace:name"); a new URL without one fails the walk, which lists
+the missing names. The admin namespace is covered as a whole (its own
+`admin_view` guards it), except its login page.
+
+Adding a URL: pick its access class, the fixture object whose pk fills
+`<pk>` (see conftest.py `world`), and the method that reaches the view
+(POST for views that only accept POST, so the check reaches the permission
+test rather than a 405).
+"""
+import re
+from dataclasses import dataclass
+
+from django.urls import URLPattern, URLResolver, get_resolver
+
+OPEN = "open"            # anyone: health checks and the login pages
+SIGNED_IN = "signed_in"  # any signed-in user (the library, search, LLM list are shared)
+OWNER = "owner"          # the RFP's owner and the groups it is shared with; others get 404
+STAFF = "staff"          # staff only; other signed-in users get 403
+ADMIN = "admin"          # the Django admin: staff only, others are sent to the admin login
+
+
+@dataclass(frozen=True)
+class Rule:
+    access: str
+    obj: str | None = None  # the `world` object whose pk fills <pk>
+    method: str = "GET"
+    # What the rightful user gets on GET when it is not a success: the
+    # fixture RFP has no client workbook to export into.
+    rightful_status: int | None = None
+
+
+URL_ACCESS: dict[str, Rule] = {
+    "healthz": Rule(OPEN),
+    "readyz": Rule(OPEN),
+    "login": Rule(OPEN),
+    "admin:login": Rule(OPEN),
+    # Signing out is for anyone signed in (the admin sends a non-staff user to its index).
+    "admin:logout": Rule(SIGNED_IN, method="POST"),
+    "home": Rule(SIGNED_IN),
+    "logout": Rule(SIGNED_IN, method="POST"),
+    "system": Rule(STAFF),
+    "system_check_start": Rule(STAFF, method="POST"),
+    "system_check": Rule(STAFF, "system_check"),
+    "system_check_status": Rule(STAFF, "system_check"),
+    # Library: shared by everyone signed in; sources and their jobs are staff work.
+    "solution_library:index": Rule(SIGNED_IN),
+    "solution_library:upload": Rule(SIGNED_IN, method="POST"),
+    "solution_library:documents": Rule(SIGNED_IN),
+    "solution_library:document": Rule(SIGNED_IN, "document"),
+    "solution_library:document_status": Rule(SIGNED_IN, "document"),
+    "solution_library:document_retry": Rule(SIGNED_IN, "document", "POST"),
+    "solution_library:search": Rule(SIGNED_IN),
+    "solution_library:chunk": Rule(SIGNED_IN, "chunk"),
+    "solution_library:sources": Rule(STAFF),
+    "solution_library:source": Rule(STAFF, "source"),
+    "solution_library:source_sync": Rule(STAFF, "source", "POST"),
+    "solution_library:sync_job": Rule(STAFF, "sync_job"),
+    "solution_library:sync_job_status": Rule(STAFF, "sync_job"),
+    "solution_library:embed_job": Rule(STAFF, "embed_job"),
+    "solution_library:embed_job_status": Rule(STAFF, "embed_job"),
+    # RFPs: the list and the create form are everyone's; each RFP and all under it is its owner's.
+    "rfp_manager:index": Rule(SIGNED_IN),
+    "rfp_manager:create": Rule(SIGNED_IN),
+    "rfp_manager:detail": Rule(OWNER, "rfp"),
+    "rfp_manager:edit": Rule(OWNER, "rfp"),
+    "rfp_manager:import": Rule(OWNER, "rfp", "POST"),
+    "rfp_manager:import_preview": Rule(OWNER, "question_import"),
+    "rfp_manager:document_upload": Rule(OWNER, "rfp", "POST"),
+    "rfp_manager:document_summarize": Rule(OWNER, "information_document", "POST"),
+    "rfp_manager:start_responder": Rule(OWNER, "rfp", "POST"),
+    "rfp_manager:start_reviewer": Rule(OWNER, "rfp", "POST"),
+    "rfp_manager:job": Rule(OWNER, "rfp_job"),
+    "rfp_manager:job_status": Rule(OWNER, "rfp_job"),
+    "rfp_manager:job_cancel": Rule(OWNER, "rfp_job", "POST"),
+    "rfp_manager:job_retry": Rule(OWNER, "rfp_job", "POST"),
+    "rfp_manager:answer_edit": Rule(OWNER, "question"),
+    "rfp_manager:export_xlsx": Rule(OWNER, "rfp"),
+    "rfp_manager:export_csv": Rule(OWNER, "rfp"),
+    "rfp_manager:export_workbook": Rule(OWNER, "rfp", rightful_status=404),
+    # LLMs: everyone may look; only staff validate.
+    "llm_manager:index": Rule(SIGNED_IN),
+    "llm_manager:api_detail": Rule(SIGNED_IN, "llm_api"),
+    "llm_manager:api_validate": Rule(STAFF, "llm_api", "POST"),
+    "llm_manager:validation_status": Rule(SIGNED_IN, "validation_run"),
+    "audit:log": Rule(STAFF),
+}
+
+
+@dataclass(frozen=True)
+class Route:
+    key: str        # the URL name, or the route itself for an unnamed pattern
+    route: str      # the pattern as written, prefixes included
+    namespace: str  # "" or e.g. "admin"
+    open_in_code: bool  # its view is marked @login_not_required
+
+
+def all_routes() -> list[Route]:
+    """Every pattern the resolver knows, in order, including included URLconfs."""
+    return list(_walk(get_resolver().url_patterns, namespace="", prefix=""))
+
+
+def _walk(patterns, namespace: str, prefix: str):
+    for pattern in patterns:
+        route = prefix + str(pattern.pattern)
+        if isinstance(pattern, URLResolver):
+            inner = f"{namespace}{pattern.namespace}:" if pattern.namespace else namespace
+            yield from _walk(pattern.url_patterns, inner, route)
+        elif isinstance(pattern, URLPattern):
+            key = f"{namespace}{pattern.name or route}"
+            yield Route(key, route, namespace.rstrip(":"), not getattr(pattern.callback, "login_required", True))
+
+
+def rule_for(route: Route) -> Rule | None:
+    if route.key in URL_ACCESS:
+        return URL_ACCESS[route.key]
+    if route.namespace == "admin":
+        return Rule(ADMIN, method="GET")
+    return None
+
+
+def sample_path(route: Route, pk: int | None) -> str:
+    """A concrete path for the pattern: <pk> is the given object, any other part a plausible value."""
+    path = re.sub(r"\(\?P<url>\.\*\)", "no-such-page/", route.route)     # the admin's catch-all
+    path = re.sub(r"\(\?P<\w+>([\w-]+)[^)]*\)", r"\1", path)            # a regex group: its first choice
+    path = re.sub(r"<(?:\w+:)?pk>", str(pk), path)
+    path = re.sub(r"<(?:\w+:)?\w+>", "1", path)                        # admin object ids
+    return "/" + path.replace("^", "").replace("$", "")
