@@ -68,6 +68,7 @@ URL_ACCESS: dict[str, Rule] = {
     "rfp_manager:edit": Rule(OWNER, "rfp"),
     "rfp_manager:import": Rule(OWNER, "rfp", "POST"),
     "rfp_manager:import_preview": Rule(OWNER, "question_import"),
+    "rfp_manager:import_remap": Rule(OWNER, "question_import", "POST"),
     "rfp_manager:document_upload": Rule(OWNER, "rfp", "POST"),
     "rfp_manager:document_summarize": Rule(OWNER, "information_document", "POST"),
     "rfp_manager:start_responder": Rule(OWNER, "rfp", "POST"),
@@ -86,6 +87,11 @@ URL_ACCESS: dict[str, Rule] = {
     "llm_manager:api_validate": Rule(STAFF, "llm_api", "POST"),
     "llm_manager:validation_status": Rule(SIGNED_IN, "validation_run"),
     "audit:log": Rule(STAFF),
+    # Jobs of every kind: each user sees (and acknowledges) the jobs they may see.
+    "jobs:index": Rule(SIGNED_IN),
+    "jobs:acknowledge": Rule(SIGNED_IN, "rfp_job", "POST"),
+    # The demo questionnaire workbook, for the tour.
+    "demo:rfp_workbook": Rule(SIGNED_IN),
 }
 
 
