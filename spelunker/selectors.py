@@ -10,17 +10,18 @@ filtering them by status stays cheap. No view logic here, and nothing is
 written.
 """
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import timedelta
 
 from django.conf import settings
 from django.db.models import Count, Q, Sum
 from django.urls import reverse
 from django.utils import timezone
 
-from llm_manager.models import LLMApi, LLMModel, ValidationRun
-from rfp_manager.models import RFP, RFPBatchJob
-from solution_library.models import READY_STATUSES, Document, DocumentationSource, EmbedBatchJob, ReviewStatus, SyncJob
-from spelunker.jobs.models import ACTIVE_STATUSES, JobStatus
+from llm_manager.models import LLMApi, LLMModel
+from rfp_manager.models import RFP
+from solution_library.models import READY_STATUSES, Document, DocumentationSource, ReviewStatus
+from spelunker.jobs.kinds import JOB_KINDS, JobRow, job_rows
+from spelunker.jobs.models import JobStatus
 
 from .models import SystemCheck
 
@@ -29,30 +30,6 @@ JOBS_PER_KIND = 8
 DOCUMENTS_LISTED = 8
 # A worker check older than this says little about the workers running now.
 WORKER_CHECK_FRESH_MINUTES = 15
-
-
-@dataclass
-class JobRow:
-    """One job of any kind, as the home page lists it."""
-
-    kind: str
-    label: str
-    status: str
-    status_display: str
-    progress: int
-    created_at: datetime
-    completed_at: datetime | None
-    url: str
-    is_stale: bool
-    message: str
-
-    @property
-    def is_active(self) -> bool:
-        return self.status in ACTIVE_STATUSES
-
-    @property
-    def needs_attention(self) -> bool:
-        return self.status == JobStatus.FAILED or self.is_stale
 
 
 @dataclass
@@ -116,45 +93,13 @@ def documents_to_watch() -> list[Document]:
 # --- jobs of every kind ------------------------------------------------------------------------
 
 def recent_jobs(user) -> list[JobRow]:
-    """Running jobs and those created in the last day, newest first, a few of each kind."""
-    rows = []
-    for kind, queryset, describe in _job_kinds(user):
-        since = timezone.now() - timedelta(hours=RECENT_HOURS)
-        latest = queryset.filter(Q(status__in=ACTIVE_STATUSES) | Q(created_at__gte=since)).order_by("-created_at")
-        rows += [_row(kind, job, *describe(job)) for job in latest[:JOBS_PER_KIND]]
-    return sorted(rows, key=lambda r: (not r.is_active, -r.created_at.timestamp()))
+    """Running jobs and those updated in the last day, a few of each kind, running first.
 
-
-def _job_kinds(user):
-    """(kind, queryset, job → (label, url)) for every kind of job the user may see."""
-    visible_rfps = RFP.objects.visible_to(user).values("pk")
-    kinds = [
-        ("Documentation sync", SyncJob.objects.select_related("source"),
-         lambda j: (j.source.name, reverse("solution_library:sync_job", args=[j.pk]))),
-        ("Embedding batch", EmbedBatchJob.objects.all(),
-         lambda j: (f"{len(j.document_ids)} documents", reverse("solution_library:embed_job", args=[j.pk]))),
-        ("RFP job", RFPBatchJob.objects.filter(rfp__in=visible_rfps).select_related("rfp"),
-         lambda j: (f"{j.get_job_type_display()} · {j.rfp.name}", reverse("rfp_manager:job", args=[j.pk]))),
-        ("LLM validation", ValidationRun.objects.select_related("api"), _validation_label),
-    ]
-    if user.is_staff:  # the worker check pages are staff-only
-        kinds.append(("Worker check", SystemCheck.objects.all(),
-                      lambda j: ("every queue", reverse("system_check", args=[j.pk]))))
-    return kinds
-
-
-def _validation_label(run: ValidationRun) -> tuple[str, str]:
-    if run.api_id:
-        return run.api.name, reverse("llm_manager:api_detail", args=[run.api_id])
-    return "all APIs", reverse("llm_manager:index")
-
-
-def _row(kind: str, job, label: str, url: str) -> JobRow:
-    return JobRow(
-        kind=kind, label=label, status=job.status, status_display=job.get_status_display(),
-        progress=job.get_progress_percentage(), created_at=job.created_at, completed_at=job.completed_at,
-        url=url, is_stale=job.is_stale(), message=job.message,
-    )
+    The rows of the jobs page (spelunker.jobs.kinds); documents have their own list here."""
+    since = timezone.now() - timedelta(hours=RECENT_HOURS)
+    kinds = [kind.key for kind in JOB_KINDS if not kind.is_document]
+    rows = job_rows(user, kinds=kinds, limit=JOBS_PER_KIND, running_or_since=since)
+    return sorted(rows, key=lambda r: not r.is_active)  # stable: newest first within each group
 
 
 # --- workers ---------------------------------------------------------------------------------
@@ -187,9 +132,9 @@ def attention_items(library: dict, jobs: list[JobRow], apis: list[LLMApi], worke
         items.append({"text": f"{library['failed']} document(s) failed to process: open them for the reason and Retry.",
                       "url": reverse("solution_library:index")})
     for job in jobs:
-        if job.needs_attention:
+        if job.group == "needs_attention":
             why = "has made no progress for a while" if job.is_stale else "failed"
-            items.append({"text": f"{job.kind} ({job.label}) {why}.", "url": job.url})
+            items.append({"text": f"{job.kind.label} ({job.title}) {why}.", "url": job.url})
     for api in apis:
         if api.is_active and (api.health_status == LLMApi.HEALTH_UNHEALTHY or api.circuit_opened_at):
             items.append({"text": f"LLM API {api.name} is unhealthy: {api.last_error[:120] or 'validation failed'}.",

@@ -206,7 +206,7 @@ def generate_answer(question: Question, *, model, rfp_context: str = "", job=Non
             "needs_expert": needs_expert,
             "responder_job": job,
             "generated_at": timezone.now(),
-            **choice_fields(text),
+            **choice_fields(text, question.text),
             "review_verdict": "",
             "review_feedback": "",
             "review_score": None,

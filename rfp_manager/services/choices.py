@@ -2,9 +2,14 @@
 
 A guess is marked for review: only an answer that opens with the choice itself
 ("Yes, …", "No.", "N/A") is taken as sure. An answer that found no support in
-the library gets no choice at all, and a review flag.
+the library gets no choice at all, and a review flag. A guess reads the sentence
+that speaks to the question: an extractive draft quotes several passages, and a
+"never" in a neighbouring sentence ("one tenant's key can never read another's")
+says nothing about the question asked ("Is data encrypted at rest?").
 """
 import re
+
+from llm_manager.providers import grounding
 
 EXPLICIT = [
     ("na", re.compile(r"^\W*(n/?a|not applicable)\b", re.IGNORECASE)),
@@ -20,7 +25,7 @@ NEGATION = re.compile(r"\b(do(es)? not|don't|doesn't|is not|are not|isn't|aren't
                       re.IGNORECASE)
 
 
-def propose_choice(answer_text: str) -> tuple[str, bool]:
+def propose_choice(answer_text: str, question: str = "") -> tuple[str, bool]:
     """(choice, needs_review) for an answer's text; choice is "yes", "no", "na" or "" (none)."""
     text = answer_text.strip()
     for choice, pattern in EXPLICIT:
@@ -28,14 +33,23 @@ def propose_choice(answer_text: str) -> tuple[str, bool]:
             return choice, False
     if not text or UNSUPPORTED.search(text):
         return "", True
-    if NOT_APPLICABLE.search(text):
+    deciding = _sentence_on_the_question(text, question)
+    if NOT_APPLICABLE.search(deciding):
         return "na", True
-    return ("no" if NEGATION.search(text) else "yes"), True
+    return ("no" if NEGATION.search(deciding) else "yes"), True
 
 
-def choice_fields(answer_text: str) -> dict:
-    """The Answer fields a new draft sets (the responder calls this with its draft)."""
-    choice, needs_review = propose_choice(answer_text)
+def _sentence_on_the_question(text: str, question: str) -> str:
+    """The answer's sentence that holds most of the question's subject words (the whole text without a question)."""
+    wanted = grounding.stems(question, subject_only=True)
+    if not wanted:
+        return text
+    return max(grounding.sentences(text), key=lambda sentence: grounding.coverage(wanted, sentence))
+
+
+def choice_fields(answer_text: str, question: str = "") -> dict:
+    """The Answer fields a new draft sets (the responder calls this with its draft and the question)."""
+    choice, needs_review = propose_choice(answer_text, question)
     return {"choice": choice, "choice_needs_review": needs_review}
 
 

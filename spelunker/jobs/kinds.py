@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from django.apps import apps
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 from django.urls import reverse
 from django.utils.module_loading import import_string
 
@@ -30,6 +30,7 @@ class JobKind:
     staff_only: bool = False
     visible: str = ""  # dotted path of f(queryset, user) narrowing what a user may see
     retry: str = ""  # dotted path of f(row) → URL to POST to retry it ("" when it cannot be retried now)
+    related: tuple[str, ...] = ()  # foreign keys the row's title reads: joined, not fetched row by row
 
     @property
     def model(self):
@@ -40,7 +41,7 @@ class JobKind:
         return self.key == "document"
 
     def visible_to(self, user) -> QuerySet:
-        rows = self.model.objects.all()
+        rows = self.model.objects.select_related(*self.related)
         if self.staff_only and not user.is_staff:
             return rows.none()
         return import_string(self.visible)(rows, user) if self.visible else rows
@@ -63,12 +64,13 @@ JOB_KINDS = (
     JobKind("embed_batch", "Embedding batch", "solution_library.EmbedBatchJob", "solution_library:embed_job",
             redispatch="solution_library.tasks.send_embed_batch", staff_only=True),
     JobKind("sync", "Documentation sync", "solution_library.SyncJob", "solution_library:sync_job",
-            redispatch="solution_library.tasks.send_sync", staff_only=True, retry="spelunker.jobs.kinds.sync_retry_url"),
+            redispatch="solution_library.tasks.send_sync", staff_only=True, retry="spelunker.jobs.kinds.sync_retry_url",
+            related=("source",)),
     JobKind("rfp_batch", "Responder / reviewer", "rfp_manager.RFPBatchJob", "rfp_manager:job",
             redispatch="rfp_manager.tasks.dispatch_batch_job", visible="spelunker.jobs.kinds.visible_rfp_jobs",
-            retry="spelunker.jobs.kinds.rfp_job_retry_url"),
+            retry="spelunker.jobs.kinds.rfp_job_retry_url", related=("rfp",)),
     JobKind("validation", "LLM validation", "llm_manager.ValidationRun", "spelunker.jobs.kinds.validation_url",
-            redispatch="llm_manager.services.send_validation", staff_only=True),
+            redispatch="llm_manager.services.send_validation", staff_only=True, related=("api",)),
     # A worker check is a snapshot of this moment: sent again later it would prove nothing.
     JobKind("system_check", "Worker check", "spelunker.SystemCheck", "system_check", staff_only=True),
 )
@@ -200,8 +202,10 @@ STATUS_FILTERS: dict[str, Callable[[JobKind], dict]] = {
 
 
 def job_rows(user, kinds: list[str] | None = None, status: str = "", limit: int = 50,
-             include_acknowledged: bool = False) -> list[JobRow]:
-    """The newest `limit` jobs of each chosen kind the user may see, newest first across kinds."""
+             include_acknowledged: bool = False, running_or_since: datetime | None = None) -> list[JobRow]:
+    """The newest `limit` jobs of each chosen kind the user may see, newest first across kinds.
+
+    `running_or_since` keeps only the jobs still running and those updated since then."""
     rows: list[JobRow] = []
     for kind in JOB_KINDS:
         if kinds and kind.key not in kinds:
@@ -209,6 +213,8 @@ def job_rows(user, kinds: list[str] | None = None, status: str = "", limit: int 
         objects = kind.visible_to(user)
         if status in STATUS_FILTERS:
             objects = objects.filter(**STATUS_FILTERS[status](kind))
+        if running_or_since:
+            objects = objects.filter(Q(**STATUS_FILTERS["active"](kind)) | Q(updated_at__gte=running_or_since))
         if not include_acknowledged:
             acknowledged = JobAcknowledgement.objects.filter(kind=kind.key).values("object_id")
             objects = objects.exclude(pk__in=acknowledged)

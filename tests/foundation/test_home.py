@@ -68,15 +68,16 @@ def test_counts_jobs_of_every_kind_and_what_needs_attention(staff_client, busy_s
     library = context["library"]
     assert (library["total"], library["ready"], library["processing"], library["failed"]) == (4, 2, 1, 1)
     assert library["passages"] == 6 and library["sources"] == 1
-    assert [j.kind for j in context["active_jobs"]] == ["Embedding batch"]
-    assert {j.kind for j in context["finished_jobs"]} == {"Documentation sync", "RFP job", "LLM validation", "Worker check"}
+    assert [j.kind.label for j in context["active_jobs"]] == ["Embedding batch"]
+    assert {j.kind.label for j in context["finished_jobs"]} == {"Documentation sync", "Responder / reviewer",
+                                                                "LLM validation", "Worker check"}
     for name, job in [("solution_library:sync_job", busy_site["sync"]), ("solution_library:embed_job", busy_site["embed"]),
                       ("rfp_manager:job", busy_site["responder"]), ("system_check", busy_site["check"])]:
         assert f'href="{reverse(name, args=[job.pk])}"' in page
     assert f'href="{reverse("llm_manager:api_detail", args=[busy_site["api"].pk])}"' in page
     attention = " ".join(item["text"] for item in context["attention"])
     assert "1 document(s) failed" in attention
-    assert "RFP job (Responder · Harbour RFP) failed" in attention
+    assert f"Responder / reviewer (Responder job {busy_site['responder'].pk} for Harbour RFP) failed" in attention
     assert "LLM API Team vLLM is unhealthy: connection refused" in attention
     assert "No worker answered on queue(s) batch" in attention
     assert "Broken scan" in page and "No text could be extracted" in page

@@ -300,6 +300,14 @@ def test_choice_proposed_from_the_answer(text, expected):
     assert choices.propose_choice(text) == expected
 
 
+def test_a_guessed_choice_reads_the_sentence_on_the_question():
+    """An extractive draft quotes neighbouring sentences: their negations do not answer the question asked."""
+    draft = ("All customer data is encrypted at rest with AES-256 [1]. "
+             "One customer's data can never be read with another customer's key [1].")
+    assert choices.propose_choice(draft, "Is customer data encrypted at rest?") == ("yes", True)
+    assert choices.propose_choice(draft, "Can one customer's key read another customer's data?") == ("no", True)
+
+
 # --- the two real samples -------------------------------------------------------------------------------
 
 def test_samm_sample_imports_90_interview_questions_and_exports_into_itself(rfp):
