@@ -31,6 +31,8 @@ REVIEW_MARKER = "Return a JSON review"
 RERANK_MARKER = "Return a JSON ranking"
 MAX_QUOTED_SENTENCES = 4
 TARGET_ANSWER_CHARS = 600
+# Where a question that asks several things divides: "…founded, where it is based and how many…".
+QUESTION_PARTS = re.compile(r"[,;:?]|\band\b|\bor\b", re.IGNORECASE)
 MIN_SENTENCE_CHARS, MAX_SENTENCE_CHARS = 25, 400
 # A later passage's sentence must match clearly better to be quoted before the first passage's.
 RANK_PENALTY = 0.02
@@ -154,11 +156,12 @@ def extractive_answer(question: str, passages: dict[int, str]) -> str:
     the question, and the draft says so instead of quoting them.
     """
     wanted = grounding.stems(question, subject_only=True)
+    parts = _question_parts(question)
     candidates = [
         (_relevance(wanted, sentence) - RANK_PENALTY * rank, number, position, sentence)
         for rank, (number, passage) in enumerate(passages.items())
         for position, sentence in enumerate(grounding.sentences(grounding.readable(passage)))
-        if _quotable(sentence) and _answers(wanted, sentence)
+        if _quotable(sentence) and _answers(parts, sentence)
     ]
     chosen: list[tuple] = []
     for candidate in sorted(candidates, key=lambda c: (-c[0], c[1], c[2])):
@@ -177,9 +180,20 @@ def _relevance(wanted: set[str], sentence: str) -> float:
     return grounding.coverage(wanted, sentence)
 
 
-def _answers(wanted: set[str], sentence: str) -> bool:
-    """At least two of the question's subject words (or its only one)."""
-    return len(wanted & grounding.stems(sentence)) >= min(2, len(wanted)) > 0
+def _question_parts(question: str) -> list[set[str]]:
+    """The subject words of the whole question, and of each part of a question that asks several things.
+
+    "Describe your company: when it was founded, where it is based and how many people it
+    employs" asks three things; a sentence that answers one of them ("…was founded in 2011…")
+    holds only that part's words."""
+    pieces = [grounding.stems(piece, subject_only=True) for piece in QUESTION_PARTS.split(question)]
+    return [grounding.stems(question, subject_only=True)] + [piece for piece in pieces if piece]
+
+
+def _answers(parts: list[set[str]], sentence: str) -> bool:
+    """At least two of the subject words of the question or of one of its parts (or its only one)."""
+    own = grounding.stems(sentence)
+    return any(len(part & own) >= min(2, len(part)) > 0 for part in parts)
 
 
 def _quotable(sentence: str) -> bool:

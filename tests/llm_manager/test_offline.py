@@ -78,6 +78,15 @@ def test_passage_continues_on_following_lines():
 
 
 @pytest.mark.django_db
+def test_a_question_that_asks_several_things_is_answered_part_by_part():
+    """Each sentence answers one part; none holds two of the whole question's subject words."""
+    profile = ("[1] Kestrel Peak Software was founded in 2011 in Bristol.\n"
+               "[2] The company employs 185 people, 70 of them in engineering.\n\n")
+    result = ask("Describe your company: when it was founded, and how many people it employs.", profile)
+    assert "founded in 2011 in Bristol [1]" in result.text and "employs 185 people" in result.text
+
+
+@pytest.mark.django_db
 def test_chat_says_plainly_when_no_passage_matches():
     assert ask("What colour is the office carpet?").text == NO_PASSAGE_ANSWER
 
