@@ -19,6 +19,9 @@ LEADING_CITATIONS = re.compile(r"^(\s*\[\d{1,3}\])+")
 SPACE_BEFORE_PUNCTUATION = re.compile(r"\s+([.,;:!?])")
 HEADING_LINE = re.compile(r"^#{1,6}\s.*$", re.MULTILINE)
 TABLE_CELL_BREAK = re.compile(r"\s*\|\s*")
+SENTENCE_ENDED = re.compile(r"[.!?:;,]$")
+SHORT_LINE_CHARS = 60
+LIST_ITEM_MARKS = ("- ", "* ", "• ")
 
 STOPWORDS = frozenset(
     """a an the and or but if then else of to in on at by for with from into over under about as is are was were be
@@ -72,10 +75,28 @@ def coverage(wanted: set[str], text: str, weights: dict[str, float] | None = Non
 
 
 def readable(passage: str) -> str:
-    """A passage as prose: heading lines dropped, table cells joined, one line."""
+    """A passage as prose: Markdown heading lines dropped, other headings ended as sentences, table cells joined, one line."""
     text = HEADING_LINE.sub(" ", passage)
+    text = "\n".join(_ended_lines(text.splitlines()))
     text = TABLE_CELL_BREAK.sub(", ", text)
     return " ".join(text.split())
+
+
+def _ended_lines(lines: list[str]):
+    """Each line, with a full stop added where a heading, list item or table row ends without one.
+
+    A DOCX or PDF heading ("Data at rest") is a line of its own with no full stop, as is the
+    line before a blank one, a list item and a table row; left as they are they run into the
+    next sentence. A long line running on into a lower-case one is a wrapped sentence and is
+    left alone."""
+    for line, following in zip(lines, lines[1:] + [""]):
+        stripped, next_start = line.strip(), following.lstrip()[:1]
+        is_row, is_item = stripped.startswith("|"), stripped[:2] in LIST_ITEM_MARKS
+        stripped = stripped.strip("| ") if is_row else stripped[2:] if is_item else stripped
+        unended = stripped and not SENTENCE_ENDED.search(stripped)
+        heading_like = len(stripped) <= SHORT_LINE_CHARS and (next_start.isupper() or next_start.isdigit())
+        ends_here = is_row or is_item or not next_start or heading_like or next_start in "-*•|"
+        yield stripped + "." if unended and ends_here else stripped
 
 
 def sentences(text: str) -> list[str]:
