@@ -22,6 +22,25 @@ from pathlib import Path
 import httpx
 
 MARK_VARIABLE = "SPELUNKER_STARTED_BY_TEST"
+ROOT = Path(__file__).resolve().parent.parent
+# The test run's own settings; a newcomer's shell has none of them.
+NOT_A_NEWCOMERS = ("DATABASE_", "CELERY_", "KVDB_", "SPELUNKER_", "DJANGO_", "FLOWER_", "PYTEST_", "MAKE", "MFLAGS")
+
+
+def newcomer_environment(**settings: str) -> dict[str, str]:
+    """This shell's environment without the project's settings or its venv, plus `settings`."""
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(NOT_A_NEWCOMERS) and k not in ("VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME")}
+    venv_bin = str(ROOT / ".venv" / "bin")
+    env["PATH"] = os.pathsep.join(p for p in env["PATH"].split(os.pathsep) if p != venv_bin and "/.venv/" not in p + "/")
+    return {**env, **settings}
+
+
+def clone_head(destination: Path) -> None:
+    """A fresh clone of the committed HEAD (the working tree's changes are not in it)."""
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, check=True, capture_output=True, text=True).stdout.strip()
+    subprocess.run(["git", "clone", "--quiet", "--no-checkout", str(ROOT), str(destination)], check=True)
+    subprocess.run(["git", "checkout", "--quiet", head], cwd=destination, check=True)
 
 
 def free_port() -> int:

@@ -9,7 +9,6 @@ cache keeps this to about a minute.
 """
 import os
 import shutil
-import subprocess
 import time
 from pathlib import Path
 
@@ -17,11 +16,10 @@ import httpx
 import pytest
 from kombu import Connection
 
-from tests.stack_run import RunStack, free_port, sign_in
+from tests.stack_run import RunStack, clone_head, free_port, newcomer_environment, sign_in
 
 pytestmark = pytest.mark.integration
 
-ROOT = Path(__file__).resolve().parent.parent
 ADMIN_PASSWORD = "pw-newcomer-2718"
 # What `make run` must have started (a fragment of each command line), and so must stop.
 EXPECTED_PROCESSES = {
@@ -36,24 +34,6 @@ EXPECTED_PROCESSES = {
     "epmd": "epmd -port",
     "memcached": "memcached -l 127.0.0.1",
 }
-# The test run's own settings; a newcomer's shell has none of them.
-NOT_A_NEWCOMERS = ("DATABASE_", "CELERY_", "KVDB_", "SPELUNKER_", "DJANGO_", "FLOWER_", "PYTEST_", "MAKE", "MFLAGS")
-
-
-def newcomer_environment(**settings: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(NOT_A_NEWCOMERS) and k not in ("VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME")}
-    venv_bin = str(ROOT / ".venv" / "bin")
-    env["PATH"] = os.pathsep.join(p for p in env["PATH"].split(os.pathsep) if p != venv_bin and "/.venv/" not in p + "/")
-    return {**env, **settings}
-
-
-def clone_head(destination: Path) -> None:
-    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, check=True, capture_output=True, text=True).stdout.strip()
-    subprocess.run(["git", "clone", "--quiet", "--no-checkout", str(ROOT), str(destination)], check=True)
-    subprocess.run(["git", "checkout", "--quiet", head], cwd=destination, check=True)
-
-
 def broker_and_cache_ports(env_file: Path) -> set[str]:
     text = env_file.read_text()
     return {text.split("CELERY_BROKER_URL=")[1].split("@127.0.0.1:")[1].split("/")[0],

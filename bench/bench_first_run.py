@@ -1,0 +1,119 @@
+"""A newcomer's first run, timed: fresh clone → `SPELUNKER_DEMO=1 make run` → answered demo RFP.
+
+    .venv/bin/python bench/bench_first_run.py [--keep]
+
+Clones the committed HEAD into a temporary folder and runs `make run` there with
+the demo data, on free ports and with nothing of this shell's project settings
+(as tests/test_fresh_clone.py does). Then, as a person would in the browser:
+signs in, waits until the demo library has been processed, starts the responder
+on the demo RFP with "review when done", and waits for the chained reviewer.
+Prints the seconds from `make run` to each step, and Ctrl-C stops the stack.
+
+The clone builds its own .venv: the first figure includes pip (pip's cache is
+shared when there is one) and the services' first start.
+"""
+import argparse
+import re
+import shutil
+import sqlite3
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from tests.stack_run import RunStack, clone_head, csrf_token, free_port, newcomer_environment, sign_in  # noqa: E402
+
+ADMIN_PASSWORD = "pw-first-run-1618"
+STEP_TIMEOUT = 900
+
+
+def wait_for(what: str, check, timeout: float = STEP_TIMEOUT, every: float = 1.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        result = check()
+        if result:
+            return result
+        time.sleep(every)
+    raise SystemExit(f"gave up waiting for {what} after {timeout:.0f} s")
+
+
+def documents_processing(database: Path) -> tuple[int, int]:
+    """(documents, still processing) in the clone's SQLite database."""
+    with sqlite3.connect(f"file:{database}?mode=ro", uri=True, timeout=10) as db:
+        total, processing = db.execute(
+            "SELECT count(*), sum(review_status = 'processing') FROM solution_library_document").fetchone()
+    return total, processing or 0
+
+
+def demo_rfp_url(client) -> str:
+    listing = client.get("/rfps/").text
+    return re.search(r'href="(/rfps/\d+/)"', listing)[1]
+
+
+def start_responder(client, rfp_url: str) -> str:
+    """POST the responder's form with "review when done"; returns the job page's URL."""
+    page = client.get(rfp_url).text
+    response = client.post(f"{rfp_url}jobs/responder/", data={
+        "csrfmiddlewaretoken": csrf_token(page), "review_when_done": "on"})
+    assert response.status_code == 302, response.text[:2000]
+    return response.headers["location"]
+
+
+def job_finished(client, job_url: str) -> dict | None:
+    status = client.get(f"{job_url}status/", headers={"Accept": "application/json"}).json()
+    return status if status["status"] in ("completed", "failed", "cancelled") else None
+
+
+def chained_reviewer_url(client, responder_url: str) -> str | None:
+    match = re.search(r'id="chained-reviewer" href="(/rfps/jobs/\d+/)"', client.get(responder_url).text)
+    return match[1] if match else None
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--keep", action="store_true", help="leave the clone in place (it is stopped all the same)")
+    args = parser.parse_args()
+    folder = Path(tempfile.mkdtemp(prefix="spelunker-first-run-"))
+    clone = folder / "spelunker"
+    clone_head(clone)
+    run = RunStack(["make", "run"], cwd=clone, log_path=folder / "make-run.log", env=newcomer_environment(
+        SPELUNKER_PORT=str(free_port()), FLOWER_PORT=str(free_port()), SPELUNKER_ADMIN_PASSWORD=ADMIN_PASSWORD,
+        SPELUNKER_DEMO="1"))
+    marks: list[tuple[str, float]] = []
+
+    def mark(step: str) -> None:
+        marks.append((step, time.monotonic() - run.started_at))
+        print(f"{marks[-1][1]:7.1f} s  {step}", flush=True)
+
+    try:
+        run.start()
+        run.wait_ready(timeout=STEP_TIMEOUT)
+        mark("/readyz 200 (venv, services, migrations, demo data queued)")
+        client = sign_in(run.web_url, "admin", ADMIN_PASSWORD)
+        database = clone / "var" / "db.sqlite3"
+        total, _ = wait_for("the demo documents", lambda: documents_processing(database)[0] and documents_processing(database))
+        wait_for("the demo library to be processed", lambda: documents_processing(database)[1] == 0)
+        mark(f"demo library processed ({total} documents)")
+        rfp_url = demo_rfp_url(client)
+        responder_url = start_responder(client, rfp_url)
+        responder = wait_for("the responder", lambda: job_finished(client, responder_url), every=0.5)
+        mark(f"responder {responder['status']}: {responder['processed']} of {responder['total']} questions")
+        reviewer_url = wait_for("the chained reviewer job", lambda: chained_reviewer_url(client, responder_url))
+        reviewer = wait_for("the reviewer", lambda: job_finished(client, reviewer_url), every=0.5)
+        mark(f"reviewer {reviewer['status']}: {reviewer['processed']} of {reviewer['total']} answers")
+        export = client.get(f"{rfp_url}export.xlsx")
+        assert export.status_code == 200, export.status_code
+        mark(f"answers exported ({len(export.content):,} bytes of XLSX)")
+    finally:
+        run.interrupt()
+        left = run.processes()
+        run.kill()
+        if not args.keep:
+            shutil.rmtree(folder, ignore_errors=True)
+    print("stopped with Ctrl-C" + (f"; left running and killed: {left}" if left else ", nothing left running"))
+
+
+if __name__ == "__main__":
+    main()
