@@ -5,7 +5,8 @@
 Clones the committed HEAD into a temporary folder and runs `make run` there with
 the demo data, on free ports and with nothing of this shell's project settings
 (as tests/test_fresh_clone.py does). Then, as a person would in the browser:
-signs in, waits until the demo library has been processed, starts the responder
+signs in, waits until the demo library (its uploads and its documentation
+sync) has been processed, starts the responder
 on the demo RFP with "review when done", and waits for the chained reviewer.
 Prints the seconds from `make run` to each step, and Ctrl-C stops the stack.
 
@@ -39,12 +40,22 @@ def wait_for(what: str, check, timeout: float = STEP_TIMEOUT, every: float = 1.0
     raise SystemExit(f"gave up waiting for {what} after {timeout:.0f} s")
 
 
-def documents_processing(database: Path) -> tuple[int, int]:
-    """(documents, still processing) in the clone's SQLite database."""
+def library_state(database: Path) -> tuple[int, int, int]:
+    """(documents, documents still processing, documentation syncs finished) in the clone's SQLite database."""
     with sqlite3.connect(f"file:{database}?mode=ro", uri=True, timeout=10) as db:
         total, processing = db.execute(
             "SELECT count(*), sum(review_status = 'processing') FROM solution_library_document").fetchone()
-    return total, processing or 0
+        synced, = db.execute("SELECT count(*) FROM solution_library_syncjob WHERE status IN "
+                             "('completed', 'failed', 'cancelled')").fetchone()
+    return total, processing or 0, synced
+
+
+def library_processed(database: Path) -> int:
+    """The number of documents once the demo's uploads and its documentation sync are all processed, else 0."""
+    if not database.exists():
+        return 0
+    total, processing, synced = library_state(database)
+    return total if total and not processing and synced else 0
 
 
 def demo_rfp_url(client) -> str:
@@ -93,9 +104,8 @@ def main() -> None:
         mark("/readyz 200 (venv, services, migrations, demo data queued)")
         client = sign_in(run.web_url, "admin", ADMIN_PASSWORD)
         database = clone / "var" / "db.sqlite3"
-        total, _ = wait_for("the demo documents", lambda: documents_processing(database)[0] and documents_processing(database))
-        wait_for("the demo library to be processed", lambda: documents_processing(database)[1] == 0)
-        mark(f"demo library processed ({total} documents)")
+        total = wait_for("the demo library (uploads and documentation sync)", lambda: library_processed(database))
+        mark(f"demo library processed ({total} documents, documentation sync included)")
         rfp_url = demo_rfp_url(client)
         responder_url = start_responder(client, rfp_url)
         responder = wait_for("the responder", lambda: job_finished(client, responder_url), every=0.5)
