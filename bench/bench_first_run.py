@@ -25,19 +25,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from tests.stack_run import RunStack, clone_head, csrf_token, free_port, newcomer_environment, sign_in  # noqa: E402
+from tests.workers import wait_for  # noqa: E402
 
 ADMIN_PASSWORD = "pw-first-run-1618"
 STEP_TIMEOUT = 900
-
-
-def wait_for(what: str, check, timeout: float = STEP_TIMEOUT, every: float = 1.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        result = check()
-        if result:
-            return result
-        time.sleep(every)
-    raise SystemExit(f"gave up waiting for {what} after {timeout:.0f} s")
 
 
 def library_state(database: Path) -> tuple[int, int, int]:
@@ -104,14 +95,14 @@ def main() -> None:
         mark("/readyz 200 (venv, services, migrations, demo data queued)")
         client = sign_in(run.web_url, "admin", ADMIN_PASSWORD)
         database = clone / "var" / "db.sqlite3"
-        total = wait_for("the demo library (uploads and documentation sync)", lambda: library_processed(database))
+        total = wait_for(lambda: library_processed(database), STEP_TIMEOUT, 1.0, "the demo library and its sync")
         mark(f"demo library processed ({total} documents, documentation sync included)")
         rfp_url = demo_rfp_url(client)
         responder_url = start_responder(client, rfp_url)
-        responder = wait_for("the responder", lambda: job_finished(client, responder_url), every=0.5)
+        responder = wait_for(lambda: job_finished(client, responder_url), STEP_TIMEOUT, 0.5, "the responder")
         mark(f"responder {responder['status']}: {responder['processed']} of {responder['total']} questions")
-        reviewer_url = wait_for("the chained reviewer job", lambda: chained_reviewer_url(client, responder_url))
-        reviewer = wait_for("the reviewer", lambda: job_finished(client, reviewer_url), every=0.5)
+        reviewer_url = wait_for(lambda: chained_reviewer_url(client, responder_url), 60, 0.5, "the chained reviewer")
+        reviewer = wait_for(lambda: job_finished(client, reviewer_url), STEP_TIMEOUT, 0.5, "the reviewer")
         mark(f"reviewer {reviewer['status']}: {reviewer['processed']} of {reviewer['total']} answers")
         export = client.get(f"{rfp_url}export.xlsx")
         assert export.status_code == 200, export.status_code
