@@ -101,3 +101,11 @@ def test_five_step_tour_on_the_demo_data(live_worker, load_demo, staff_user, log
     page.wait_for_selector("#status-workers .queue-ok >> nth=2")
     assert "0 processing" in page.inner_text("#status-library")
     shoot(page, "home", full_page=True)
+
+    # Every job of the tour on one page, grouped; the finished ones link to their own pages.
+    page.goto("/jobs/")
+    finished = page.locator("#group-finished tbody tr")
+    kinds = set(finished.evaluate_all("rows => rows.map(r => r.dataset.kind)"))
+    assert {"document", "sync", "rfp_batch", "system_check"} <= kinds, kinds
+    assert page.locator("#group-needs_attention").get_attribute("data-count") == "0"
+    shoot(page, "jobs", clip={"x": 0, "y": 0, "width": 1280, "height": 720})
