@@ -58,6 +58,7 @@ INSTALLED_APPS = [
     "llm_manager",
     "solution_library",
     "rfp_manager",
+    "answer_library",
     "demo",
     "audit",
 ]
@@ -248,6 +249,7 @@ CELERY_TASK_QUEUES = [
 CELERY_TASK_ROUTES = {
     "solution_library.embed_*": {"queue": "embedding"},
     "rfp_manager.batch_*": {"queue": "batch"},
+    "answer_library.batch_*": {"queue": "batch"},
     "*": {"queue": "default"},
 }
 # Reliability (spelunker.jobs): a task whose deliveries kill their worker this many

@@ -1,0 +1,160 @@
+"""Finding the entry that answers a question: the same hybrid as the document search, over entry wordings.
+
+Each entry is indexed by its wordings (its question and the alternatives),
+each embedded with the default embedding model. A question is ranked against
+them twice — by meaning (cosine of the embeddings) and by words (BM25 over the
+wordings' subject stems, the questionnaire's own phrasing left out as in the
+document search) — and the two rankings are fused by reciprocal rank fusion
+(`search.fuse`). Fusion orders candidates but cannot say "none of these":
+the best fused entry is accepted only when its wording is close in meaning
+*and* shares the question's telling words both ways (`match_score`), so
+"How often are encryption keys rotated?" does not take the password-rotation
+answer. `make eval` measures recall@1 and false matches (docs/quality.md).
+
+Entries are few (thousands, not millions): the index is read per call from
+the database, which every process shares, and scored with numpy.
+"""
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from llm_manager import services as llm
+from llm_manager.providers import grounding
+from solution_library.services.lexical import QUESTIONNAIRE_PHRASES
+from solution_library.services.search import fuse
+
+from ..models import Entry, EntryPhrasing
+
+# A match needs this combined score (make eval: recall@1 and false matches on evaluation/library_entries.json).
+MATCH_THRESHOLD = 0.62
+# Weight of meaning against shared telling words in the combined score.
+MEANING_WEIGHT = 0.5
+CANDIDATES = 5
+BM25_K1, BM25_B = 1.2, 0.75
+
+
+@dataclass(frozen=True)
+class Match:
+    entry: Entry
+    score: float  # 0..1, the combined score of its closest wording
+    wording: str
+
+
+def subject_stems(text: str) -> set[str]:
+    """The question's telling words, without "please describe", "your organisation" and the like."""
+    return grounding.stems(QUESTIONNAIRE_PHRASES.sub(" ", text), subject_only=True)
+
+
+# --- the index ------------------------------------------------------------------------------------
+
+def index_entry(entry: Entry) -> None:
+    """Rewrite the entry's wordings with fresh embeddings (called on every save of an entry)."""
+    model = llm.get_default_model("embedding")
+    wordings = entry.phrasings
+    vectors = llm.embed_texts(wordings, model)
+    entry.phrasing_rows.all().delete()
+    EntryPhrasing.objects.bulk_create(
+        [EntryPhrasing(entry=entry, text=t, embedding=v, embedding_model=model) for t, v in zip(wordings, vectors)]
+    )
+
+
+def _refresh_stale_embeddings(model) -> None:
+    """Wordings embedded with another model (the default changed) are embedded again, in one batch."""
+    stale = list(EntryPhrasing.objects.filter(entry__in=Entry.objects.usable()).exclude(embedding_model=model))
+    if not stale:
+        return
+    for row, vector in zip(stale, llm.embed_texts([r.text for r in stale], model)):
+        row.embedding, row.embedding_model = vector, model
+    EntryPhrasing.objects.bulk_update(stale, ["embedding", "embedding_model"])
+
+
+@dataclass
+class Index:
+    entry_ids: list[int]
+    texts: list[str]
+    vectors: np.ndarray
+    stems: list[set[str]]
+
+    @classmethod
+    def load(cls, model, entries=None) -> "Index":
+        _refresh_stale_embeddings(model)
+        entries = Entry.objects.usable() if entries is None else entries
+        rows = list(EntryPhrasing.objects.filter(entry__in=entries, embedding_model=model)
+                    .order_by("entry_id", "pk").values_list("entry_id", "text", "embedding"))
+        vectors = np.asarray([r[2] for r in rows], dtype=np.float32) if rows else np.zeros((0, 1), dtype=np.float32)
+        return cls([r[0] for r in rows], [r[1] for r in rows], vectors, [subject_stems(r[1]) for r in rows])
+
+    def idf(self) -> dict[str, float]:
+        counts: dict[str, int] = {}
+        for stems in self.stems:
+            for s in stems:
+                counts[s] = counts.get(s, 0) + 1
+        n = len(self.stems)
+        return {s: math.log(1 + (n - c + 0.5) / (c + 0.5)) for s, c in counts.items()}
+
+
+# --- scoring --------------------------------------------------------------------------------------
+
+def _bm25(query: set[str], index: Index, idf: dict[str, float]) -> list[float]:
+    lengths = [len(s) or 1 for s in index.stems]
+    average = sum(lengths) / len(lengths) if lengths else 1
+    return [
+        sum(idf.get(t, 0.0) * (BM25_K1 + 1) / (1 + BM25_K1 * (1 - BM25_B + BM25_B * length / average))
+            for t in query & stems)
+        for stems, length in zip(index.stems, lengths)
+    ]
+
+
+def _best_per_entry(index: Index, scores) -> list[tuple[int, float]]:
+    """Entry ranking from wording scores: each entry ranked by its best wording."""
+    best: dict[int, float] = {}
+    for entry_id, score in zip(index.entry_ids, scores):
+        if score > best.get(entry_id, float("-inf")):
+            best[entry_id] = float(score)
+    return sorted(best.items(), key=lambda item: (-item[1], item[0]))
+
+
+def shared_words(a: set[str], b: set[str], idf: dict[str, float]) -> float:
+    """How much of each side's telling words the other holds, weighted by rarity; the smaller of the two shares."""
+    if not a or not b:
+        return 0.0
+    unknown = max(idf.values(), default=1.0)  # a word in no wording is as telling as the rarest
+    weight = lambda stems: sum(idf.get(s, unknown) for s in stems)  # noqa: E731
+    common = weight(a & b)
+    return min(common / weight(a), common / weight(b))
+
+
+def match_score(cosine: float, shared: float) -> float:
+    return round(MEANING_WEIGHT * max(0.0, cosine) + (1 - MEANING_WEIGHT) * shared, 4)
+
+
+def ranked_matches(question: str, limit: int = CANDIDATES, *, index: Index | None = None, model=None) -> list[Match]:
+    """The fused head of entries for the question, best combined score first (no threshold)."""
+    model = model or llm.get_default_model("embedding")
+    index = index or Index.load(model)
+    wanted = subject_stems(question)
+    if not index.entry_ids or not question.strip():
+        return []
+    vector = np.asarray(llm.embed_texts([question], model)[0], dtype=np.float32)
+    cosines = index.vectors @ vector
+    idf = index.idf()
+    fused = fuse([(_best_per_entry(index, cosines), 1.0), (_best_per_entry(index, _bm25(wanted, index, idf)), 1.0)])
+    head = [entry_id for entry_id, _ in fused[:limit]]
+    entries = Entry.objects.in_bulk(head)
+    matches = []
+    for entry_id in head:
+        scored = [(match_score(float(cosines[i]), shared_words(wanted, index.stems[i], idf)), index.texts[i])
+                  for i, e in enumerate(index.entry_ids) if e == entry_id]
+        score, wording = max(scored)
+        matches.append(Match(entries[entry_id], score, wording))
+    # The fused head re-ordered by the combined score: the score also decides whether the best one is a match.
+    return sorted(matches, key=lambda m: -m.score)
+
+
+def find_match(question: str, *, threshold: float = MATCH_THRESHOLD, index: Index | None = None, model=None) -> Match | None:
+    """The entry that answers the question, when one matches well enough; None sends it to the drafts."""
+    for match in ranked_matches(question, index=index, model=model)[:1]:
+        if match.score >= threshold:
+            return match
+    return None
