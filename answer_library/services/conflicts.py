@@ -1,7 +1,8 @@
 """Near-duplicate entries (merge them) and entries that answer the same question differently (decide).
 
-Two entries ask the same question when their closest wordings score above
-SAME_QUESTION by the responder's own match score (matching.match_score).
+Two entries ask the same question when their closest wordings are as near in
+meaning as a question the responder would answer with the other entry
+(matching.MATCH_THRESHOLD).
 Then their answers are compared: a different Yes/No/N/A, or different numbers
 ("90 days" against "180 days"), is a conflict; otherwise they are duplicates.
 Findings are upserted per pair, so a second scan updates rather than adds, and
@@ -18,8 +19,8 @@ from ..models import Entry, Finding
 from . import matching
 from .entries import save_entry
 
-# The same question: a little below the responder's match threshold, since both sides are entries.
-SAME_QUESTION = matching.MATCH_THRESHOLD - 0.05
+# The same question: what the responder would treat as the same question.
+SAME_QUESTION = matching.MATCH_THRESHOLD
 NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
 
 
@@ -41,7 +42,6 @@ def entry_pairs(index: matching.Index) -> list[tuple[int, int, float]]:
     """(first id, second id, score) of the entry pairs whose closest wordings ask the same question."""
     if not index.entry_ids:
         return []
-    idf = index.idf()
     cosines = index.vectors @ index.vectors.T
     best: dict[tuple[int, int], float] = {}
     for i, j in zip(*np.triu_indices(len(index.entry_ids), k=1)):
@@ -49,7 +49,7 @@ def entry_pairs(index: matching.Index) -> list[tuple[int, int, float]]:
         if a == b:
             continue
         pair = (min(a, b), max(a, b))
-        score = matching.match_score(float(cosines[i, j]), matching.shared_words(index.stems[i], index.stems[j], idf))
+        score = matching.match_score(float(cosines[i, j]))
         best[pair] = max(best.get(pair, 0.0), score)
     return sorted((a, b, s) for (a, b), s in best.items() if s >= SAME_QUESTION)
 

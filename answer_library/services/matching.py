@@ -5,11 +5,13 @@ each embedded with the default embedding model. A question is ranked against
 them twice — by meaning (cosine of the embeddings) and by words (BM25 over the
 wordings' subject stems, the questionnaire's own phrasing left out as in the
 document search) — and the two rankings are fused by reciprocal rank fusion
-(`search.fuse`). Fusion orders candidates but cannot say "none of these":
-the best fused entry is accepted only when its wording is close in meaning
-*and* shares the question's telling words both ways (`match_score`), so
-"How often are encryption keys rotated?" does not take the password-rotation
-answer. `make eval` measures recall@1 and false matches (docs/quality.md).
+(`search.fuse`). Fusion orders candidates but cannot say "none of these": a
+rank has no scale. So the fused head is scored by the cosine of each entry's
+closest wording, and the best is accepted only above MATCH_THRESHOLD. Adding
+shared-word overlap to that score was measured and lost: it punishes the
+synonyms a rewording is made of ("change" for "rotate") more than it stops
+false matches. `make eval` measures recall@1 and false matches on its own set
+(docs/quality.md, with the threshold sweep the value was chosen from).
 
 Entries are few (thousands, not millions): the index is read per call from
 the database, which every process shares, and scored with numpy.
@@ -18,6 +20,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from django.conf import settings
 
 from llm_manager import services as llm
 from llm_manager.providers import grounding
@@ -26,10 +29,10 @@ from solution_library.services.search import fuse
 
 from ..models import Entry, EntryPhrasing
 
-# A match needs this combined score (make eval: recall@1 and false matches on evaluation/library_entries.json).
-MATCH_THRESHOLD = 0.62
-# Weight of meaning against shared telling words in the combined score.
-MEANING_WEIGHT = 0.5
+# A match needs this cosine between the question and the entry's closest wording. Chosen by make eval
+# (evaluation/library_entries.json) for all-MiniLM-L6-v2; cosines of other embedding models sit on other
+# scales, so a deployment with another model sets ANSWER_LIBRARY_MATCH_THRESHOLD from its own sweep.
+MATCH_THRESHOLD = settings.ANSWER_LIBRARY_MATCH_THRESHOLD
 CANDIDATES = 5
 BM25_K1, BM25_B = 1.2, 0.75
 
@@ -37,7 +40,7 @@ BM25_K1, BM25_B = 1.2, 0.75
 @dataclass(frozen=True)
 class Match:
     entry: Entry
-    score: float  # 0..1, the combined score of its closest wording
+    score: float  # cosine of the question and the entry's closest wording
     wording: str
 
 
@@ -115,22 +118,12 @@ def _best_per_entry(index: Index, scores) -> list[tuple[int, float]]:
     return sorted(best.items(), key=lambda item: (-item[1], item[0]))
 
 
-def shared_words(a: set[str], b: set[str], idf: dict[str, float]) -> float:
-    """How much of each side's telling words the other holds, weighted by rarity; the smaller of the two shares."""
-    if not a or not b:
-        return 0.0
-    unknown = max(idf.values(), default=1.0)  # a word in no wording is as telling as the rarest
-    weight = lambda stems: sum(idf.get(s, unknown) for s in stems)  # noqa: E731
-    common = weight(a & b)
-    return min(common / weight(a), common / weight(b))
-
-
-def match_score(cosine: float, shared: float) -> float:
-    return round(MEANING_WEIGHT * max(0.0, cosine) + (1 - MEANING_WEIGHT) * shared, 4)
+def match_score(cosine: float) -> float:
+    return round(max(0.0, cosine), 4)
 
 
 def ranked_matches(question: str, limit: int = CANDIDATES, *, index: Index | None = None, model=None) -> list[Match]:
-    """The fused head of entries for the question, best combined score first (no threshold)."""
+    """The fused head of entries for the question, closest in meaning first (no threshold)."""
     model = model or llm.get_default_model("embedding")
     index = index or Index.load(model)
     wanted = subject_stems(question)
@@ -144,16 +137,17 @@ def ranked_matches(question: str, limit: int = CANDIDATES, *, index: Index | Non
     entries = Entry.objects.in_bulk(head)
     matches = []
     for entry_id in head:
-        scored = [(match_score(float(cosines[i]), shared_words(wanted, index.stems[i], idf)), index.texts[i])
+        scored = [(match_score(float(cosines[i])), index.texts[i])
                   for i, e in enumerate(index.entry_ids) if e == entry_id]
         score, wording = max(scored)
         matches.append(Match(entries[entry_id], score, wording))
-    # The fused head re-ordered by the combined score: the score also decides whether the best one is a match.
+    # The fused head re-ordered by meaning: the same score then decides whether the best one is a match.
     return sorted(matches, key=lambda m: -m.score)
 
 
-def find_match(question: str, *, threshold: float = MATCH_THRESHOLD, index: Index | None = None, model=None) -> Match | None:
+def find_match(question: str, *, threshold: float | None = None, index: Index | None = None, model=None) -> Match | None:
     """The entry that answers the question, when one matches well enough; None sends it to the drafts."""
+    threshold = MATCH_THRESHOLD if threshold is None else threshold
     for match in ranked_matches(question, index=index, model=model)[:1]:
         if match.score >= threshold:
             return match
