@@ -15,24 +15,62 @@ HERE = Path(__file__).resolve().parent
 LIBRARY_SET = HERE / "library_entries.json"
 
 
+SWEEP = (0.45, 0.50, 0.55, 0.57, 0.60, 0.65, 0.70)
+
+
 @dataclass
 class LibraryScore:
     model: str
+    threshold: float
     entries: int
-    reworded: int
-    found_first: int  # reworded questions whose match is their own entry
-    unrelated: int
-    false_matches: int  # unrelated questions that matched an entry
-    misses: list[str] = field(default_factory=list)  # "entry id: question" not matched to its entry
-    wrong: list[str] = field(default_factory=list)  # "question → entry id" for false matches
+    # (set id of the right entry or None for an unrelated question, set id of the best entry, its score, question)
+    tops: list[tuple[str | None, str | None, float, str]] = field(default_factory=list)
+
+    def _counts(self, threshold: float) -> tuple[int, int, int, int]:
+        reworded = [t for t in self.tops if t[0] is not None]
+        unrelated = [t for t in self.tops if t[0] is None]
+        found = sum(1 for gold, best, score, _ in reworded if best == gold and score >= threshold)
+        false = sum(1 for _, best, score, _ in unrelated if best is not None and score >= threshold)
+        return found, len(reworded), false, len(unrelated)
+
+    def at(self, threshold: float) -> tuple[float, float]:
+        """(recall@1, false-match rate) had the threshold been `threshold`."""
+        found, reworded, false, unrelated = self._counts(threshold)
+        return found / max(1, reworded), false / max(1, unrelated)
+
+    @property
+    def reworded(self) -> int:
+        return self._counts(self.threshold)[1]
+
+    @property
+    def found_first(self) -> int:
+        return self._counts(self.threshold)[0]
+
+    @property
+    def unrelated(self) -> int:
+        return self._counts(self.threshold)[3]
+
+    @property
+    def false_matches(self) -> int:
+        return self._counts(self.threshold)[2]
 
     @property
     def recall_at_1(self) -> float:
-        return self.found_first / self.reworded if self.reworded else 0.0
+        return self.at(self.threshold)[0]
 
     @property
     def false_match_rate(self) -> float:
-        return self.false_matches / self.unrelated if self.unrelated else 0.0
+        return self.at(self.threshold)[1]
+
+    @property
+    def misses(self) -> list[str]:
+        return [f"{gold}: {q}" for gold, best, score, q in self.tops
+                if gold is not None and (best != gold or score < self.threshold)]
+
+    @property
+    def wrong(self) -> list[str]:
+        return [f"{q} → {best} ({score:.2f})" for gold, best, score, q in self.tops
+                if gold is None and best is not None and score >= self.threshold]
 
 
 def load(path: Path = LIBRARY_SET) -> dict:
@@ -40,7 +78,7 @@ def load(path: Path = LIBRARY_SET) -> dict:
 
 
 def seed_entries(data: dict, user) -> dict[int, str]:
-    """The set's entries in the library (created once, re-indexed on each call); {entry pk: set id}."""
+    """The set's entries in the library, indexed with the default embedding model; {entry pk: set id}."""
     from answer_library.models import Entry
     from answer_library.services.entries import save_entry
 
@@ -53,25 +91,23 @@ def seed_entries(data: dict, user) -> dict[int, str]:
 
 
 def evaluate_library(model, user, data: dict | None = None) -> LibraryScore:
-    """Seed the entries (indexed with `model`, the default embedding model now) and score every question."""
-    from answer_library.services.matching import Index, find_match
+    """Seed the entries (indexed with `model`, the default embedding model now) and score every question.
+
+    The best entry of each question comes from the responder's own `ranked_matches`; whether it is a match
+    is `find_match`'s rule (score ≥ MATCH_THRESHOLD), applied here so the sweep can show other thresholds too.
+    """
+    from answer_library.services.matching import MATCH_THRESHOLD, Index, find_match, ranked_matches
 
     data = data or load()
     names = seed_entries(data, user)
     index = Index.load(model)
-    score = LibraryScore(model=model.name, entries=len(names), reworded=0, found_first=0,
-                         unrelated=len(data["unrelated"]), false_matches=0)
-    for item in data["entries"]:
-        for question in item["reworded"]:
-            score.reworded += 1
-            match = find_match(question, index=index, model=model)
-            if match and names.get(match.entry.pk) == item["id"]:
-                score.found_first += 1
-            else:
-                score.misses.append(f"{item['id']}: {question}")
-    for question in data["unrelated"]:
-        match = find_match(question, index=index, model=model)
-        if match:
-            score.false_matches += 1
-            score.wrong.append(f"{question} → {names.get(match.entry.pk)}")
+    score = LibraryScore(model=model.name, threshold=MATCH_THRESHOLD, entries=len(names))
+    questions = [(item["id"], q) for item in data["entries"] for q in item["reworded"]]
+    questions += [(None, q) for q in data["unrelated"]]
+    for gold, question in questions:
+        best = next(iter(ranked_matches(question, index=index, model=model)), None)
+        score.tops.append((gold, names.get(best.entry.pk) if best else None, best.score if best else 0.0, question))
+        # The figures must be find_match's own: check that the rule above is the one it applies.
+        matched = find_match(question, index=index, model=model)
+        assert (matched is not None) == (best is not None and best.score >= MATCH_THRESHOLD), question
     return score

@@ -132,8 +132,11 @@ def ranked_matches(question: str, limit: int = CANDIDATES, *, index: Index | Non
     vector = np.asarray(llm.embed_texts([question], model)[0], dtype=np.float32)
     cosines = index.vectors @ vector
     idf = index.idf()
-    fused = fuse([(_best_per_entry(index, cosines), 1.0), (_best_per_entry(index, _bm25(wanted, index, idf)), 1.0)])
-    head = [entry_id for entry_id, _ in fused[:limit]]
+    by_meaning = _best_per_entry(index, cosines)
+    fused = fuse([(by_meaning, 1.0), (_best_per_entry(index, _bm25(wanted, index, idf)), 1.0)])
+    # A rewording made of synonyms shares no word with its entry: first by meaning, it has no lexical rank, and
+    # entries with both ranks outscore it in the fusion. The nearest by meaning join the head for that reason.
+    head = list(dict.fromkeys([e for e, _ in fused[:limit]] + [e for e, _ in by_meaning[:limit]]))
     entries = Entry.objects.in_bulk(head)
     matches = []
     for entry_id in head:
