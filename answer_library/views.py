@@ -13,6 +13,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
+from llm_manager.exceptions import LLMError
 from rfp_manager.models import RFP, Answer
 from spelunker.jobs.views import job_progress_response, progress_context
 
@@ -22,6 +23,8 @@ from .models import Candidate, Entry, Finding, LibraryImport, LibraryJob
 from .services import conflicts, entries, importing, matching
 
 PAGE_SIZE = 100
+# An entry is indexed (embedded) as it is saved, in the same transaction: without the embedding API nothing is saved.
+INDEX_UNAVAILABLE = "Not saved: the embedding model that indexes entries is unavailable ({}). Try again shortly."
 
 
 # --- the library ---------------------------------------------------------------------
@@ -68,9 +71,13 @@ def entry_detail(request, pk):
     entry = get_object_or_404(Entry, pk=pk)
     form = EntryFieldsForm(request.POST or None, initial=EntryFieldsForm.initial_for(entry))
     if request.method == "POST" and form.is_valid():
-        entries.save_entry(entry, request.user, "Edited in the library", **form.entry_values())
-        messages.success(request, f"Saved version {entry.version}.")
-        return redirect("answer_library:entry", pk=entry.pk)
+        try:
+            entries.save_entry(entry, request.user, "Edited in the library", **form.entry_values())
+        except LLMError as exc:
+            messages.error(request, INDEX_UNAVAILABLE.format(exc))
+        else:
+            messages.success(request, f"Saved version {entry.version}.")
+            return redirect("answer_library:entry", pk=entry.pk)
     visible = RFP.objects.visible_to(request.user)
     uses = Answer.objects.filter(library_entry=entry, question__rfp__in=visible).select_related("question__rfp")
     context = {"entry": entry, "form": form, "versions": entry.versions.select_related("changed_by"), "uses": uses,
@@ -112,9 +119,13 @@ def approve(request, pk):
     if request.method == "POST" and form.is_valid():
         values = form.entry_values()
         update = source if form.cleaned_data["mode"] == "update" else None
-        entry = entries.approve_answer(answer, request.user, update=update, **values)
-        messages.success(request, f"Saved to the library as entry {entry.pk} (version {entry.version}).")
-        return redirect(reverse("rfp_manager:detail", args=[answer.question.rfp_id]) + f"#q{answer.question_id}")
+        try:
+            entry = entries.approve_answer(answer, request.user, update=update, **values)
+        except LLMError as exc:
+            messages.error(request, INDEX_UNAVAILABLE.format(exc))
+        else:
+            messages.success(request, f"Saved to the library as entry {entry.pk} (version {entry.version}).")
+            return redirect(reverse("rfp_manager:detail", args=[answer.question.rfp_id]) + f"#q{answer.question_id}")
     return render(request, "answer_library/approve.html",
                   {"form": form, "answer": answer, "question": answer.question, "rfp": answer.question.rfp,
                    "source": source})

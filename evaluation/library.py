@@ -96,6 +96,7 @@ def evaluate_library(model, user, data: dict | None = None) -> LibraryScore:
     The best entry of each question comes from the responder's own `ranked_matches`; whether it is a match
     is `find_match`'s rule (score ≥ MATCH_THRESHOLD), applied here so the sweep can show other thresholds too.
     """
+    from answer_library.models import Entry
     from answer_library.services.matching import MATCH_THRESHOLD, Index, find_match, ranked_matches
 
     data = data or load()
@@ -110,4 +111,6 @@ def evaluate_library(model, user, data: dict | None = None) -> LibraryScore:
         # The figures must be find_match's own: check that the rule above is the one it applies.
         matched = find_match(question, index=index, model=model)
         assert (matched is not None) == (best is not None and best.score >= MATCH_THRESHOLD), question
+    # The drafts are measured next, from the documents: entries left here would answer some of them instead.
+    Entry.objects.filter(pk__in=names).delete()
     return score
