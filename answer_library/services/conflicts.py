@@ -14,6 +14,7 @@ import numpy as np
 from django.db import transaction
 
 from llm_manager import services as llm
+from llm_manager.providers import grounding
 
 from ..models import Entry, Finding
 from . import matching
@@ -25,7 +26,8 @@ NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
 
 
 def numbers(text: str) -> set[str]:
-    return {n.replace(",", ".") for n in NUMBER.findall(text)}
+    """The figures an answer states; its citation marks ([1]) are not figures."""
+    return {n.replace(",", ".") for n in NUMBER.findall(grounding.CITATION.sub(" ", text))}
 
 
 def compare_answers(first: Entry, second: Entry) -> tuple[str, str]:

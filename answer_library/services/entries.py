@@ -35,7 +35,8 @@ def stamped_sources(citations: list[dict]) -> list[dict]:
                   .values_list("pk", "content_hash"))
     return [
         {"n": n, "chunk_id": c.get("chunk_id"), "document_id": c.get("document_id"),
-         "document_title": c.get("document_title", ""), "text": c.get("text", ""), "cited": True,
+         "document_title": c.get("document_title", ""), "text": c.get("text", ""), "score": c.get("score"),
+         "cited": True,
          "document_hash": hashes.get(c.get("document_id"), "")}
         for n, c in enumerate(citations, start=1)
     ]

@@ -103,3 +103,7 @@ def test_answers_that_agree_with_the_facts_show_no_warning(user, user_client, ll
     Answer.objects.create(question=rfp.questions.get(), draft_text="We are Kestrel Peak Software Ltd.")
 
     assert 'id="fact-mismatches"' not in user_client.get(f"/rfps/{rfp.pk}/").content.decode()
+
+
+def test_citation_marks_are_not_figures():
+    assert conflicts.numbers("Backups are kept for 35 days [1], restored every 3 months [2].") == {"35", "3"}
