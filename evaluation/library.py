@@ -23,36 +23,24 @@ class LibraryScore:
     model: str
     threshold: float
     entries: int
-    # (set id of the right entry or None for an unrelated question, set id of the best entry, its score, question)
-    tops: list[tuple[str | None, str | None, float, str]] = field(default_factory=list)
-
-    def _counts(self, threshold: float) -> tuple[int, int, int, int]:
-        reworded = [t for t in self.tops if t[0] is not None]
-        unrelated = [t for t in self.tops if t[0] is None]
-        found = sum(1 for gold, best, score, _ in reworded if best == gold and score >= threshold)
-        false = sum(1 for _, best, score, _ in unrelated if best is not None and score >= threshold)
-        return found, len(reworded), false, len(unrelated)
+    questions: list[tuple[str | None, str]] = field(default_factory=list)  # (right entry's set id or None, question)
+    matches: dict[tuple[str, float], str | None] = field(default_factory=dict)  # (question, threshold) → matched id
 
     def at(self, threshold: float) -> tuple[float, float]:
-        """(recall@1, false-match rate) had the threshold been `threshold`."""
-        found, reworded, false, unrelated = self._counts(threshold)
-        return found / max(1, reworded), false / max(1, unrelated)
+        """(recall@1, false-match rate) at `threshold`."""
+        reworded = [(gold, q) for gold, q in self.questions if gold is not None]
+        unrelated = [q for gold, q in self.questions if gold is None]
+        found = sum(self.matches[(q, threshold)] == gold for gold, q in reworded)
+        false = sum(self.matches[(q, threshold)] is not None for q in unrelated)
+        return found / max(1, len(reworded)), false / max(1, len(unrelated))
 
     @property
     def reworded(self) -> int:
-        return self._counts(self.threshold)[1]
-
-    @property
-    def found_first(self) -> int:
-        return self._counts(self.threshold)[0]
+        return sum(gold is not None for gold, _ in self.questions)
 
     @property
     def unrelated(self) -> int:
-        return self._counts(self.threshold)[3]
-
-    @property
-    def false_matches(self) -> int:
-        return self._counts(self.threshold)[2]
+        return sum(gold is None for gold, _ in self.questions)
 
     @property
     def recall_at_1(self) -> float:
@@ -63,14 +51,22 @@ class LibraryScore:
         return self.at(self.threshold)[1]
 
     @property
+    def found_first(self) -> int:
+        return round(self.recall_at_1 * self.reworded)
+
+    @property
+    def false_matches(self) -> int:
+        return round(self.false_match_rate * self.unrelated)
+
+    @property
     def misses(self) -> list[str]:
-        return [f"{gold}: {q}" for gold, best, score, q in self.tops
-                if gold is not None and (best != gold or score < self.threshold)]
+        return [f"{gold}: {q} (matched {self.matches[(q, self.threshold)] or 'nothing'})"
+                for gold, q in self.questions if gold is not None and self.matches[(q, self.threshold)] != gold]
 
     @property
     def wrong(self) -> list[str]:
-        return [f"{q} → {best} ({score:.2f})" for gold, best, score, q in self.tops
-                if gold is None and best is not None and score >= self.threshold]
+        return [f"{q} → {self.matches[(q, self.threshold)]}"
+                for gold, q in self.questions if gold is None and self.matches[(q, self.threshold)] is not None]
 
 
 def load(path: Path = LIBRARY_SET) -> dict:
@@ -93,11 +89,11 @@ def seed_entries(data: dict, user) -> dict[int, str]:
 def evaluate_library(model, user, data: dict | None = None) -> LibraryScore:
     """Seed the entries (indexed with `model`, the default embedding model now) and score every question.
 
-    The best entry of each question comes from the responder's own `ranked_matches`; whether it is a match
-    is `find_match`'s rule (score ≥ MATCH_THRESHOLD), applied here so the sweep can show other thresholds too.
+    Each question goes through the responder's own `find_match`, at the configured threshold and at each of
+    the sweep's.
     """
     from answer_library.models import Entry
-    from answer_library.services.matching import MATCH_THRESHOLD, Index, find_match, ranked_matches
+    from answer_library.services.matching import MATCH_THRESHOLD, Index, find_match
 
     data = data or load()
     names = seed_entries(data, user)
@@ -106,11 +102,10 @@ def evaluate_library(model, user, data: dict | None = None) -> LibraryScore:
     questions = [(item["id"], q) for item in data["entries"] for q in item["reworded"]]
     questions += [(None, q) for q in data["unrelated"]]
     for gold, question in questions:
-        best = next(iter(ranked_matches(question, index=index, model=model)), None)
-        score.tops.append((gold, names.get(best.entry.pk) if best else None, best.score if best else 0.0, question))
-        # The figures must be find_match's own: check that the rule above is the one it applies.
-        matched = find_match(question, index=index, model=model)
-        assert (matched is not None) == (best is not None and best.score >= MATCH_THRESHOLD), question
+        for threshold in sorted({MATCH_THRESHOLD, *SWEEP}):
+            match = find_match(question, threshold=threshold, index=index, model=model)
+            score.matches[(question, threshold)] = names.get(match.entry.pk) if match else None
+        score.questions.append((gold, question))
     # The drafts are measured next, from the documents: entries left here would answer some of them instead.
     Entry.objects.filter(pk__in=names).delete()
     return score
