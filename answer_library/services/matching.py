@@ -13,14 +13,18 @@ synonyms a rewording is made of ("change" for "rotate") more than it stops
 false matches. `make eval` measures recall@1 and false matches on its own set
 (docs/quality.md, with the threshold sweep the value was chosen from).
 
-Entries are few (thousands, not millions): the index is read per call from
-the database, which every process shares, and scored with numpy.
+Entries are few (thousands, not millions): the index is read from the
+database, which every process shares, kept per process until a wording is
+added or removed (a responder job asks once per question), and scored with numpy.
 """
 import math
+import threading
 from dataclasses import dataclass
 
 import numpy as np
 from django.conf import settings
+from django.db import transaction
+from django.db.models import Count, Max
 
 from llm_manager import services as llm
 from llm_manager.providers import grounding
@@ -97,6 +101,35 @@ class Index:
         return {s: math.log(1 + (n - c + 0.5) / (c + 0.5)) for s, c in counts.items()}
 
 
+_index_cache: dict[int, tuple[tuple, Index]] = {}
+_index_lock = threading.Lock()
+
+
+def _wordings_token() -> tuple:
+    """Changes whenever a wording is written or deleted, or an entry saved (a retirement in the admin, say)."""
+    wordings = EntryPhrasing.objects.aggregate(n=Count("id"), last=Max("id"))
+    entries = Entry.objects.aggregate(n=Count("id"), changed=Max("updated_at"))
+    return (*wordings.values(), *entries.values())
+
+
+def current_index(model) -> Index:
+    """The usable entries' index for `model`, read again only when the wordings changed.
+
+    Not kept inside a transaction, whose rows may still be rolled back (as the lexical counts are not).
+    """
+    if transaction.get_connection().in_atomic_block:
+        return Index.load(model)
+    token = _wordings_token()
+    with _index_lock:
+        cached = _index_cache.get(model.pk)
+        if cached and cached[0] == token:
+            return cached[1]
+    index = Index.load(model)  # may re-embed wordings of another model: their ids, and so the token, stay
+    with _index_lock:
+        _index_cache[model.pk] = (token, index)
+    return index
+
+
 # --- scoring --------------------------------------------------------------------------------------
 
 def _bm25(query: set[str], index: Index, idf: dict[str, float]) -> list[float]:
@@ -125,7 +158,7 @@ def match_score(cosine: float) -> float:
 def ranked_matches(question: str, limit: int = CANDIDATES, *, index: Index | None = None, model=None) -> list[Match]:
     """The fused head of entries for the question, closest in meaning first (no threshold)."""
     model = model or llm.get_default_model("embedding")
-    index = index or Index.load(model)
+    index = index or current_index(model)
     wanted = subject_stems(question)
     if not index.entry_ids or not question.strip():
         return []

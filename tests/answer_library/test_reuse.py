@@ -123,3 +123,19 @@ def test_library_search_and_filters(approved_entry, user, user_client):
     found = user_client.get("/answers/", {"q": BACKUP_REWORDED}).content.decode()
     assert found.index(approved_entry.question) < found.index(other.question)
     assert other.question not in user_client.get("/answers/?status=needs_review").content.decode()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_kept_index_is_read_again_when_an_entry_changes(user, llm_api):
+    from llm_manager.services import get_default_model
+
+    model = get_default_model("embedding")
+    entry = entries.save_entry(Entry(), user, "test", question=BACKUP_QUESTION, answer_text="Hourly.")
+    assert matching.current_index(model) is matching.current_index(model)  # kept while nothing changes
+    assert entry.pk in matching.current_index(model).entry_ids
+
+    entry.status = Entry.Status.RETIRED  # as the admin would, without touching its wordings
+    entry.save()
+
+    assert entry.pk not in matching.current_index(model).entry_ids
+    assert matching.find_match(BACKUP_QUESTION) is None
