@@ -22,10 +22,8 @@ def default_review_by(today: date | None = None) -> date:
     return (today or timezone.localdate()) + timedelta(days=round(DEFAULT_REVIEW_MONTHS * 30.5))
 
 
-def clean_lines(values) -> list[str]:
-    """Distinct non-empty lines (alternatives, tags), order kept."""
-    if isinstance(values, str):
-        values = values.replace(",", "\n").splitlines() if "\n" not in values else values.splitlines()
+def clean_lines(values: list[str]) -> list[str]:
+    """Distinct non-empty values (alternatives, tags), spacing normalised, order kept."""
     return list(dict.fromkeys(" ".join(v.split()) for v in values if v and v.strip()))
 
 

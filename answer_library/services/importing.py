@@ -9,7 +9,6 @@ same entries instead of adding new ones.
 """
 from django.db import transaction
 
-from rfp_manager.models import QuestionImport
 from rfp_manager.services import importing as questionnaire
 from rfp_manager.services.analysis import cell_text
 from rfp_manager.services.sheets import CELL_REF, column_index
@@ -53,9 +52,7 @@ def answered_rows(workbook, mapping: dict) -> tuple[list[dict], list[dict]]:
 def prepare(upload, user, *, tags=(), owner=None, review_by=None) -> LibraryImport:
     """Analyse an answered workbook into a previewable LibraryImport (no entries written yet)."""
     try:
-        kind = questionnaire.kind_for_filename(upload.name)
-        if kind != QuestionImport.Kind.XLSX and kind != QuestionImport.Kind.CSV:
-            raise LibraryImportError("Upload the answered questionnaire as .xlsx or .csv.")
+        kind = questionnaire.kind_for_filename(upload.name)  # .xlsx or .csv, else a reason
         data = upload.read()
         workbook = questionnaire.read_sheets(data, kind, upload.name)
         mapping, source, _ = questionnaire.propose_mapping(workbook)
