@@ -8,10 +8,12 @@ HYBRID_MARGIN_OVER_BM25 = 0.10
 NO_SUPPORT_PRECISION = 0.8
 FAULT_DETECTION = 0.9
 CORRECT_APPROVAL = 0.8
+LIBRARY_RECALL = 0.9
+LIBRARY_FALSE_MATCHES = 0.05
 CONFIDENCE_BUCKETS = ((0.0, 0.2), (0.2, 0.4), (0.4, 0.6), (0.6, 1.01))
 
 
-def render(*, retrieval, drafts, draft_score, reviewer, documents, questions, models, seconds) -> str:
+def render(*, retrieval, library, drafts, draft_score, reviewer, documents, questions, models, seconds) -> str:
     methods = list(retrieval)
     bm25, hybrid = retrieval[methods[0]], retrieval[methods[-1]]
     answerable = sum(q.answerable for q in questions)
@@ -35,6 +37,10 @@ def render(*, retrieval, drafts, draft_score, reviewer, documents, questions, mo
         _target(f"reviewer flags ≥ {FAULT_DETECTION:.0%} of planted faults", reviewer.detection_rate, FAULT_DETECTION),
         _target(f"reviewer approves ≥ {CORRECT_APPROVAL:.0%} of correct answers", reviewer.approval_rate,
                 CORRECT_APPROVAL),
+        _target(f"answer library: reworded question finds its entry, recall@1 ≥ {LIBRARY_RECALL} "
+                f"({library[-1].model})", library[-1].recall_at_1, LIBRARY_RECALL),
+        _at_most(f"answer library: unrelated question matches an entry ≤ {LIBRARY_FALSE_MATCHES} "
+                 f"({library[-1].model})", library[-1].false_match_rate, LIBRARY_FALSE_MATCHES),
         "",
         f"## Retrieval ({answerable} answerable questions)",
         "",
@@ -50,6 +56,7 @@ def render(*, retrieval, drafts, draft_score, reviewer, documents, questions, mo
         f"Missed at 5 by the hybrid: {', '.join(hybrid.missed_at_5) or 'none'}; by BM25: "
         f"{', '.join(bm25.missed_at_5) or 'none'}.",
         "",
+        *_library_section(library),
         "## Drafts",
         "",
         f"- \"No supporting content\" drafts: {draft_score.flagged}, of which {draft_score.flagged_correctly} for "
@@ -86,6 +93,44 @@ def render(*, retrieval, drafts, draft_score, reviewer, documents, questions, mo
         "",
     ]
     return "\n".join(lines)
+
+
+def _at_most(label: str, measured: float, threshold: float) -> str:
+    return f"| {label} | {measured:.3f} | {'yes' if measured <= threshold else 'NO'} |"
+
+
+def _library_section(library) -> list[str]:
+    from .library import SWEEP
+
+    first = library[-1]
+    lines = [
+        f"## Answer library ({first.entries} entries, {first.reworded} reworded questions, {first.unrelated} unrelated)",
+        "",
+        "Does the responder reuse the right approved entry for a question asked in other words, and no entry for a "
+        "question none answers? evaluation/library_entries.json: each reworded question must find its own entry "
+        "first and above the match threshold (recall@1); an unrelated question (some close to an entry's topic on "
+        "purpose, e.g. certificate renewal beside key rotation) must match none (false matches). Matching is "
+        "answer_library.services.matching.find_match, the responder's own.",
+        "",
+        f"| embedding model | threshold | recall@1 | found | false-match rate | false matches |",
+        "|---|---|---|---|---|---|",
+        *[f"| {s.model} | {s.threshold:.2f} | {s.recall_at_1:.3f} | {s.found_first} / {s.reworded} | "
+          f"{s.false_match_rate:.3f} | {s.false_matches} / {s.unrelated} |" for s in library],
+        "",
+        "The threshold (ANSWER_LIBRARY_MATCH_THRESHOLD) was chosen on this set, for all-MiniLM-L6-v2; the sweep "
+        "shows what others would give (recall@1 / false-match rate). It is tuned on the set it is measured on, so "
+        "expect somewhat less on new questionnaires.",
+        "",
+        "| model | " + " | ".join(f"{t:.2f}" for t in SWEEP) + " |",
+        "|---|" + "---|" * len(SWEEP),
+        *[f"| {s.model} | " + " | ".join("{:.2f} / {:.2f}".format(*s.at(t)) for t in SWEEP) + " |" for s in library],
+        "",
+        f"Not found by {first.model}: {'; '.join(first.misses) or 'none'}.",
+        "",
+        f"False matches by {first.model}: {'; '.join(first.wrong) or 'none'}.",
+        "",
+    ]
+    return lines
 
 
 def _target(label: str, measured: float, threshold: float) -> str:

@@ -61,6 +61,7 @@ def evaluate(use_local_model: bool = True) -> str:
     from llm_manager.services import get_default_model
 
     from .dataset import document_paths, ingest, load_questions
+    from .library import evaluate_library
     from .measures import (
         draft_answers, evaluate_retrieval, evaluate_reviewer, local_embedding_model, reembed_library, score_drafts,
     )
@@ -70,17 +71,19 @@ def evaluate(use_local_model: bool = True) -> str:
     embedding, chat = get_default_model("embedding"), get_default_model("chat")
     names = ingest(document_paths())
     questions = load_questions()
+    user, _ = get_user_model().objects.get_or_create(username="evaluation")
     retrieval = evaluate_retrieval(questions, names, embedding)
+    library = [evaluate_library(embedding, user)]
     local = local_embedding_model() if use_local_model else None
     if local is not None:
         reembed_library(local)
         retrieval.update(evaluate_retrieval(questions, names, local, baselines=False))
         embedding = local
-    user, _ = get_user_model().objects.get_or_create(username="evaluation")
+        library.append(evaluate_library(local, user))
     drafts = draft_answers(questions, names, chat, user)
     reviewer = evaluate_reviewer(drafts, chat, user)
     return render(
-        retrieval=retrieval, drafts=drafts, draft_score=score_drafts(drafts), reviewer=reviewer,
+        retrieval=retrieval, library=library, drafts=drafts, draft_score=score_drafts(drafts), reviewer=reviewer,
         documents=len(names), questions=questions, models=(embedding.name, chat.name),
         seconds=time.perf_counter() - started,
     )

@@ -174,6 +174,10 @@ class Answer(models.Model):
     # The library had no supporting content: a subject-matter expert must answer.
     needs_expert = models.BooleanField(default=False, db_index=True)
     responder_job = models.ForeignKey("RFPBatchJob", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    # Reused from the answer library instead of drafted: the entry, and how well its wording matched (0..1).
+    library_entry = models.ForeignKey("answer_library.Entry", null=True, blank=True, on_delete=models.SET_NULL,
+                                      related_name="uses")
+    library_score = models.FloatField(null=True, blank=True)
     generated_at = models.DateTimeField(null=True, blank=True)
 
     review_verdict = models.CharField(max_length=20, choices=Verdict.choices, blank=True)
@@ -203,6 +207,17 @@ class Answer(models.Model):
     @property
     def cited_passages(self) -> list[dict]:
         return [c for c in self.citations if c.get("cited")]
+
+    @property
+    def origin(self) -> str:
+        """Where the answer shown came from: library, edited, expert needed, drafted (or "" before any)."""
+        if self.final_text:
+            return "edited"
+        if self.library_entry_id:
+            return "library"
+        if self.needs_expert:
+            return "expert"
+        return "drafted" if self.draft_text else ""
 
 
 class RFPBatchJob(BaseJob):

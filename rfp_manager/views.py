@@ -12,6 +12,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
+from answer_library.services import facts
 from spelunker.jobs.views import job_progress_response, progress_context
 
 from . import tasks
@@ -60,7 +61,7 @@ def rfp_edit(request, pk):
 
 
 def _render_rfp(request, rfp, status=200, error=""):
-    questions = rfp.questions.select_related("answer")
+    questions = rfp.questions.select_related("answer", "answer__library_entry", "answer__edited_by")
     by_attention = request.GET.get("order") != "document"
     questions = answering.attention_order(questions) if by_attention else questions.order_by("order", "pk")
     context = {
@@ -73,6 +74,8 @@ def _render_rfp(request, rfp, status=200, error=""):
         "document_form": InformationDocumentForm(),
         "reviewer_blocker": batch.reviewer_blocker(rfp),
         "source_workbook": export.source_workbook_import(rfp),
+        # Checked before export: the page shows every answer that states a canonical fact differently.
+        "fact_mismatches": facts.check_rfp(rfp),
         "error": error,
     }
     return render(request, "rfp_manager/rfp_detail.html", context, status=status)

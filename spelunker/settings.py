@@ -58,6 +58,7 @@ INSTALLED_APPS = [
     "llm_manager",
     "solution_library",
     "rfp_manager",
+    "answer_library",
     "demo",
     "audit",
 ]
@@ -248,6 +249,7 @@ CELERY_TASK_QUEUES = [
 CELERY_TASK_ROUTES = {
     "solution_library.embed_*": {"queue": "embedding"},
     "rfp_manager.batch_*": {"queue": "batch"},
+    "answer_library.batch_*": {"queue": "batch"},
     "*": {"queue": "default"},
 }
 # Reliability (spelunker.jobs): a task whose deliveries kill their worker this many
@@ -264,6 +266,9 @@ CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 AUTO_EMBED_DOCUMENTS = env.bool("AUTO_EMBED_DOCUMENTS", default=True)
 # rfp_manager batch jobs (responder/reviewer): soft time limit in seconds; the hard limit is 10 minutes more.
 RFP_BATCH_SOFT_TIME_LIMIT = env.int("RFP_BATCH_SOFT_TIME_LIMIT", default=3 * 60 * 60)
+# The answer library reuses an entry when the question's embedding is at least this near (cosine) to one of the
+# entry's wordings; make eval chooses it for all-MiniLM-L6-v2 (docs/quality.md). Other models: measure your own.
+ANSWER_LIBRARY_MATCH_THRESHOLD = env.float("ANSWER_LIBRARY_MATCH_THRESHOLD", default=0.57)
 
 # --- solution_library
 # Largest file accepted by the library upload (refused with a clear message above it).

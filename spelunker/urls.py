@@ -17,6 +17,7 @@ urlpatterns = [
     path("jobs/", include("spelunker.jobs.urls")),
     path("library/", include("solution_library.urls")),
     path("rfps/", include("rfp_manager.urls")),
+    path("answers/", include("answer_library.urls")),
     path("llm/", include("llm_manager.urls")),
     path("demo/", include("demo.urls")),
     path("audit/", include("audit.urls")),

@@ -1,5 +1,9 @@
 """Answering and reviewing one question: retrieval, the prompt, the model call, the saved row.
 
+The answer library comes first: when an approved entry answers the question
+(answer_library.services.matching), its answer is reused as it is — marked
+with the entry, no model call. Only questions no entry answers are drafted.
+
 Prompts follow the passage convention every chat provider here understands
 (llm_manager's offline provider and the fake test server included): numbered
 passages on lines `[n] …`, then a `Question:` line; the reviewer adds an
@@ -20,6 +24,7 @@ import time
 from django.db.models import Case, F, IntegerField, Value, When
 from django.utils import timezone
 
+from answer_library.services.matching import find_match
 from llm_manager import services as llm
 from llm_manager.exceptions import CircuitOpenError, TransientLLMError
 from llm_manager.providers import grounding
@@ -191,8 +196,44 @@ def draft(question: Question, passages: list[dict], share: float, *, model, rfp_
     return text, False
 
 
+def _reset_review() -> dict:
+    return {"review_verdict": "", "review_feedback": "", "review_score": None, "reviewer_job": None, "reviewed_at": None}
+
+
+def answer_from_library(question: Question, *, job=None) -> Answer | None:
+    """Reuse an approved library entry that answers the question (no model call); None when none matches."""
+    match = find_match(question.text)
+    if match is None:
+        return None
+    entry = match.entry
+    answer, _ = Answer.objects.update_or_create(
+        question=question,
+        defaults={
+            "draft_text": entry.answer_text,
+            "citations": entry.sources,
+            "evidence": None,
+            "confidence": round(match.score, 3),
+            "needs_expert": False,
+            "library_entry": entry,
+            "library_score": match.score,
+            "responder_job": job,
+            "generated_at": timezone.now(),
+            "choice": entry.choice,
+            "choice_needs_review": False,
+            **_reset_review(),
+        },
+    )
+    return answer
+
+
 def generate_answer(question: Question, *, model, rfp_context: str = "", job=None) -> Answer:
-    """Draft (or redraft) the one answer of a question. A new draft clears the old review."""
+    """Reuse a library entry when one answers the question, else draft (or redraft) from the documents.
+
+    A new answer clears the old review.
+    """
+    reused = answer_from_library(question, job=job)
+    if reused is not None:
+        return reused
     passages = retrieve_passages(question)
     share = evidence(question.text, passages)
     text, needs_expert = draft(question, passages, share, model=model, rfp_context=rfp_context)
@@ -204,14 +245,12 @@ def generate_answer(question: Question, *, model, rfp_context: str = "", job=Non
             "evidence": share,
             "confidence": 0.0 if needs_expert else confidence(share),
             "needs_expert": needs_expert,
+            "library_entry": None,
+            "library_score": None,
             "responder_job": job,
             "generated_at": timezone.now(),
             **choice_fields(text, question.text),
-            "review_verdict": "",
-            "review_feedback": "",
-            "review_score": None,
-            "reviewer_job": None,
-            "reviewed_at": None,
+            **_reset_review(),
         },
     )
     return answer

@@ -69,6 +69,9 @@ JOB_KINDS = (
     JobKind("rfp_batch", "Responder / reviewer", "rfp_manager.RFPBatchJob", "rfp_manager:job",
             redispatch="rfp_manager.tasks.dispatch_batch_job", visible="spelunker.jobs.kinds.visible_rfp_jobs",
             retry="spelunker.jobs.kinds.rfp_job_retry_url", related=("rfp",)),
+    # Imports and scans write entries idempotently (keyed by file row / entry pair): safe to send again.
+    JobKind("library", "Answer library import / scan", "answer_library.LibraryJob", "answer_library:job",
+            redispatch="answer_library.tasks.dispatch_job"),
     JobKind("validation", "LLM validation", "llm_manager.ValidationRun", "spelunker.jobs.kinds.validation_url",
             redispatch="llm_manager.services.send_validation", staff_only=True, related=("api",)),
     # A worker check is a snapshot of this moment: sent again later it would prove nothing.

@@ -54,7 +54,28 @@ def world(db, offline_embedding, user, staff_user, client_factory):
         embed_job=EmbedBatchJob.objects.create(status="completed"),
         llm_api=api, validation_run=ValidationRun.objects.create(api=api, status="completed"),
         system_check=SystemCheck.objects.create(status="completed"),
+        **_library_world(question, user),
     )
+
+
+def _library_world(question, user) -> dict:
+    """An answered question (approvable), its candidate, two entries with a finding, an import and its job."""
+    from answer_library.models import Candidate, Entry, Finding, LibraryImport, LibraryJob
+    from answer_library.services.entries import save_entry
+    from rfp_manager.models import Answer
+
+    answer = Answer.objects.create(question=question, draft_text="Yes, with AES-256.")
+    candidate = Candidate.objects.create(answer=answer, text="Yes, AES-256 at rest.", edited_by=user)
+    first = save_entry(Entry(), user, "test", question="Is data encrypted at rest?", answer_text="Yes.")
+    second = save_entry(Entry(), user, "test", question="Do you encrypt stored data?", answer_text="Yes, AES.")
+    library_import = LibraryImport(original_name="past.csv", kind="csv", created_by=user)
+    library_import.file.save("past.csv", ContentFile(b"Question,Answer\nIs data encrypted?,Yes\n"))
+    return {
+        "answer": answer, "candidate": candidate, "library_entry": first,
+        "finding": Finding.objects.create(kind="duplicate", first=first, second=second, similarity=0.9),
+        "library_import": library_import,
+        "library_job": LibraryJob.objects.create(job_type="import", library_import=library_import, status="completed"),
+    }
 
 
 @pytest.fixture

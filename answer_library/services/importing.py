@@ -1,0 +1,116 @@
+"""Seeding the library from an answered questionnaire, through the questionnaire import's own mapping.
+
+The workbook is analysed exactly as an RFP's questionnaire is (the same
+analysis, the same remembered formats, the same row walk); the answer of each
+question is read from the cells the mapping gives it (its "choice" and "text"
+columns). A job then writes one entry per answered row, keyed by the file and
+the row's question key, so a second run (or a re-delivered task) updates the
+same entries instead of adding new ones.
+"""
+from django.db import transaction
+
+from rfp_manager.services import importing as questionnaire
+from rfp_manager.services.analysis import cell_text
+from rfp_manager.services.sheets import CELL_REF, column_index
+
+from ..models import Entry, LibraryImport, LibraryJob
+from .entries import default_review_by, save_entry
+
+CHOICE_WORDS = {"yes": "yes", "y": "yes", "true": "yes", "compliant": "yes", "implemented": "yes",
+                "no": "no", "n": "no", "false": "no", "non-compliant": "no",
+                "n/a": "na", "na": "na", "not applicable": "na"}
+
+
+class LibraryImportError(ValueError):
+    """Why a file cannot be imported into the library; shown to the user."""
+
+
+def _cell(workbook, sheet_name: str, coordinate: str) -> str:
+    match = CELL_REF.fullmatch(coordinate or "")
+    sheet = next((s for s in workbook if s.name == sheet_name), None)
+    if not match or sheet is None:
+        return ""
+    return cell_text(sheet.value(int(match.group(2)), column_index(match.group(1))))
+
+
+def answered_rows(workbook, mapping: dict) -> tuple[list[dict], list[dict]]:
+    """(rows with an answer, rows left out with the reason): the questionnaire's rows plus their answer cells."""
+    table = questionnaire.extract(workbook, mapping)
+    rows, skipped = [], list(table.bad_rows)
+    for row in table.rows:
+        cells = row.get("cells", {})
+        text = _cell(workbook, row["sheet"], cells.get("text", ""))
+        raw_choice = _cell(workbook, row["sheet"], cells.get("choice", ""))
+        choice = CHOICE_WORDS.get(raw_choice.strip().lower(), "")
+        if not text and not choice:
+            skipped.append({"sheet": row["sheet"], "row": row["row"], "reason": "no answer in this row", "text": row["text"][:200]})
+            continue
+        rows.append({**row, "answer": text or raw_choice, "choice": choice})
+    return rows, skipped
+
+
+def prepare(upload, user, *, tags=(), owner=None, review_by=None) -> LibraryImport:
+    """Analyse an answered workbook into a previewable LibraryImport (no entries written yet)."""
+    try:
+        kind = questionnaire.kind_for_filename(upload.name)  # .xlsx or .csv, else a reason
+        data = upload.read()
+        workbook = questionnaire.read_sheets(data, kind, upload.name)
+        mapping, source, _ = questionnaire.propose_mapping(workbook)
+    except questionnaire.QuestionImportError as exc:
+        raise LibraryImportError(str(exc)) from exc
+    rows, skipped = answered_rows(workbook, mapping)
+    if not rows:
+        raise LibraryImportError("No answered question was found: the mapping needs an answer column "
+                                 "(a Yes/No or a response column) with answers filled in.")
+    record = LibraryImport(original_name=upload.name[:255], kind=kind, mapping=mapping, mapping_source=source,
+                           rows=rows, skipped=skipped, tags=list(tags), owner=owner or user, review_by=review_by,
+                           created_by=user)
+    upload.seek(0)
+    record.file.save(upload.name, upload, save=False)
+    record.save()
+    return record
+
+
+def create_job(record: LibraryImport, user) -> LibraryJob:
+    with transaction.atomic():
+        return LibraryJob.objects.create(job_type=LibraryJob.IMPORT, library_import=record, started_by=user,
+                                         total_items=len(record.rows))
+
+
+def origin_key(record: LibraryImport, row: dict) -> str:
+    return f"import:{record.pk}:{row['key']}"[:300]
+
+
+def import_row(record: LibraryImport, row: dict, user) -> Entry:
+    """One answered row as an entry; the same row again updates its entry only when the answer differs."""
+    key = origin_key(record, row)
+    values = {"question": " ".join(row["text"].split()), "answer_text": row["answer"], "choice": row["choice"]}
+    entry = Entry.objects.filter(origin_key=key).first()
+    if entry is not None and all(getattr(entry, k) == v for k, v in values.items()):
+        return entry  # a re-run: nothing to write, no new version
+    if entry is None:
+        entry = Entry(origin=Entry.Origin.IMPORT, origin_key=key, tags=record.tags, owner=record.owner,
+                      review_by=record.review_by,
+                      origin_label=f"{record.original_name}, {row['sheet'] or 'sheet'} row {row['row']}"[:300])
+    entry.review_by = entry.review_by or default_review_by()
+    return save_entry(entry, user, f"Imported from {record.original_name}", **values)
+
+
+def run_import_job(job: LibraryJob) -> dict:
+    """Write the file's entries, one row at a time, with exact progress; stops at a cancel."""
+    record = job.library_import
+    imported = failed = 0
+    for position, row in enumerate(record.rows, start=1):
+        if position % 10 == 1 and job.stop_reason():
+            break
+        try:
+            import_row(record, row, job.started_by)
+            imported += 1
+        except Exception as exc:  # one row's failure is recorded; the import goes on
+            failed += 1
+            job.add_error(f"{row['sheet']} row {row['row']}", f"{type(exc).__name__}: {exc}", save=False)
+        job.set_counts(processed_items=position, successful_items=imported, failed_items=failed, errors=job.errors)
+    entries = Entry.objects.filter(origin_key__startswith=f"import:{record.pk}:").count()
+    job.summary = {"entries": entries, "skipped_rows": len(record.skipped)}
+    job.save(update_fields=["summary", "updated_at"])
+    return {"imported": imported, "failed": failed, "entries": entries}

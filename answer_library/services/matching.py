@@ -1,0 +1,189 @@
+"""Finding the entry that answers a question: the same hybrid as the document search, over entry wordings.
+
+Each entry is indexed by its wordings (its question and the alternatives),
+each embedded with the default embedding model. A question is ranked against
+them twice — by meaning (cosine of the embeddings) and by words (BM25 over the
+wordings' subject stems, the questionnaire's own phrasing left out as in the
+document search) — and the two rankings are fused by reciprocal rank fusion
+(`search.fuse`). Fusion orders candidates but cannot say "none of these": a
+rank has no scale. So the fused head is scored by the cosine of each entry's
+closest wording, and the best is accepted only above MATCH_THRESHOLD. Adding
+shared-word overlap to that score was measured and lost: it punishes the
+synonyms a rewording is made of ("change" for "rotate") more than it stops
+false matches. `make eval` measures recall@1 and false matches on its own set
+(docs/quality.md, with the threshold sweep the value was chosen from).
+
+Entries are few (thousands, not millions): the index is read from the
+database, which every process shares, kept per process until a wording is
+added or removed (a responder job asks once per question), and scored with numpy.
+"""
+import math
+import threading
+from dataclasses import dataclass
+
+import numpy as np
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Count, Max
+
+from llm_manager import services as llm
+from llm_manager.providers import grounding
+from solution_library.services.lexical import QUESTIONNAIRE_PHRASES
+from solution_library.services.search import fuse
+
+from ..models import Entry, EntryPhrasing
+
+# A match needs this cosine between the question and the entry's closest wording. Chosen by make eval
+# (evaluation/library_entries.json) for all-MiniLM-L6-v2; cosines of other embedding models sit on other
+# scales, so a deployment with another model sets ANSWER_LIBRARY_MATCH_THRESHOLD from its own sweep.
+MATCH_THRESHOLD = settings.ANSWER_LIBRARY_MATCH_THRESHOLD
+CANDIDATES = 5
+BM25_K1, BM25_B = 1.2, 0.75
+
+
+@dataclass(frozen=True)
+class Match:
+    entry: Entry
+    score: float  # cosine of the question and the entry's closest wording
+    wording: str
+
+
+def subject_stems(text: str) -> set[str]:
+    """The question's telling words, without "please describe", "your organisation" and the like."""
+    return grounding.stems(QUESTIONNAIRE_PHRASES.sub(" ", text), subject_only=True)
+
+
+# --- the index ------------------------------------------------------------------------------------
+
+def index_entry(entry: Entry) -> None:
+    """Rewrite the entry's wordings with fresh embeddings (called on every save of an entry)."""
+    model = llm.get_default_model("embedding")
+    wordings = entry.phrasings
+    vectors = llm.embed_texts(wordings, model)
+    entry.phrasing_rows.all().delete()
+    EntryPhrasing.objects.bulk_create(
+        [EntryPhrasing(entry=entry, text=t, embedding=v, embedding_model=model) for t, v in zip(wordings, vectors)]
+    )
+
+
+def _refresh_stale_embeddings(model) -> None:
+    """Wordings embedded with another model (the default changed) are embedded again, in one batch."""
+    stale = list(EntryPhrasing.objects.filter(entry__in=Entry.objects.usable()).exclude(embedding_model=model))
+    if not stale:
+        return
+    for row, vector in zip(stale, llm.embed_texts([r.text for r in stale], model)):
+        row.embedding, row.embedding_model = vector, model
+    EntryPhrasing.objects.bulk_update(stale, ["embedding", "embedding_model"])
+
+
+@dataclass
+class Index:
+    entry_ids: list[int]
+    texts: list[str]
+    vectors: np.ndarray
+    stems: list[set[str]]
+
+    @classmethod
+    def load(cls, model, entries=None) -> "Index":
+        _refresh_stale_embeddings(model)
+        entries = Entry.objects.usable() if entries is None else entries
+        rows = list(EntryPhrasing.objects.filter(entry__in=entries, embedding_model=model)
+                    .order_by("entry_id", "pk").values_list("entry_id", "text", "embedding"))
+        vectors = np.asarray([r[2] for r in rows], dtype=np.float32) if rows else np.zeros((0, 1), dtype=np.float32)
+        return cls([r[0] for r in rows], [r[1] for r in rows], vectors, [subject_stems(r[1]) for r in rows])
+
+    def idf(self) -> dict[str, float]:
+        counts: dict[str, int] = {}
+        for stems in self.stems:
+            for s in stems:
+                counts[s] = counts.get(s, 0) + 1
+        n = len(self.stems)
+        return {s: math.log(1 + (n - c + 0.5) / (c + 0.5)) for s, c in counts.items()}
+
+
+_index_cache: dict[int, tuple[tuple, Index]] = {}
+_index_lock = threading.Lock()
+
+
+def _wordings_token() -> tuple:
+    """Changes whenever a wording is written or deleted, or an entry saved (a retirement in the admin, say)."""
+    wordings = EntryPhrasing.objects.aggregate(n=Count("id"), last=Max("id"))
+    entries = Entry.objects.aggregate(n=Count("id"), changed=Max("updated_at"))
+    return (*wordings.values(), *entries.values())
+
+
+def current_index(model) -> Index:
+    """The usable entries' index for `model`, read again only when the wordings changed.
+
+    Not kept inside a transaction, whose rows may still be rolled back (as the lexical counts are not).
+    """
+    if transaction.get_connection().in_atomic_block:
+        return Index.load(model)
+    token = _wordings_token()
+    with _index_lock:
+        cached = _index_cache.get(model.pk)
+        if cached and cached[0] == token:
+            return cached[1]
+    index = Index.load(model)  # may re-embed wordings of another model: their ids, and so the token, stay
+    with _index_lock:
+        _index_cache[model.pk] = (token, index)
+    return index
+
+
+# --- scoring --------------------------------------------------------------------------------------
+
+def _bm25(query: set[str], index: Index, idf: dict[str, float]) -> list[float]:
+    lengths = [len(s) or 1 for s in index.stems]
+    average = sum(lengths) / len(lengths) if lengths else 1
+    return [
+        sum(idf.get(t, 0.0) * (BM25_K1 + 1) / (1 + BM25_K1 * (1 - BM25_B + BM25_B * length / average))
+            for t in query & stems)
+        for stems, length in zip(index.stems, lengths)
+    ]
+
+
+def _best_per_entry(index: Index, scores) -> list[tuple[int, float]]:
+    """Entry ranking from wording scores: each entry ranked by its best wording."""
+    best: dict[int, float] = {}
+    for entry_id, score in zip(index.entry_ids, scores):
+        if score > best.get(entry_id, float("-inf")):
+            best[entry_id] = float(score)
+    return sorted(best.items(), key=lambda item: (-item[1], item[0]))
+
+
+def match_score(cosine: float) -> float:
+    return round(max(0.0, cosine), 4)
+
+
+def ranked_matches(question: str, limit: int = CANDIDATES, *, index: Index | None = None, model=None) -> list[Match]:
+    """The fused head of entries for the question, closest in meaning first (no threshold)."""
+    model = model or llm.get_default_model("embedding")
+    index = index or current_index(model)
+    wanted = subject_stems(question)
+    if not index.entry_ids or not question.strip():
+        return []
+    vector = np.asarray(llm.embed_texts([question], model)[0], dtype=np.float32)
+    cosines = index.vectors @ vector
+    by_meaning = _best_per_entry(index, cosines)
+    fused = fuse([(by_meaning, 1.0), (_best_per_entry(index, _bm25(wanted, index, index.idf())), 1.0)])
+    # A rewording made of synonyms shares no word with its entry: first by meaning, it has no lexical rank, and
+    # entries with both ranks outscore it in the fusion. The nearest by meaning join the head for that reason.
+    head = list(dict.fromkeys([e for e, _ in fused[:limit]] + [e for e, _ in by_meaning[:limit]]))
+    entries = Entry.objects.in_bulk(head)
+    matches = []
+    for entry_id in head:
+        scored = [(match_score(float(cosines[i])), index.texts[i])
+                  for i, e in enumerate(index.entry_ids) if e == entry_id]
+        score, wording = max(scored)
+        matches.append(Match(entries[entry_id], score, wording))
+    # The head re-ordered by meaning. Keeping the fused order among the entries above the threshold was
+    # measured too, and lost (recall@1 0.887 against 0.925): crude stems split "retained" from "retention"
+    # and shared words like "backups" then pick the wrong backup entry.
+    return sorted(matches, key=lambda m: -m.score)
+
+
+def find_match(question: str, *, threshold: float | None = None, index: Index | None = None, model=None) -> Match | None:
+    """The entry that answers the question, when the nearest in meaning is near enough; None sends it to the drafts."""
+    threshold = MATCH_THRESHOLD if threshold is None else threshold
+    best = next(iter(ranked_matches(question, index=index, model=model)), None)
+    return best if best is not None and best.score >= threshold else None

@@ -1,0 +1,61 @@
+"""Thin Celery wrappers for the answer library: import, duplicates-and-conflicts scan, review queue.
+
+The two batch jobs follow the job toolkit's rules (the row is written first,
+the task is dispatched after commit through the outbox, `run_job` records the
+start, the finish, a time limit or a crash); no autoretry — a row that fails
+is recorded on the job and the rest goes on. The review-queue task is
+periodic and idempotent (absolute values), so Beat may run it twice.
+"""
+import logging
+
+from celery import shared_task
+from django.db import transaction
+
+from spelunker.jobs.dispatch import queue_job_after_commit
+from spelunker.jobs.runner import run_job
+
+from .models import LibraryJob
+from .services import conflicts, importing, review
+
+logger = logging.getLogger(__name__)
+
+SOFT_LIMIT = 30 * 60
+HARD_LIMIT = SOFT_LIMIT + 5 * 60
+
+
+@shared_task(bind=True, name="answer_library.batch_import_answered_workbook", soft_time_limit=SOFT_LIMIT,
+             time_limit=HARD_LIMIT)
+def batch_import_answered_workbook(self, job_id: int) -> dict:
+    """One entry per answered row of the job's workbook; a re-run updates the same entries."""
+    return run_job(self, LibraryJob, job_id, importing.run_import_job)
+
+
+@shared_task(bind=True, name="answer_library.batch_find_duplicates_and_conflicts", soft_time_limit=SOFT_LIMIT,
+             time_limit=HARD_LIMIT)
+def batch_find_duplicates_and_conflicts(self, job_id: int) -> dict:
+    """Pairs of entries asking the same question, as findings (upserted per pair)."""
+    return run_job(self, LibraryJob, job_id, conflicts.run_conflicts_job)
+
+
+@shared_task(name="answer_library.refresh_review_queue", soft_time_limit=300, time_limit=360)
+def refresh_review_queue() -> dict:
+    """Periodic (seeded in migration 0002): mark entries past review or with a changed/removed source."""
+    result = review.refresh_review_queue()
+    logger.info("Review queue refreshed: %s", result, extra=result)
+    return {"success": True, **result}
+
+
+JOB_TASKS = {LibraryJob.IMPORT: batch_import_answered_workbook, LibraryJob.CONFLICTS: batch_find_duplicates_and_conflicts}
+
+
+def dispatch_job(job: LibraryJob) -> None:
+    """Queue the job's task after commit (also what the sweeper calls to send a lost job again)."""
+    queue_job_after_commit(job, JOB_TASKS[job.job_type], args=[job.pk])
+
+
+def start_conflicts_scan(user) -> LibraryJob:
+    """Write the scan's row and queue it; the database refuses a second active scan (IntegrityError)."""
+    with transaction.atomic():
+        job = LibraryJob.objects.create(job_type=LibraryJob.CONFLICTS, started_by=user)
+        dispatch_job(job)
+    return job

@@ -1,0 +1,141 @@
+"""Reuse first: an answer approved in one RFP answers the same question, reworded, in the next — no draft call."""
+import pytest
+
+from answer_library.models import Candidate, Entry
+from answer_library.services import entries, matching
+from rfp_manager.services import answering
+
+from .conftest import BACKUP_QUESTION, BACKUP_REWORDED, chat_requests, make_rfp
+
+pytestmark = pytest.mark.django_db
+
+
+def test_a_reworded_question_reuses_the_approved_entry_without_calling_the_model(
+        approved_entry, user, chat_model, fake_llm):
+    second = make_rfp(user, [BACKUP_REWORDED], name="Second RFP")
+    before = chat_requests(fake_llm)
+
+    answer = answering.generate_answer(second.questions.get(), model=chat_model)
+
+    assert chat_requests(fake_llm) == before  # no draft call to the model
+    assert answer.library_entry == approved_entry and answer.origin == "library"
+    assert answer.draft_text == approved_entry.answer_text
+    assert answer.cited_passages == approved_entry.sources  # its sources travel with it, for the reviewer
+    assert answer.library_score >= matching.MATCH_THRESHOLD
+
+
+def test_an_unrelated_question_is_drafted_from_the_documents(approved_entry, user, chat_model, fake_llm):
+    second = make_rfp(user, ["How is customer data encrypted at rest and in transit?"], name="Second RFP")
+
+    answer = answering.generate_answer(second.questions.get(), model=chat_model)
+
+    assert answer.library_entry is None and answer.origin == "drafted"
+    assert chat_requests(fake_llm) >= 1 and "AES-256" in answer.draft_text
+
+
+def test_a_redraft_after_the_entry_is_retired_drafts_again(approved_entry, user, chat_model):
+    second = make_rfp(user, [BACKUP_REWORDED], name="Second RFP")
+    question = second.questions.get()
+    assert answering.generate_answer(question, model=chat_model).library_entry == approved_entry
+
+    entries.save_entry(approved_entry, user, "Retired", status=Entry.Status.RETIRED)
+
+    assert answering.generate_answer(question, model=chat_model).library_entry is None
+
+
+def test_the_rfp_page_shows_each_answers_origin(approved_entry, user, user_client, chat_model):
+    second = make_rfp(user, [BACKUP_REWORDED, "How is customer data encrypted at rest and in transit?"], name="Second")
+    for question in second.questions.all():
+        answering.generate_answer(question, model=chat_model)
+
+    page = user_client.get(f"/rfps/{second.pk}/").content.decode()
+
+    assert page.count("From the library") == 1
+    assert f'href="/answers/entries/{approved_entry.pk}/"' in page
+    assert "Drafted from the documents" in page
+
+
+def test_approving_in_the_rfp_saves_a_new_entry_with_its_sources(user, user_client, library, chat_model):
+    rfp = make_rfp(user, [BACKUP_QUESTION])
+    answer = answering.generate_answer(rfp.questions.get(), model=chat_model)
+    form = user_client.get(f"/answers/answers/{answer.pk}/approve/").content.decode()
+    assert 'value="update"' not in form  # nothing to update: it was drafted, not reused
+
+    response = user_client.post(f"/answers/answers/{answer.pk}/approve/", {
+        "mode": "new", "question": BACKUP_QUESTION, "answer_text": answer.final_answer, "tags": "backup, ops",
+        "owner": user.pk, "review_by": "2030-01-01", "alternatives": "",
+    })
+
+    assert response.status_code == 302
+    entry = Entry.objects.get(origin_answer=answer)
+    assert entry.tags == ["backup", "ops"] and entry.owner == user and entry.version == 1
+    assert entry.sources and entry.sources[0]["document_title"] == "Operations guide"
+    assert entry.sources[0]["document_hash"]  # stamped for the review queue
+    assert entry.versions.get().changed_by == user
+
+
+def test_approving_a_reused_answer_offers_to_update_its_entry_and_adds_the_wording(
+        approved_entry, user, user_client, chat_model):
+    second = make_rfp(user, [BACKUP_REWORDED], name="Second RFP")
+    answer = answering.generate_answer(second.questions.get(), model=chat_model)
+    assert 'value="update"' in user_client.get(f"/answers/answers/{answer.pk}/approve/").content.decode()
+
+    user_client.post(f"/answers/answers/{answer.pk}/approve/", {
+        "mode": "update", "question": BACKUP_REWORDED, "answer_text": "Hourly backups, kept for 35 days.",
+        "owner": user.pk, "tags": "backup",
+    })
+
+    approved_entry.refresh_from_db()
+    assert approved_entry.version == 2 and approved_entry.answer_text == "Hourly backups, kept for 35 days."
+    assert BACKUP_REWORDED in approved_entry.alternatives
+    assert [v.number for v in approved_entry.versions.all()] == [2, 1]
+    assert Entry.objects.count() == 1
+
+
+def test_a_human_edit_is_recorded_as_a_library_candidate(user, user_client, library, chat_model):
+    rfp = make_rfp(user, [BACKUP_QUESTION])
+    question = rfp.questions.get()
+    answering.generate_answer(question, model=chat_model)
+
+    user_client.post(f"/rfps/questions/{question.pk}/answer/", {"final_text": "Hourly, kept 35 days."})
+
+    candidate = Candidate.objects.get(answer__question=question)
+    assert candidate.text == "Hourly, kept 35 days." and candidate.edited_by == user
+    assert "Hourly, kept 35 days." in user_client.get("/answers/").content.decode()
+
+
+def test_the_entry_page_shows_versions_and_where_it_was_used(approved_entry, user, user_client, chat_model):
+    second = make_rfp(user, [BACKUP_REWORDED], name="Second RFP")
+    answering.generate_answer(second.questions.get(), model=chat_model)
+
+    page = user_client.get(f"/answers/entries/{approved_entry.pk}/").content.decode()
+
+    assert "Second RFP" in page and "Approved in First RFP" in page
+    assert user.get_username() in page
+
+
+def test_library_search_and_filters(approved_entry, user, user_client):
+    other = entries.save_entry(Entry(), user, "test", question="Which data centres host the service?",
+                               answer_text="Frankfurt and Dublin.", tags=["hosting"])
+
+    assert other.question not in user_client.get("/answers/?tag=backup").content.decode()
+    assert approved_entry.question in user_client.get("/answers/?tag=backup").content.decode()
+    found = user_client.get("/answers/", {"q": BACKUP_REWORDED}).content.decode()
+    assert found.index(approved_entry.question) < found.index(other.question)
+    assert other.question not in user_client.get("/answers/?status=needs_review").content.decode()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_kept_index_is_read_again_when_an_entry_changes(user, llm_api):
+    from llm_manager.services import get_default_model
+
+    model = get_default_model("embedding")
+    entry = entries.save_entry(Entry(), user, "test", question=BACKUP_QUESTION, answer_text="Hourly.")
+    assert matching.current_index(model) is matching.current_index(model)  # kept while nothing changes
+    assert entry.pk in matching.current_index(model).entry_ids
+
+    entry.status = Entry.Status.RETIRED  # as the admin would, without touching its wordings
+    entry.save()
+
+    assert entry.pk not in matching.current_index(model).entry_ids
+    assert matching.find_match(BACKUP_QUESTION) is None
