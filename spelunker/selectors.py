@@ -1,10 +1,10 @@
 """What the home page shows: where things stand, read in a fixed handful of queries.
 
 Every query is bounded (an aggregate, or a short list ordered by an indexed
-column), so the page costs the same thirteen queries with ten documents or a
+column), so the page costs the same number of queries with ten documents or a
 hundred thousand: an aggregate over documents and a count of sources, a short
 list of documents that are processing or failed, one query per kind of job
-(five), the LLM APIs and the default models, the latest worker check with its
+(spelunker.jobs.kinds, documents aside), the LLM APIs and the default models, the latest worker check with its
 probes, and the count of the user's RFPs. Job tables hold one row per run, so
 filtering them by status stays cheap. No view logic here, and nothing is
 written.
