@@ -2,6 +2,8 @@
 import pytest
 
 from evaluation.dataset import document_paths, ingest, load_questions
+from evaluation.library import evaluate_library
+from evaluation.library import load as load_library_set
 from evaluation.measures import draft_answers, evaluate_retrieval, evaluate_reviewer, score_drafts
 from evaluation.report import render
 
@@ -29,6 +31,15 @@ def test_eval_measures_a_small_subset_end_to_end(subset, offline_embedding, user
     assert list(retrieval.values())[-1].recall_at_5 >= 0.75  # a passage of the right document in the top five
     assert draft_score.flagged_correctly == 2  # both questions the library cannot answer
     assert reviewer.correct_judged > 0 and reviewer.planted >= 2 * reviewer.correct_judged
-    report = render(retrieval=retrieval, drafts=drafts, draft_score=draft_score, reviewer=reviewer,
+    library = evaluate_library(offline_embedding, user, _small_library_set())
+    assert library.recall_at_1 == 1.0 and library.false_match_rate == 0.0  # each entry's own wording finds it
+    report = render(retrieval=retrieval, library=[library], drafts=drafts, draft_score=draft_score, reviewer=reviewer,
                     documents=len(names), questions=questions, models=("m", "c"), seconds=1)
-    assert "| hybrid recall@5" in report and "planted fault" in report
+    assert "| hybrid recall@5" in report and "planted fault" in report and "## Answer library" in report
+
+
+def _small_library_set() -> dict:
+    """Three entries asked in their own words, and two questions none answers."""
+    data = load_library_set()
+    entries = [dict(item, reworded=[item["question"]]) for item in data["entries"][:3]]
+    return {"entries": entries, "unrelated": data["unrelated"][:2]}
