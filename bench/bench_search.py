@@ -134,7 +134,7 @@ def main():
         lexical_ranking(affordable_terms(questionnaire_terms(query), model.pk), CANDIDATES, model.pk)
         lexical.append((time.perf_counter() - started) * 1000)
     index = index_for(model.pk)
-    dense_queries = np.random.default_rng(5).standard_normal((args.queries, index.columns.shape[0])).astype(np.float32)
+    dense_queries = np.random.default_rng(5).standard_normal((args.queries, index.dimensions)).astype(np.float32)
     dense = []
     for vector in dense_queries:
         started = time.perf_counter()

@@ -17,6 +17,8 @@ from llm_manager import services as llm
 from ..models import Chunk
 from .lexical import affordable_terms, lexical_ranking, questionnaire_terms
 from .rerank import rerank
+from django.db import connection
+
 from .search_index import index_for
 
 CANDIDATES = 50
@@ -42,18 +44,54 @@ def search_passages(query: str, limit: int = 5, *, document_ids: list[int] | Non
     query = (query or "").strip()
     if not query or limit <= 0:
         return []
-    model = llm.get_default_model("embedding")
+    model, version = default_model_and_version()
     depth = max(CANDIDATES, limit)
-    index = index_for(model.pk)
-    terms = affordable_terms(questionnaire_terms(query), model.pk, index.version)
+    index = index_for(model.pk, version)
+    terms = affordable_terms(questionnaire_terms(query), model.pk, version)
     fused = fuse(
         [
-            (lexical_ranking(terms, depth, model.pk, document_ids), LEXICAL_WEIGHT),
+            (lexical_ranking(terms, depth, model.pk, document_ids, index=index), LEXICAL_WEIGHT),
             (vector_ranking(query, model, depth, document_ids, index), VECTOR_WEIGHT),
         ]
     )
     passages = load_passages(fused[:depth])
     return rerank(query, passages)[:limit]
+
+
+# The default embedding model as last read, by the stamps it was read with (see below).
+_default_model: dict[tuple, object] = {}
+
+DEFAULT_MODEL_STAMPS = (
+    "SELECT m.id, m.updated_at, m.is_active, m.embedding_dimensions, a.id, a.updated_at, a.is_active, v.version "
+    "FROM llm_manager_llmmodel m JOIN llm_manager_llmapi a ON a.id = m.api_id "
+    "LEFT JOIN solution_library_searchindexversion v ON v.embedding_model_id = m.id "
+    "WHERE m.model_type = 'embedding' AND m.is_system_default"
+)
+
+
+def default_model_and_version():
+    """The default embedding model and its index token, in one plain query.
+
+    llm.get_default_model() is an ORM query with a join — a fifth of a whole
+    search at 100,000 chunks. What it returns changes only when a model or its
+    API is saved (updated_at moves) or one of the fields that are updated
+    without save() changes (is_active, embedding_dimensions), so this reads those
+    stamps beside the index token and reuses the model object while they hold.
+    Anything unusual (no default, inactive) goes to get_default_model(), which
+    raises the error the user should see.
+    """
+    with connection.cursor() as cursor:
+        cursor.execute(DEFAULT_MODEL_STAMPS)
+        row = cursor.fetchone()
+    if row is None or not (row[2] and row[6]):
+        llm.get_default_model("embedding")  # raises NoDefaultModel with the reason
+    stamps, version = tuple(row[:7]), row[7] or ""
+    model = _default_model.get(stamps)
+    if model is None:
+        model = llm.get_default_model("embedding")
+        _default_model.clear()
+        _default_model[stamps] = model
+    return model, version
 
 
 def vector_ranking(query: str, model, limit: int, document_ids: list[int] | None = None, index=None) -> list[tuple[int, float]]:
@@ -73,10 +111,16 @@ def fuse(rankings: list[tuple[list[tuple[int, float]], float]], k: int = RRF_K) 
 
 def load_passages(ranked: list[tuple[int, float]]) -> list[Passage]:
     """Passages for ranked chunk ids, in order; chunks deleted since the ranking are left out."""
-    rows = Chunk.objects.filter(pk__in=[chunk_id for chunk_id, _ in ranked]).values_list(
-        "id", "document_id", "document__title", "text", "position", "heading"
-    )
-    found = {row[0]: row for row in rows}
+    if not ranked:
+        return []
+    with connection.cursor() as cursor:  # plain SQL: it runs on every search, the ORM's overhead was a third of it
+        cursor.execute(
+            "SELECT c.id, c.document_id, d.title, c.text, c.position, c.heading FROM solution_library_chunk c "
+            "JOIN solution_library_document d ON d.id = c.document_id "
+            f"WHERE c.id IN ({', '.join('%s' for _ in ranked)})",
+            [chunk_id for chunk_id, _ in ranked],
+        )
+        found = {row[0]: row for row in cursor.fetchall()}
     return [
         Passage(chunk_id, document_id, title, text, round(score, 6), position, heading)
         for chunk_id, score in ranked
