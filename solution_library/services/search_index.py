@@ -7,7 +7,7 @@ every process, so the operating system keeps one copy in its page cache.
 Why not pgvector: it is not available here, and the library must run the same
 on SQLite and PostgreSQL.
 
-Layout, per embedding model (`model-<id>/`): `manifest.json` names the
+Layout, per embedding model and database (`model-<id>-<lineage>/`): `manifest.json` names the
 segments and the deleted-ids file of one index generation, and the database's
 SearchIndexVersion token it reflects. A segment is three files: chunk ids
 (sorted), their document ids, and the embeddings transposed (dimensions ×
@@ -137,7 +137,7 @@ class VectorIndex:
         ids = segments[0].ids if len(segments) == 1 else np.concatenate([s.ids for s in segments])
         k = min(k, len(scores))
         best = np.argpartition(scores, len(scores) - k)[len(scores) - k :]
-        best = best[np.argsort(-scores[best], kind="stable")]
+        best = best[np.lexsort((ids[best], -scores[best]))]  # equal scores: lower chunk id first, in any layout
         return [(int(ids[i]), float(scores[i])) for i in best if np.isfinite(scores[i])]
 
     def _segment_scores(self, segment: Segment, query: np.ndarray, document_ids) -> np.ndarray:
@@ -229,7 +229,7 @@ def build_in_memory(model_id: int) -> VectorIndex:
 
 # --- the shared files ------------------------------------------------------------------------
 def index_root() -> Path:
-    return Path(getattr(settings, "SEARCH_INDEX_DIR", None) or Path(settings.VAR_DIR) / "search-index")
+    return Path(settings.SEARCH_INDEX_DIR)
 
 
 class SegmentFiles:
@@ -274,11 +274,15 @@ def open_segment(folder: Path, entry: dict, deleted: np.ndarray | None = None) -
 
 
 class SharedIndexFolder:
-    """One model's folder of index files: read its current generation, or write the next one."""
+    """One model's folder of index files: read its current generation, or write the next one.
 
-    def __init__(self, model_id: int):
+    The folder is named by the model and the database's lineage (see bump_version), so two
+    databases on one machine (the development and the test database) never share files.
+    """
+
+    def __init__(self, model_id: int, version: str):
         self.model_id = model_id
-        self.folder = index_root() / f"model-{model_id}"
+        self.folder = index_root() / f"model-{model_id}-{lineage(version)}"
 
     def manifest(self) -> dict | None:
         try:
@@ -329,15 +333,15 @@ class SharedIndexFolder:
         """Merge the small segments past MAX_SEGMENTS; rewrite all when many chunks are deleted."""
         total = sum(len(s) for s in segments)
         if total and len(deleted) > MAX_DELETED_SHARE * total:
-            return [self._merge(segments)], np.zeros(0, dtype=np.int64)
+            return [self._merge(segments, deleted)], np.zeros(0, dtype=np.int64)
         if len(segments) > MAX_SEGMENTS:
             base, tail = segments[0], segments[1:]
-            return [base, self._merge(tail)], deleted[np.isin(deleted, base.ids)]
+            return [base, self._merge(tail, deleted)], deleted[np.isin(deleted, base.ids)]
         return segments, deleted
 
-    def _merge(self, segments: list[Segment]) -> Segment:
-        """One segment of the live chunks of `segments` (copied from their files, not the database)."""
-        alive = [np.ones(len(s), dtype=bool) if s.alive is None else s.alive for s in segments]
+    def _merge(self, segments: list[Segment], deleted: np.ndarray) -> Segment:
+        """One segment of the chunks of `segments` not in `deleted` (copied from their files, not the database)."""
+        alive = [~np.isin(s.ids, deleted) for s in segments]
         count = int(sum(mask.sum() for mask in alive))
         order = np.argsort(np.concatenate([s.ids[mask] for s, mask in zip(segments, alive)]), kind="stable")
         ids = np.concatenate([s.ids[mask] for s, mask in zip(segments, alive)])[order]
@@ -360,6 +364,7 @@ class SharedIndexFolder:
             np.save(self.folder / deleted_name, deleted)
         manifest = {
             "version": version,
+            "written_by": os.getpid(),  # which process brought the files up to date (tests, diagnostics)
             "segments": [{"name": s.name, "count": len(s)} for s in segments],
             "deleted": deleted_name,
         }
@@ -406,7 +411,7 @@ def index_for(model_id: int, version: str | None = None) -> VectorIndex:
 
 
 def _open_current(model_id: int, version: str, index: VectorIndex | None) -> VectorIndex:
-    shared = SharedIndexFolder(model_id)
+    shared = SharedIndexFolder(model_id, version)
     manifest = shared.manifest()
     if manifest is not None and manifest["version"] == version:
         return shared.open(manifest)
@@ -416,7 +421,3 @@ def _open_current(model_id: int, version: str, index: VectorIndex | None) -> Vec
             return shared.open(manifest)
         return shared.update(shared.open(manifest) if manifest else None)
 
-
-def publish(model_id: int) -> None:
-    """Bring the shared files up to date now (the embedding side calls this after a commit)."""
-    index_for(model_id)
