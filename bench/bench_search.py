@@ -85,7 +85,8 @@ def fill_library(total_chunks: int, model, prefix: str = "bench-search-", offset
 
 def memory_mb() -> dict:
     """This process's resident memory: RSS counts the shared index pages it touched, PSS divides
-    them among the processes that map them, private is what this process alone holds."""
+    them among the processes that map them, own is its anonymous memory (heap: what no other
+    process can share — an in-process copy of the index would be here)."""
     fields = {}
     for line in open("/proc/self/smaps_rollup"):
         parts = line.split()
@@ -93,7 +94,7 @@ def memory_mb() -> dict:
             fields[parts[0].rstrip(":")] = int(parts[1]) / 1024
     return {
         "rss": round(fields["Rss"]), "pss": round(fields["Pss"]),
-        "private": round(fields["Private_Clean"] + fields["Private_Dirty"]),
+        "own": round(fields["Anonymous"]),
     }
 
 
@@ -216,10 +217,10 @@ def main():
     print(f"first search (opens, or when absent or behind brings up to date, the shared index files): {cold * 1000:.0f} ms")
     print(f"first search after one more document ({CHUNKS_PER_DOCUMENT} chunks; this process updates the files): "
           f"{after_change * 1000:.0f} ms")
-    print(f"this process: RSS {own_memory['rss']} MB, PSS {own_memory['pss']} MB, private {own_memory['private']} MB")
+    print(f"this process: RSS {own_memory['rss']} MB, PSS {own_memory['pss']} MB, own (anonymous) {own_memory['own']} MB")
     for n, found in enumerate(probes, start=1):
         print(f"searching process {n} of {len(probes)} (started together): first search {found['first_ms']} ms, "
-              f"p50 {found['p50_ms']} ms; RSS {found['rss']} MB, PSS {found['pss']} MB, private {found['private']} MB")
+              f"p50 {found['p50_ms']} ms; RSS {found['rss']} MB, PSS {found['pss']} MB, own (anonymous) {found['own']} MB")
     print(f"search_passages over {args.queries} queries: p50 {percentile(latencies, 50):.1f} ms, "
           f"p99 {percentile(latencies, 99):.1f} ms  (aim p50 <= 10 ms)")
     print(f"  of which the first time each question is asked ({len(first_asked)}; word counts not yet cached): "
