@@ -206,6 +206,9 @@ def main():
         started = time.perf_counter()
         index.top(vector / np.linalg.norm(vector), 20)
         dense.append((time.perf_counter() - started) * 1000)
+    from solution_library.models import Document
+
+    Document.objects.filter(title__startswith="bench-search-change-").delete()  # an earlier --keep run's
     fill_library(CHUNKS_PER_DOCUMENT, model, prefix="bench-search-change-")  # one more document: a change
     started = time.perf_counter()
     search_passages("which region holds the backup replica?")
