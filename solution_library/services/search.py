@@ -11,14 +11,12 @@ When a re-ranker model is configured, it re-orders the fused head (rerank.py).
 from dataclasses import dataclass
 
 import numpy as np
+from django.db import connection
 
 from llm_manager import services as llm
 
-from ..models import Chunk
 from .lexical import affordable_terms, lexical_ranking, questionnaire_terms
 from .rerank import rerank
-from django.db import connection
-
 from .search_index import index_for
 
 CANDIDATES = 50

@@ -406,15 +406,18 @@ def index_for(model_id: int, version: str | None = None) -> VectorIndex:
     if index is not None and index.version == version:
         return index
     with _lock:
-        index = _indexes[model_id] = _open_current(model_id, version, _indexes.get(model_id))
+        index = _indexes[model_id] = _open_current(model_id, version)
         return index
 
 
-def _open_current(model_id: int, version: str, index: VectorIndex | None) -> VectorIndex:
+def _open_current(model_id: int, version: str) -> VectorIndex:
     shared = SharedIndexFolder(model_id, version)
     manifest = shared.manifest()
     if manifest is not None and manifest["version"] == version:
-        return shared.open(manifest)
+        try:
+            return shared.open(manifest)
+        except FileNotFoundError:
+            pass  # a writer replaced this generation and removed its files meanwhile: read under the lock
     with shared.locked():
         manifest = shared.manifest()  # another process may have brought it up to date meanwhile
         if manifest is not None and manifest["version"] == version:
