@@ -405,7 +405,7 @@ def signed_in_client():
     """Django's test client, signed in once (so a profile shows the view, not the sign-in)."""
     from django.test import Client
 
-    client = Client()
+    client = Client(HTTP_HOST="127.0.0.1")  # an allowed host: "testserver" would profile the 400 page
     client.force_login(staff_user())
     return client
 
