@@ -18,6 +18,7 @@ import functools
 import json
 import os
 import re
+import shutil
 import socket
 import subprocess
 import sys
@@ -542,6 +543,7 @@ def main() -> None:
         run_figures(report, args, folder)
     finally:
         stop_stack(folder / "stack")
+        shutil.rmtree(folder, ignore_errors=True)  # the bench library, its index files, logs
     report.loads.append(load_average())
     out = Path(args.out)
     plots(report, out.parent / "benchmarks")
