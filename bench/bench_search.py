@@ -50,7 +50,8 @@ def passage(rng: random.Random, pool: list[str]) -> str:
     return " ".join(parts)[:1000]
 
 
-def fill_library(total_chunks: int, model) -> None:
+def fill_library(total_chunks: int, model, prefix: str = "bench-search-", offset: int = 0) -> None:
+    """Add `total_chunks` chunks in documents of CHUNKS_PER_DOCUMENT, numbered from `offset` (chunks already there)."""
     from django.core.files.base import ContentFile
     from django.db import transaction
 
@@ -59,10 +60,10 @@ def fill_library(total_chunks: int, model) -> None:
 
     rng, vectors, pool = random.Random(7), np.random.default_rng(7), real_sentences()
     dims = model.embedding_dimensions or 384
-    for first in range(0, total_chunks, CHUNKS_PER_DOCUMENT):
+    for first in range(offset, offset + total_chunks, CHUNKS_PER_DOCUMENT):
         with transaction.atomic():
             document = Document(
-                title=f"bench-search-{first // CHUNKS_PER_DOCUMENT}", content_hash=f"bench-search-{first}",
+                title=f"{prefix}{first // CHUNKS_PER_DOCUMENT}", content_hash=f"{prefix}{first}",
                 file_type="text", size_bytes=0, review_status=ReviewStatus.PENDING_REVIEW,
                 chunk_count=CHUNKS_PER_DOCUMENT, embedding_model=model,
             )
@@ -82,10 +83,66 @@ def fill_library(total_chunks: int, model) -> None:
             bump_version(model.pk)
 
 
+def memory_mb() -> dict:
+    """This process's resident memory: RSS counts the shared index pages it touched, PSS divides
+    them among the processes that map them, own is its anonymous memory (heap: what no other
+    process can share — an in-process copy of the index would be here)."""
+    fields = {}
+    for line in open("/proc/self/smaps_rollup"):
+        parts = line.split()
+        if len(parts) == 3 and parts[2] == "kB":
+            fields[parts[0].rstrip(":")] = int(parts[1]) / 1024
+    return {
+        "rss": round(fields["Rss"]), "pss": round(fields["Pss"]),
+        "own": round(fields["Anonymous"]),
+    }
+
+
+def probe(queries: int) -> dict:
+    """One new process: its first search (opens the shared files), then p50 of more, and its memory."""
+    import json
+    import os
+
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "spelunker.settings")
+    import django
+
+    django.setup()
+    from evaluation.dataset import load_questions
+    from solution_library.services.search import search_passages
+
+    questions = [q.text for q in load_questions()]
+    started = time.perf_counter()
+    search_passages(questions[0])
+    first = (time.perf_counter() - started) * 1000
+    for question in questions:  # their word counts, as a long-running process has them
+        search_passages(question)
+    latencies = []
+    for i in range(queries):
+        started = time.perf_counter()
+        search_passages(questions[i % len(questions)])
+        latencies.append((time.perf_counter() - started) * 1000)
+    result = {"first_ms": round(first, 1), "p50_ms": round(percentile(latencies, 50), 1), **memory_mb()}
+    print(json.dumps(result), flush=True)
+    return result
+
+
+def run_probes(count: int, queries: int) -> list[dict]:
+    """`count` searching processes at once, each with its own view of the shared index."""
+    import json
+    import subprocess
+    import sys
+
+    procs = [
+        subprocess.Popen([sys.executable, __file__, "--probe", "--queries", str(queries)], stdout=subprocess.PIPE, text=True)
+        for _ in range(count)
+    ]
+    return [json.loads(proc.communicate()[0].strip().splitlines()[-1]) for proc in procs]
+
+
 def clear_library() -> None:
     from solution_library.models import Document
 
-    Document.objects.filter(title__startswith="bench-search-").delete()
+    Document.objects.filter(title__startswith="bench-search-").delete()  # -change- documents too
 
 
 def main():
@@ -93,7 +150,16 @@ def main():
     parser.add_argument("--chunks", type=int, default=100_000)
     parser.add_argument("--queries", type=int, default=300)
     parser.add_argument("--keep", action="store_true", help="keep the generated library for another run")
+    parser.add_argument("--processes", type=int, default=3, help="searching processes started at once to measure sharing")
+    parser.add_argument("--probe", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--json", help="also write the figures to this file (make bench reads it)")
     args = parser.parse_args()
+    if args.probe:
+        import sys
+
+        sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parent.parent))
+        probe(args.queries)
+        return
     setup_django()
     from django.db import connection
 
@@ -108,7 +174,7 @@ def main():
     existing = Chunk.objects.filter(embedding_model=model).count()
     if existing < args.chunks:
         started = time.perf_counter()
-        fill_library(args.chunks - existing, model)
+        fill_library(args.chunks - existing, model, offset=existing)
         print(f"filled {args.chunks - existing} chunks in {time.perf_counter() - started:.0f} s")
     total = Chunk.objects.filter(embedding_model=model).count()
 
@@ -134,14 +200,30 @@ def main():
         lexical_ranking(affordable_terms(questionnaire_terms(query), model.pk), CANDIDATES, model.pk)
         lexical.append((time.perf_counter() - started) * 1000)
     index = index_for(model.pk)
-    dense_queries = np.random.default_rng(5).standard_normal((args.queries, index.columns.shape[0])).astype(np.float32)
+    dense_queries = np.random.default_rng(5).standard_normal((args.queries, index.dimensions)).astype(np.float32)
     dense = []
     for vector in dense_queries:
         started = time.perf_counter()
         index.top(vector / np.linalg.norm(vector), 20)
         dense.append((time.perf_counter() - started) * 1000)
+    from solution_library.models import Document
+
+    Document.objects.filter(title__startswith="bench-search-change-").delete()  # an earlier --keep run's
+    fill_library(CHUNKS_PER_DOCUMENT, model, prefix="bench-search-change-")  # one more document: a change
+    started = time.perf_counter()
+    search_passages("which region holds the backup replica?")
+    after_change = time.perf_counter() - started
+    own_memory = memory_mb()
+    probes = run_probes(args.processes, 100) if args.processes else []
+
     print(f"database: {connection.vendor}; {total} chunks of model {model.name}")
-    print(f"first search (loads the index): {cold * 1000:.0f} ms")
+    print(f"first search (opens, or when absent or behind brings up to date, the shared index files): {cold * 1000:.0f} ms")
+    print(f"first search after one more document ({CHUNKS_PER_DOCUMENT} chunks; this process updates the files): "
+          f"{after_change * 1000:.0f} ms")
+    print(f"this process: RSS {own_memory['rss']} MB, PSS {own_memory['pss']} MB, own (anonymous) {own_memory['own']} MB")
+    for n, found in enumerate(probes, start=1):
+        print(f"searching process {n} of {len(probes)} (started together): first search {found['first_ms']} ms, "
+              f"p50 {found['p50_ms']} ms; RSS {found['rss']} MB, PSS {found['pss']} MB, own (anonymous) {found['own']} MB")
     print(f"search_passages over {args.queries} queries: p50 {percentile(latencies, 50):.1f} ms, "
           f"p99 {percentile(latencies, 99):.1f} ms  (aim p50 <= 10 ms)")
     print(f"  of which the first time each question is asked ({len(first_asked)}; word counts not yet cached): "
@@ -149,6 +231,17 @@ def main():
     print(f"full-text ranking alone (as search runs it): p50 {percentile(lexical, 50):.1f} ms, p99 {percentile(lexical, 99):.1f} ms")
     print(f"index scoring alone with a dense query (what a neural embedding model costs): "
           f"p50 {percentile(dense, 50):.1f} ms, p99 {percentile(dense, 99):.1f} ms")
+    if args.json:
+        import json
+
+        figures = {
+            "database": connection.vendor, "chunks": total, "cold_ms": cold * 1000, "after_change_ms": after_change * 1000,
+            "p50_ms": percentile(latencies, 50), "p99_ms": percentile(latencies, 99),
+            "first_asked_p50_ms": percentile(first_asked, 50), "lexical_p50_ms": percentile(lexical, 50),
+            "dense_p50_ms": percentile(dense, 50), "memory": own_memory, "processes": probes,
+        }
+        with open(args.json, "w") as out:
+            json.dump(figures, out, indent=1)
     if not args.keep:
         clear_library()
 

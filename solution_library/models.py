@@ -157,10 +157,11 @@ class Chunk(models.Model):
 class SearchIndexVersion(models.Model):
     """Changed in the same transaction as any change to one model's chunks.
 
-    Every process keeps its own in-memory search matrix; reading this one row
-    tells it cheaply whether the matrix is still current. The version is a
-    random token, not a counter, so a rolled-back or restored database can
-    never present an old number that a process mistakes for the current one.
+    Every process reads this one row before a search to learn cheaply whether
+    the shared index files it has open are still current (services/search_index.py).
+    The version is a random token, not a counter, so a rolled-back or restored
+    database can never present an old number that a process mistakes for the
+    current one; its first part (the lineage) stays the same across changes.
     """
 
     embedding_model = models.OneToOneField("llm_manager.LLMModel", on_delete=models.CASCADE, primary_key=True)

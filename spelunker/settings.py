@@ -275,6 +275,9 @@ ANSWER_LIBRARY_MATCH_THRESHOLD = env.float("ANSWER_LIBRARY_MATCH_THRESHOLD", def
 SOLUTION_LIBRARY_MAX_UPLOAD_MB = env.float("SOLUTION_LIBRARY_MAX_UPLOAD_MB", default=25)
 # Name of an active chat model that re-orders the best search results; empty = no re-ranking.
 SEARCH_RERANK_MODEL = env.str("SEARCH_RERANK_MODEL", default="")
+# The vector index files every process of this machine memory-maps (solution_library/services/search_index.py).
+# A local disk: each machine keeps its own copy, brought up to date from the database.
+SEARCH_INDEX_DIR = Path(env.str("SPELUNKER_SEARCH_INDEX_DIR", default=str(VAR_DIR / "search-index")))
 
 # --- Links and limits shown in the UI --------------------------------------
 # Not FLOWER_URL: Flower reads every FLOWER_* variable as its own option.

@@ -47,17 +47,20 @@ def questionnaire_terms(text: str) -> list[str]:
 
 
 def lexical_ranking(
-    terms: list[str], limit: int, model_id: int, document_ids: list[int] | None = None, *, text_only: bool = False
+    terms: list[str], limit: int, model_id: int, document_ids: list[int] | None = None, *, text_only: bool = False,
+    index=None,
 ) -> list[tuple[int, float]]:
     """(chunk_id, score) of the `limit` chunks of one embedding model that best match any of `terms`, best first.
 
     `text_only` ranks the passage text alone (no title or heading): the plain BM25 baseline of `make eval`.
+    `index` is the model's vector index when the caller holds it: SQLite's full-text table holds
+    every model's chunks, and the index tells which are this model's without another query.
     """
     if not terms or limit <= 0 or document_ids == []:
         return []
     if connection.vendor == "postgresql":
         return _postgres_ranking(terms, limit, model_id, document_ids, text_only)
-    return _sqlite_ranking(terms, limit, model_id, document_ids, text_only)
+    return _sqlite_ranking(terms, limit, model_id, document_ids, text_only, index)
 
 
 def affordable_terms(terms: list[str], model_id: int, version: str | None = None) -> list[str]:
@@ -78,7 +81,7 @@ def affordable_terms(terms: list[str], model_id: int, version: str | None = None
     return [t for t in terms if t in kept]
 
 
-def _sqlite_ranking(terms, limit, model_id, document_ids, text_only) -> list[tuple[int, float]]:
+def _sqlite_ranking(terms, limit, model_id, document_ids, text_only, index=None) -> list[tuple[int, float]]:
     match = " OR ".join(f'"{t}"' for t in terms)
     if text_only:
         match = f"text : ({match})"
@@ -102,12 +105,17 @@ def _sqlite_ranking(terms, limit, model_id, document_ids, text_only) -> list[tup
         cursor.execute(sql, params)
         # bm25() is lower-is-better (negative); flip it so every ranking here is higher-is-better.
         ranked = [(chunk_id, -rank) for chunk_id, rank in cursor.fetchall()]
-    return _of_model(ranked, model_id)[:limit]
+    if document_ids is not None:
+        return ranked  # the join above already kept the model's chunks
+    return _of_model(ranked, model_id, index)[:limit]
 
 
-def _of_model(ranked: list[tuple[int, float]], model_id: int) -> list[tuple[int, float]]:
+def _of_model(ranked: list[tuple[int, float]], model_id: int, index=None) -> list[tuple[int, float]]:
     if not ranked:
         return []
+    if index is not None:
+        ids = index.holds([chunk_id for chunk_id, _ in ranked])
+        return [(chunk_id, score) for chunk_id, score in ranked if chunk_id in ids]
     with connection.cursor() as cursor:  # plain SQL: this runs on every search, the ORM's overhead would double it
         cursor.execute(
             f"SELECT id FROM solution_library_chunk WHERE embedding_model_id = %s "

@@ -1,136 +1,426 @@
-"""The vector index: every chunk embedding of one model in an in-memory matrix.
+"""The vector index: every chunk embedding of one model, in files that all processes of a machine share.
 
+Why files: each web and worker process used to hold its own matrix (150 MB per
+100,000 chunks), eight processes at a million chunks would need 12 GB. Now the
+matrix lives in .npy files under SEARCH_INDEX_DIR, memory-mapped read-only by
+every process, so the operating system keeps one copy in its page cache.
 Why not pgvector: it is not available here, and the library must run the same
-on SQLite and PostgreSQL. Embeddings are stored as float32 bytes in
-Chunk.embedding; each process keeps, per embedding model, a numpy matrix of
-them (L2-normalised, so a dot product is the cosine). Before every search one
-indexed row (`SearchIndexVersion`, a token) says whether chunks changed; if so only the
-difference is loaded (new ids in, removed ids out), so the index stays current
-without reloading 100,000 rows. Scoring is one matrix-vector product and an
-argpartition: brute force and exact. The matrix is kept transposed (one row
-per dimension), so that a sparse query — the offline provider's hashed
-features touch a few dozen of 384 dimensions — reads only its non-zero rows;
-a dense query (a neural embedding model) is one BLAS matrix-vector product.
-Scoring is bound by memory bandwidth: 100k × 384 float32 is 150 MB per
-dense query.
+on SQLite and PostgreSQL.
+
+Layout, per embedding model and database (`model-<id>-<lineage>/`): `manifest.json` names the
+segments and the deleted-ids file of one index generation, and the database's
+SearchIndexVersion token it reflects. A segment is three files: chunk ids
+(sorted), their document ids, and the embeddings transposed (dimensions ×
+chunks, so a sparse query reads only its non-zero rows). Files are never
+changed once written: a change writes new files and then replaces the manifest
+by rename, so a reader sees the old generation or the new one, never half.
+
+Before every search one indexed row (the token) says whether chunks changed.
+When it differs from the token this process has open, the process reads the
+manifest; when the manifest is also behind, the first process to get the
+model's file lock brings it up to date from the database — only the difference
+(new ids in a new segment, removed ids added to the deleted list), so the
+first search after a change costs the change, not the library — and the others
+wait on the lock and then open what it wrote. Chunk ids are never reused and a
+chunk's embedding never changes in place (a re-embed deletes and inserts), so
+id sets are all a refresh has to compare.
+
+Scoring is exact (brute force): one matrix-vector product per segment and an
+argpartition. Cosine is a dot product (embeddings are L2-normalised).
 """
+import fcntl
+import json
+import os
 import threading
+import time
 import uuid
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
-from django.db import transaction
-from ..models import Chunk, SearchIndexVersion
+from django.conf import settings
+from django.db import connection, transaction
 
-LOAD_BATCH = 5000
+from ..models import SearchIndexVersion
+
+FETCH_BATCH = 5000
 # A query with non-zeros in fewer than this share of dimensions is scored sparsely.
 SPARSE_QUERY_SHARE = 0.25
+# Sparse scoring gathers a query's rows block by block, so the gathered block stays in
+# the CPU cache (one gather of every column would write and re-read it from memory).
+SPARSE_BLOCK = 2048
+# Small segments from successive changes are merged past this many; the whole index is
+# rewritten when this share of its chunks has been deleted.
+MAX_SEGMENTS = 8
+MAX_DELETED_SHARE = 0.2
+# Files no manifest names any more are removed after this long (a reader may be opening them).
+GARBAGE_AGE_SECONDS = 600
 
 
 def bump_version(model_id: int) -> None:
-    """Tell every process that this model's chunks changed (call inside the writing transaction)."""
-    SearchIndexVersion.objects.update_or_create(embedding_model_id=model_id, defaults={"version": uuid.uuid4().hex})
+    """Tell every process that this model's chunks changed (call inside the writing transaction).
+
+    The token is "<lineage>:<change>". The lineage is drawn once, when the row is
+    first made, and kept by every later change: index files of another lineage
+    (a recreated or flushed database, whose chunk ids start again at 1) are
+    rebuilt whole, never refreshed by id difference.
+    """
+    previous = current_version(model_id)
+    kept = lineage(previous) if ":" in previous else uuid.uuid4().hex[:15]
+    SearchIndexVersion.objects.update_or_create(
+        embedding_model_id=model_id, defaults={"version": f"{kept}:{uuid.uuid4().hex[:16]}"}
+    )
+
+
+def lineage(version: str | None) -> str:
+    return (version or "").split(":")[0]
 
 
 def current_version(model_id: int) -> str:
-    version = SearchIndexVersion.objects.filter(embedding_model_id=model_id).values_list("version", flat=True).first()
-    return version or ""
+    with connection.cursor() as cursor:  # plain SQL: it runs before every search
+        cursor.execute(
+            "SELECT version FROM solution_library_searchindexversion WHERE embedding_model_id = %s", [model_id]
+        )
+        row = cursor.fetchone()
+    return row[0] if row else ""
+
+
+@dataclass
+class Segment:
+    """Column j of `columns` (dimensions × chunks) is the embedding of chunk ids[j]; `alive` masks deleted ones."""
+
+    name: str
+    ids: np.ndarray
+    document_ids: np.ndarray
+    columns: np.ndarray
+    alive: np.ndarray | None = None  # None: every chunk of the segment is live
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def live_ids(self) -> np.ndarray:
+        return self.ids if self.alive is None else self.ids[self.alive]
+
+    def holds(self, chunk_ids: np.ndarray) -> np.ndarray:
+        """For each of chunk_ids: is it a live chunk of this segment (ids are sorted)?"""
+        if not len(self.ids):
+            return np.zeros(len(chunk_ids), dtype=bool)
+        at = np.minimum(np.searchsorted(self.ids, chunk_ids), len(self.ids) - 1)
+        found = self.ids[at] == chunk_ids
+        return found if self.alive is None else found & self.alive[at]
 
 
 @dataclass
 class VectorIndex:
-    """Column j of `columns` (dimensions × chunks) is the embedding of chunk_ids[j]."""
+    """One generation of one model's index: its segments, read-only."""
 
     model_id: int
     version: str | None = None
-    chunk_ids: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
-    document_ids: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
-    columns: np.ndarray | None = None
+    segments: list[Segment] = field(default_factory=list)
+    deleted: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
 
     def __len__(self) -> int:
-        return len(self.chunk_ids)
+        return sum(len(s) if s.alive is None else int(s.alive.sum()) for s in self.segments)
+
+    @property
+    def dimensions(self) -> int:
+        return next((s.columns.shape[0] for s in self.segments if len(s)), 0)
 
     def top(self, query: np.ndarray, k: int, document_ids: list[int] | None = None) -> list[tuple[int, float]]:
-        """(chunk_id, cosine) of the k best rows, best first."""
-        if not len(self) or k <= 0:
+        """(chunk_id, cosine) of the k best live chunks, best first."""
+        segments = [s for s in self.segments if len(s)]
+        if not segments or k <= 0:
             return []
-        scores = self.scores(query.astype(np.float32))
-        if document_ids is not None:
-            scores = np.where(np.isin(self.document_ids, document_ids), scores, -np.inf)
+        query = np.asarray(query, dtype=np.float32)
+        scores = np.concatenate([self._segment_scores(s, query, document_ids) for s in segments])
+        ids = segments[0].ids if len(segments) == 1 else np.concatenate([s.ids for s in segments])
         k = min(k, len(scores))
         best = np.argpartition(scores, len(scores) - k)[len(scores) - k :]
-        best = best[np.argsort(-scores[best])]
-        return [(int(self.chunk_ids[i]), float(scores[i])) for i in best if np.isfinite(scores[i])]
+        best = best[np.lexsort((ids[best], -scores[best]))]  # equal scores: lower chunk id first, in any layout
+        return [(int(ids[i]), float(scores[i])) for i in best if np.isfinite(scores[i])]
 
-    def scores(self, query: np.ndarray) -> np.ndarray:
-        """Cosine of the query with every chunk (vectors are L2-normalised)."""
-        nonzero = np.flatnonzero(query)
-        if len(nonzero) < SPARSE_QUERY_SHARE * len(query):
-            return query[nonzero] @ self.columns[nonzero]
-        return query @ self.columns
+    def _segment_scores(self, segment: Segment, query: np.ndarray, document_ids) -> np.ndarray:
+        scores = cosine_scores(segment.columns, query)
+        if segment.alive is not None:
+            scores[~segment.alive] = -np.inf
+        if document_ids is not None:
+            scores[~np.isin(segment.document_ids, document_ids)] = -np.inf
+        return scores
 
-    def refresh(self) -> None:
-        """Bring the matrix up to date with the database (cheap when nothing changed)."""
-        version = current_version(self.model_id)
-        if version == self.version and self.columns is not None:
-            return
-        rows = Chunk.objects.filter(embedding_model_id=self.model_id)
-        if self.columns is None:
-            self._append(rows.values_list("id", "document_id", "embedding").iterator(chunk_size=LOAD_BATCH))
-        else:
-            live = np.fromiter(rows.values_list("id", flat=True).iterator(chunk_size=20000), dtype=np.int64)
-            self._drop_missing(live)
-            new_ids = np.setdiff1d(live, self.chunk_ids, assume_unique=True).tolist()
-            self._append(
-                row
-                for start in range(0, len(new_ids), LOAD_BATCH)
-                for row in rows.filter(id__in=new_ids[start : start + LOAD_BATCH]).values_list(
-                    "id", "document_id", "embedding"
-                )
+    def holds(self, chunk_ids: list[int]) -> set[int]:
+        """Those of chunk_ids that are live chunks of this index (filters another model's lexical hits)."""
+        wanted = np.asarray(chunk_ids, dtype=np.int64)
+        found = np.zeros(len(wanted), dtype=bool)
+        for segment in self.segments:
+            found |= segment.holds(wanted)
+        return set(wanted[found].tolist())
+
+    def live_ids(self) -> np.ndarray:
+        parts = [s.live_ids() for s in self.segments]
+        return np.sort(np.concatenate(parts)) if parts else np.zeros(0, dtype=np.int64)
+
+
+def cosine_scores(columns: np.ndarray, query: np.ndarray) -> np.ndarray:
+    """query · every column; a sparse query (the offline model's hashed features) reads only its rows."""
+    nonzero = np.flatnonzero(query)
+    if len(nonzero) >= SPARSE_QUERY_SHARE * len(query):
+        return query @ columns
+    weights, count = query[nonzero], columns.shape[1]
+    scores = np.empty(count, dtype=np.float32)
+    for start in range(0, count, SPARSE_BLOCK):
+        np.matmul(weights, columns[nonzero, start : start + SPARSE_BLOCK], out=scores[start : start + SPARSE_BLOCK])
+    return scores
+
+
+# --- reading the database ----------------------------------------------------------------------
+def _live_chunk_ids(model_id: int) -> np.ndarray:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT id FROM solution_library_chunk WHERE embedding_model_id = %s", [model_id])
+        ids = np.fromiter((row[0] for row in cursor.fetchall()), dtype=np.int64)
+    return np.sort(ids)
+
+
+def _chunk_rows(ids: np.ndarray):
+    """(id, document id, embedding bytes) of these chunks that still exist, in id order."""
+    for start in range(0, len(ids), FETCH_BATCH):
+        batch = ids[start : start + FETCH_BATCH].tolist()
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT id, document_id, embedding FROM solution_library_chunk "
+                f"WHERE id IN ({', '.join('%s' for _ in batch)}) ORDER BY id",
+                batch,
             )
-        self.version = version
-
-    def _drop_missing(self, live: np.ndarray) -> None:
-        if self.columns is None:
-            return
-        keep = np.isin(self.chunk_ids, live)
-        if not keep.all():
-            self.chunk_ids, self.document_ids = self.chunk_ids[keep], self.document_ids[keep]
-            self.columns = np.ascontiguousarray(self.columns[:, keep])
-
-    def _append(self, rows) -> None:
-        """Add (chunk id, document id, embedding bytes) rows to the matrix."""
-        ids, docs, blobs = [], [], []
-        for chunk_id, document_id, blob in rows:
-            ids.append(chunk_id)
-            docs.append(document_id)
-            blobs.append(bytes(blob))
-        if not ids:
-            return
-        new_columns = np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(ids), -1).T
-        parts = [] if self.columns is None else [self.columns]
-        self.columns = np.ascontiguousarray(np.concatenate([*parts, new_columns], axis=1))
-        self.chunk_ids = np.concatenate([self.chunk_ids, np.asarray(ids, dtype=np.int64)])
-        self.document_ids = np.concatenate([self.document_ids, np.asarray(docs, dtype=np.int64)])
+            yield from cursor.fetchall()
 
 
+# --- building segments ------------------------------------------------------------------------
+def _segment_from_rows(rows, dimensions: int | None, out=None) -> Segment | None:
+    """A segment of (id, document id, embedding bytes) rows; written to `out` (a SegmentFiles) when given."""
+    ids, documents, columns, filled = [], [], None, 0
+    for chunk_id, document_id, blob in rows:
+        vector = np.frombuffer(bytes(blob), dtype=np.float32)
+        if columns is None:
+            dimensions = dimensions or len(vector)
+            columns = out.columns(dimensions) if out else []
+        if len(vector) != dimensions:
+            continue  # a chunk of another dimension (a misconfigured model) cannot be scored with the rest
+        if out:
+            out.put(filled, vector)
+        else:
+            columns.append(vector)
+        ids.append(chunk_id)
+        documents.append(document_id)
+        filled += 1
+    if not ids:
+        return None
+    ids, documents = np.asarray(ids, dtype=np.int64), np.asarray(documents, dtype=np.int64)
+    if out:
+        return out.finish(ids, documents, filled)
+    return Segment("memory", ids, documents, np.ascontiguousarray(np.stack(columns).T))
+
+
+def build_in_memory(model_id: int) -> VectorIndex:
+    """A private index read straight from the database (inside a transaction, whose rows may roll back)."""
+    version = current_version(model_id)
+    segment = _segment_from_rows(_chunk_rows(_live_chunk_ids(model_id)), None)
+    return VectorIndex(model_id, version, [segment] if segment else [])
+
+
+# --- the shared files ------------------------------------------------------------------------
+def index_root() -> Path:
+    return Path(settings.SEARCH_INDEX_DIR)
+
+
+class SegmentFiles:
+    """Writes one new segment: the embeddings straight into a memory-mapped file, then the id files."""
+
+    def __init__(self, folder: Path, capacity: int):
+        self.folder, self.capacity = folder, capacity
+        self.name = f"seg-{uuid.uuid4().hex[:12]}"
+        self._columns = None
+
+    def columns(self, dimensions: int):
+        path = self.folder / f"{self.name}.vectors.npy"
+        self._columns = np.lib.format.open_memmap(path, mode="w+", dtype=np.float32, shape=(dimensions, self.capacity))
+        return self._columns
+
+    def put(self, column: int, vector: np.ndarray) -> None:
+        self._columns[:, column] = vector
+
+    def put_block(self, start: int, block: np.ndarray) -> None:
+        self._columns[:, start : start + block.shape[1]] = block
+
+    def finish(self, ids: np.ndarray, documents: np.ndarray, filled: int) -> Segment:
+        self._columns.flush()
+        del self._columns
+        np.save(self.folder / f"{self.name}.ids.npy", ids)
+        np.save(self.folder / f"{self.name}.documents.npy", documents)
+        entry = {"name": self.name, "count": int(filled)}
+        return open_segment(self.folder, entry)
+
+
+def open_segment(folder: Path, entry: dict, deleted: np.ndarray | None = None) -> Segment:
+    name, count = entry["name"], entry["count"]
+    # Plain ndarray views of the maps: np.memmap's Python-level __getitem__ cost a millisecond a search.
+    ids = np.load(folder / f"{name}.ids.npy", mmap_mode="r").view(np.ndarray)
+    documents = np.load(folder / f"{name}.documents.npy", mmap_mode="r").view(np.ndarray)
+    columns = np.load(folder / f"{name}.vectors.npy", mmap_mode="r").view(np.ndarray)[:, :count]
+    alive = None
+    if deleted is not None and len(deleted):
+        mask = ~np.isin(ids, deleted, assume_unique=True)
+        alive = None if mask.all() else mask
+    return Segment(name, ids, documents, columns, alive)
+
+
+class SharedIndexFolder:
+    """One model's folder of index files: read its current generation, or write the next one.
+
+    The folder is named by the model and the database's lineage (see bump_version), so two
+    databases on one machine (the development and the test database) never share files.
+    """
+
+    def __init__(self, model_id: int, version: str):
+        self.model_id = model_id
+        self.folder = index_root() / f"model-{model_id}-{lineage(version)}"
+
+    def manifest(self) -> dict | None:
+        try:
+            return json.loads((self.folder / "manifest.json").read_text())
+        except (FileNotFoundError, ValueError):
+            return None
+
+    def open(self, manifest: dict) -> VectorIndex:
+        deleted = np.zeros(0, dtype=np.int64)
+        if manifest.get("deleted"):
+            deleted = np.load(self.folder / manifest["deleted"])
+        segments = [open_segment(self.folder, entry, deleted) for entry in manifest["segments"]]
+        return VectorIndex(self.model_id, manifest["version"], segments, deleted)
+
+    @contextmanager
+    def locked(self):
+        """The model's write lock (one writer per machine; readers never take it)."""
+        self.folder.mkdir(parents=True, exist_ok=True)
+        with open(self.folder / "lock", "w") as handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)
+
+    def update(self, current: VectorIndex | None) -> VectorIndex:
+        """Bring the files up to the database's state; returns the new generation, opened."""
+        version = current_version(self.model_id)  # read first: the files may be newer than it, never older
+        live = _live_chunk_ids(self.model_id)
+        if current is not None and current.segments and lineage(current.version) == lineage(version):
+            indexed = current.live_ids()
+            added = np.setdiff1d(live, indexed, assume_unique=True)
+            # An id the files hold as deleted that is live again means a restored database: rebuild.
+            if not np.isin(added, current.deleted).any():
+                removed = np.setdiff1d(indexed, live, assume_unique=True)
+                deleted = np.union1d(current.deleted, removed)
+                segments = [*current.segments, *self._new_segments(added, current.dimensions)]
+                return self._publish(version, *self._compact(segments, deleted))
+        return self._publish(version, self._new_segments(live, None), np.zeros(0, dtype=np.int64))
+
+    def _new_segments(self, ids: np.ndarray, dimensions: int | None) -> list[Segment]:
+        if not len(ids):
+            return []
+        segment = _segment_from_rows(_chunk_rows(ids), dimensions, SegmentFiles(self.folder, len(ids)))
+        return [segment] if segment else []
+
+    def _compact(self, segments: list[Segment], deleted: np.ndarray) -> tuple[list[Segment], np.ndarray]:
+        """Merge the small segments past MAX_SEGMENTS; rewrite all when many chunks are deleted."""
+        total = sum(len(s) for s in segments)
+        if total and len(deleted) > MAX_DELETED_SHARE * total:
+            return [self._merge(segments, deleted)], np.zeros(0, dtype=np.int64)
+        if len(segments) > MAX_SEGMENTS:
+            base, tail = segments[0], segments[1:]
+            return [base, self._merge(tail, deleted)], deleted[np.isin(deleted, base.ids)]
+        return segments, deleted
+
+    def _merge(self, segments: list[Segment], deleted: np.ndarray) -> Segment:
+        """One segment of the chunks of `segments` not in `deleted` (copied from their files, not the database)."""
+        alive = [~np.isin(s.ids, deleted) for s in segments]
+        count = int(sum(mask.sum() for mask in alive))
+        order = np.argsort(np.concatenate([s.ids[mask] for s, mask in zip(segments, alive)]), kind="stable")
+        ids = np.concatenate([s.ids[mask] for s, mask in zip(segments, alive)])[order]
+        documents = np.concatenate([s.document_ids[mask] for s, mask in zip(segments, alive)])[order]
+        out = SegmentFiles(self.folder, max(count, 1))
+        out.columns(segments[0].columns.shape[0])
+        start = 0
+        for segment, mask in zip(segments, alive):  # segments hold ascending, disjoint id ranges in practice
+            block = segment.columns[:, mask]
+            out.put_block(start, block)
+            start += block.shape[1]
+        if not np.array_equal(order, np.arange(count)):  # not in id order after all: reorder the written copy
+            out._columns[:, :count] = out._columns[:, order]
+        return out.finish(ids, documents, count)
+
+    def _publish(self, version: str, segments: list[Segment], deleted: np.ndarray) -> VectorIndex:
+        deleted_name = ""
+        if len(deleted):
+            deleted_name = f"deleted-{uuid.uuid4().hex[:12]}.npy"
+            np.save(self.folder / deleted_name, deleted)
+        manifest = {
+            "version": version,
+            "written_by": os.getpid(),  # which process brought the files up to date (tests, diagnostics)
+            "segments": [{"name": s.name, "count": len(s)} for s in segments],
+            "deleted": deleted_name,
+        }
+        temporary = self.folder / f"manifest.{uuid.uuid4().hex[:8]}.tmp"
+        temporary.write_text(json.dumps(manifest))
+        os.replace(temporary, self.folder / "manifest.json")
+        self._collect_garbage(manifest)
+        return self.open(manifest)
+
+    def _collect_garbage(self, manifest: dict) -> None:
+        keep = {entry["name"] for entry in manifest["segments"]} | {manifest["deleted"], "manifest.json", "lock"}
+        cutoff = time.time() - GARBAGE_AGE_SECONDS
+        for path in self.folder.iterdir():
+            stem = path.name.split(".")[0]
+            if path.name not in keep and stem not in keep and path.stat().st_mtime < cutoff:
+                path.unlink(missing_ok=True)
+
+
+# --- this process's view ---------------------------------------------------------------------
 _indexes: dict[int, VectorIndex] = {}
 _lock = threading.Lock()
 
 
-def index_for(model_id: int) -> VectorIndex:
-    """This process's current index of one embedding model.
+def index_for(model_id: int, version: str | None = None) -> VectorIndex:
+    """The current index of one embedding model, from the shared files (updating them if behind).
 
-    Inside a transaction the rows seen may still be rolled back — and a
+    `version` is the model's SearchIndexVersion token when the caller has just
+    read it. Inside a transaction the rows seen may still be rolled back — and a
     rolled-back id can be handed out again (SQLite) — so such a read builds a
-    private index instead of updating the shared one, which therefore only ever
-    holds committed rows and can be refreshed by id difference.
+    private index instead of touching the shared files, which therefore only
+    ever hold committed rows and can be refreshed by id difference.
     """
     if transaction.get_connection().in_atomic_block:
-        index = VectorIndex(model_id)
-        index.refresh()
+        return build_in_memory(model_id)
+    version = current_version(model_id) if version is None else version
+    if not version:  # no chunk of this model was ever stored through bump_version: nothing to share
+        return build_in_memory(model_id)
+    index = _indexes.get(model_id)
+    if index is not None and index.version == version:
         return index
     with _lock:
-        index = _indexes.setdefault(model_id, VectorIndex(model_id))
-        index.refresh()
+        index = _indexes[model_id] = _open_current(model_id, version)
         return index
+
+
+def _open_current(model_id: int, version: str) -> VectorIndex:
+    shared = SharedIndexFolder(model_id, version)
+    manifest = shared.manifest()
+    if manifest is not None and manifest["version"] == version:
+        try:
+            return shared.open(manifest)
+        except FileNotFoundError:
+            pass  # a writer replaced this generation and removed its files meanwhile: read under the lock
+    with shared.locked():
+        manifest = shared.manifest()  # another process may have brought it up to date meanwhile
+        if manifest is not None and manifest["version"] == version:
+            return shared.open(manifest)
+        return shared.update(shared.open(manifest) if manifest else None)
+

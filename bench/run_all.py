@@ -1,0 +1,555 @@
+"""`make bench` and `make bench-quick`: every benchmark beside its baseline, on a private stack → docs/benchmarks.md.
+
+    .venv/bin/python bench/run_all.py [--quick] [--out docs/benchmarks.md] [--million]
+
+Starts its own stack (bin/stack: RabbitMQ, Memcached, PostgreSQL), real Celery
+workers (`-A bench.benchapp`: the project's app and settings plus the
+benchmark-only tasks of bench/tasks.py), gunicorn with the project's config,
+and the fake OpenAI server where a benchmark needs an LLM. Each figure is
+measured next to its baseline in the same run, because the machine is shared
+and noisy: the ratio is the figure, absolute times are context. The page gets
+the machine's load average before and after, and PNG plots (matplotlib).
+
+--quick is the smoke run CI can afford (tests/test_bench_quick.py): fewer
+tasks, shorter load, 10,000-chunk search, no batch-answering or scaling runs.
+"""
+import argparse
+import functools
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.parse
+import urllib.request
+from dataclasses import dataclass, field
+from http.cookiejar import CookieJar
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+
+@dataclass
+class Figure:
+    """One line of the results table."""
+
+    name: str
+    ours: str
+    baseline: str
+    ratio: float | None
+    aim: str
+    met: bool | None
+    command: str
+    note: str = ""
+
+
+@dataclass
+class Report:
+    quick: bool
+    figures: list[Figure] = field(default_factory=list)
+    plots: list[tuple[str, str]] = field(default_factory=list)  # (file name, caption)
+    notes: list[str] = field(default_factory=list)
+    loads: list[str] = field(default_factory=list)
+
+    def profile(self, title: str, call, repeat: int) -> None:
+        """Where the time of `call` goes: its SQL queries and a pyinstrument profile, for an aim missed."""
+        from django.db import connection
+        from django.test.utils import CaptureQueriesContext
+        from pyinstrument import Profiler
+
+        call()  # warm: imports, connections, caches
+        profiler = Profiler(interval=0.0005)
+        with CaptureQueriesContext(connection) as queries:
+            profiler.start()
+            for _ in range(repeat):
+                call()
+            profiler.stop()
+        text = profiler.output_text(unicode=True, color=False, short_mode=True)
+        kept = [line for line in text.splitlines() if line.strip()][:45]
+        self.notes += [
+            f"### Where the time goes: {title}", "",
+            f"{len(queries) / repeat:.1f} SQL queries per call; pyinstrument over {repeat} calls "
+            f"(load average {load_average()}):", "", "```", *kept, "```", "",
+        ]
+
+    def add(self, figure: Figure) -> None:
+        self.figures.append(figure)
+        print(f"[bench] {figure.name}: ours {figure.ours}, baseline {figure.baseline}, ratio {figure.ratio}, "
+              f"aim {figure.aim}, met {figure.met}", flush=True)
+
+
+def load_average() -> str:
+    return " / ".join(f"{x:.1f}" for x in os.getloadavg())
+
+
+def percentile(values: list[float], pct: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(pct / 100 * (len(ordered) - 1))))]
+
+
+# --- the stack ---------------------------------------------------------------------------------
+def start_stack(folder: Path) -> None:
+    """bin/stack with PostgreSQL; its environment (broker, cache, database URLs) goes into os.environ."""
+    subprocess.run([str(ROOT / "bin" / "stack"), "start", str(folder), "--with-postgres"], check=True)
+    for line in (folder / "env").read_text().splitlines():
+        match = re.match(r"export (\w+)=(.*)", line.strip())
+        if match:
+            os.environ[match.group(1)] = match.group(2).strip("'\"")
+
+
+def stop_stack(folder: Path) -> None:
+    subprocess.run([str(ROOT / "bin" / "stack"), "stop", str(folder), "--purge"], check=False)
+
+
+def setup_django(folder: Path) -> None:
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "spelunker.settings")
+    os.environ["SPELUNKER_VAR_DIR"] = str(folder / "var")
+    os.environ["SPELUNKER_MEDIA_ROOT"] = str(folder / "var" / "media")
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class Web:
+    """gunicorn with the project's config (two sync workers, access log on stdout), on a free port."""
+
+    def __init__(self, log: Path):
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        env = {**os.environ, "SPELUNKER_PORT": str(self.port)}
+        self.log = open(log, "wb")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "gunicorn", "spelunker.wsgi:application", "--config", "spelunker/gunicorn_conf.py"],
+            cwd=ROOT, env=env, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True,
+        )
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                urllib.request.urlopen(self.url + "/healthz", timeout=2).read()
+                return
+            except OSError:
+                time.sleep(0.3)
+        raise RuntimeError("gunicorn did not answer /healthz within 60 s")
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        self.proc.wait(30)
+
+
+def bench_worker(concurrency: int = 2, queues: str = "default,embedding,batch"):
+    from tests.workers import Worker
+
+    return Worker(queues=queues, concurrency=concurrency, app="bench.benchapp").start()
+
+
+# --- a signed-in HTTP client ---------------------------------------------------------------------
+class Browser:
+    """urllib with a cookie jar: signs in through the login form, posts forms with their CSRF token."""
+
+    def __init__(self, base: str):
+        self.base, self.jar = base, CookieJar()
+        self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(self.jar), NoRedirect())
+
+    def cookie(self, name: str) -> str:
+        return next((c.value for c in self.jar if c.name == name), "")
+
+    def get(self, path: str) -> str:
+        return self.opener.open(self.base + path, timeout=30).read().decode()
+
+    def post(self, path: str, data: dict) -> int:
+        body = urllib.parse.urlencode({**data, "csrfmiddlewaretoken": self.cookie("csrftoken")}).encode()
+        request = urllib.request.Request(self.base + path, data=body, headers={"Referer": self.base + path})
+        try:
+            return self.opener.open(request, timeout=30).status
+        except urllib.error.HTTPError as exc:  # NoRedirect turns 302 into an "error"
+            if exc.code in (301, 302, 303):
+                return exc.code
+            raise
+
+    def sign_in(self, username: str, password: str) -> None:
+        self.get("/login/")
+        if self.post("/login/", {"username": username, "password": password}) != 302:
+            raise RuntimeError("could not sign in")
+
+
+class NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args, **kwargs):
+        return None
+
+
+def staff_user():
+    from django.contrib.auth import get_user_model
+
+    user, created = get_user_model().objects.get_or_create(username="bench", defaults={"is_staff": True, "is_superuser": True})
+    if created:  # only then: a new password would sign out the sessions made so far
+        user.set_password("bench-password-1")
+        user.save()
+    return user
+
+
+# --- figures ------------------------------------------------------------------------------------
+def throughput(send, count: int) -> float:
+    """Tasks per second: send `count`, wait for every result."""
+    started = time.perf_counter()
+    results = [send(i) for i in range(count)]
+    for result in results:
+        result.get(timeout=120)
+    return count / (time.perf_counter() - started)
+
+
+def task_overhead(report: Report, count: int) -> None:
+    from bench.tasks import noop, tracked
+    from spelunker.models import SystemCheck
+
+    user = staff_user()
+    rates = {"noop": [], "tracked": []}
+    for _ in range(2):  # alternated, so a burst of load elsewhere hits both
+        rates["noop"].append(throughput(lambda i: noop.apply_async(args=[i], queue="default"), count))
+        jobs = SystemCheck.objects.bulk_create(SystemCheck(started_by=user, total_items=1) for _ in range(count))
+        rates["tracked"].append(
+            throughput(lambda i: tracked.apply_async(args=[jobs[i].pk], queue="default"), count)
+        )
+    ours, base = max(rates["tracked"]), max(rates["noop"])
+    report.add(Figure(
+        "Task overhead: job-tracked task / no-op task (throughput)", f"{ours:.0f} tasks/s", f"{base:.0f} tasks/s",
+        ours / base, "≥ 0.5 (reach 0.8)", ours / base >= 0.5,
+        f"{count} tasks each, twice, one worker of 2 processes on RabbitMQ, best of two",
+    ))
+    if ours / base < 0.8:
+        report.profile("a job-tracked task body (run_job), in-process", tracked_task_in_process, 20)
+
+
+def click_to_running(report: Report, web: Web, clicks: int) -> None:
+    """POST /system/checks/ (starts a job of three probe tasks) → each probe task's body starts."""
+    from spelunker.models import QueueProbe, SystemCheck
+
+    browser = Browser(web.url)
+    browser.sign_in("bench", "bench-password-1")
+    browser.get("/system/")
+    sent, posts = {}, []
+    for _ in range(clicks):
+        before = SystemCheck.objects.order_by("-pk").values_list("pk", flat=True).first() or 0
+        clicked = time.time()
+        browser.post("/system/checks/", {})
+        posts.append((time.time() - clicked) * 1000)
+        check = SystemCheck.objects.filter(pk__gt=before).order_by("pk").values_list("pk", flat=True).first()
+        sent[check] = clicked
+        time.sleep(0.3)
+    deadline = time.monotonic() + 60
+    while QueueProbe.objects.filter(check_run__in=sent, answered_at__isnull=True).exists() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    delays = [
+        (answered.timestamp() - sent[check]) * 1000
+        for check, answered in QueueProbe.objects.filter(check_run__in=sent, answered_at__isnull=False)
+        .values_list("check_run_id", "answered_at")
+    ]
+    p50, p95 = percentile(delays, 50), percentile(delays, 95)
+    report.add(Figure(
+        "Click to running: POST → task body starts, p50 / p95", f"{p50:.0f} / {p95:.0f} ms", "—", None,
+        "p50 ≤ 50 ms", p50 <= 50,
+        f"{clicks} clicks × 3 probe tasks (one per queue), timed from before the POST to the probe's own timestamp; "
+        f"the POST's own response took p50 {percentile(posts, 50):.0f} ms",
+    ))
+    if p50 > 50:
+        report.profile("Click to running: the POST that starts a system check, in-process", post_system_check, 10)
+    report.click_delays = delays
+
+
+def wrk(url: str, seconds: int, headers: dict) -> dict:
+    """`wrk -t2 -c16` for `seconds`: requests/s and latency percentiles (ms)."""
+    args = ["wrk", "-t2", "-c16", f"-d{seconds}s", "--latency"]
+    for name, value in headers.items():
+        args += ["-H", f"{name}: {value}"]
+    out = subprocess.run([*args, url], capture_output=True, text=True, check=True).stdout
+    rate = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
+    latency = {p: _ms(re.search(rf"\s{p}%\s+([\d.]+\w+)", out).group(1)) for p in ("50", "99")}
+    errors = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
+    return {"rate": rate, **latency, "non_2xx": int(errors.group(1)) if errors else 0}
+
+
+def _ms(text: str) -> float:
+    value, unit = re.match(r"([\d.]+)(\w+)", text).groups()
+    return float(value) * {"us": 0.001, "ms": 1, "s": 1000, "m": 60000}[unit]
+
+
+def signed_in_session() -> str:
+    """A session key of the bench user, made as the login view makes it (wrk sends it as a cookie)."""
+    from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
+    from django.contrib.sessions.backends.db import SessionStore
+
+    user = staff_user()
+    session = SessionStore()
+    session.update({SESSION_KEY: str(user.pk), BACKEND_SESSION_KEY: "django.contrib.auth.backends.ModelBackend",
+                    HASH_SESSION_KEY: user.get_session_auth_hash()})
+    session.create()
+    return session.session_key
+
+
+def live_progress(report: Report, web: Web, seconds: int) -> None:
+    """A job's JSON status under 16 clients while the job updates its row, next to /healthz on the same server."""
+    from django.conf import settings
+
+    from bench.tasks import progress
+    from spelunker.models import SystemCheck
+
+    headers = {"Cookie": f"{settings.SESSION_COOKIE_NAME}={signed_in_session()}", "Accept": "application/json"}
+    job = SystemCheck.objects.create(started_by=staff_user(), total_items=1000)
+    progress.apply_async(args=[job.pk, 3 * seconds + 10], queue="default")
+    time.sleep(1)
+    status = wrk(f"{web.url}/system/checks/{job.pk}/status/", seconds, headers)
+    minimal = wrk(f"{web.url}/healthz", seconds, headers)
+    ratio = status["rate"] / minimal["rate"]
+    report.add(Figure(
+        "Live progress under load: status endpoint / minimal view (requests/s)",
+        f"{status['rate']:.0f} req/s, p50 {status['50']:.1f} ms, p99 {status['99']:.1f} ms",
+        f"{minimal['rate']:.0f} req/s, p50 {minimal['50']:.1f} ms, p99 {minimal['99']:.1f} ms",
+        ratio, "ratio ≥ 0.9 and p99 ≤ 50 ms", ratio >= 0.9 and status["99"] <= 50,
+        f"wrk -t2 -c16 -d{seconds}s, signed in, while a task updates the job row every 50 ms; "
+        f"gunicorn: 2 sync workers; non-2xx: {status['non_2xx']} / {minimal['non_2xx']}",
+    ))
+    if ratio < 0.9 or status["99"] > 50:
+        report.profile("the job status view, in-process (session, queries, JSON)", status_view_in_process, 50)
+
+
+def run_script(args: list[str], timeout: float = 900) -> str:
+    done = subprocess.run([sys.executable, *args], cwd=ROOT, capture_output=True, text=True, timeout=timeout)
+    if done.returncode:
+        raise RuntimeError(f"{' '.join(args)} failed:\n{done.stdout[-2000:]}\n{done.stderr[-3000:]}")
+    return done.stdout
+
+
+def search(report: Report, sizes: list[int], folder: Path, quick: bool) -> None:
+    results = []
+    queries, processes = ("60", "1") if quick else ("200", "3")
+    for chunks in sizes:
+        out = folder / f"search-{chunks}.json"
+        run_script(["bench/bench_search.py", "--chunks", str(chunks), "--queries", queries, "--processes", processes,
+                    "--keep", "--json", str(out)])
+        found = json.loads(out.read_text())
+        results.append(found)
+        aim = 10 if chunks <= 100_000 else 20
+        own = max(p["own"] for p in found["processes"])
+        copy_mb = chunks * 384 * 4 / 2**20
+        report.add(Figure(
+            f"Search at {chunks:,} chunks ({found['database']}): p50 / p99; first search; memory per process",
+            f"{found['p50_ms']:.1f} / {found['p99_ms']:.1f} ms; first {found['cold_ms']:.0f} ms, after a change "
+            f"{found['after_change_ms']:.0f} ms; per searching process: own memory ≤ {own} MB, "
+            f"PSS ≤ {max(p['pss'] for p in found['processes'])} MB",
+            f"full-text step alone p50 {found['lexical_p50_ms']:.1f} ms; an in-process copy of the index: {copy_mb:.0f} MB",
+            None, f"p50 ≤ {aim} ms", found["p50_ms"] <= aim,
+            f"bench/bench_search.py: {queries} questionnaire questions; {processes} more searching processes started together",
+        ))
+        if found["p50_ms"] > aim:
+            report.profile(f"search_passages() at {chunks:,} chunks, in-process", search_once, 30)
+    report.search_results = results
+
+
+def ingestion(report: Report, documents: int, workers: int) -> dict:
+    out = run_script(["bench/bench_ingest.py", "--documents", str(documents), "--workers", str(workers)])
+    loop = float(re.search(r"plain loop.*?([\d.]+) documents/s", out).group(1))
+    pipeline = float(re.search(r"pipeline.*?:\s+([\d.]+) documents/s", out).group(1))
+    return {"loop": loop, "pipeline": pipeline, "workers": workers}
+
+
+def ingestion_figures(report: Report, documents: int, scaling: bool) -> None:
+    runs = [ingestion(report, documents, 2)]
+    main = runs[0]
+    report.add(Figure(
+        "Ingestion: documents/s through store → RabbitMQ → worker → ready, / in-process loop",
+        f"{main['pipeline']:.1f} docs/s", f"{main['loop']:.1f} docs/s", main["pipeline"] / main["loop"], "≥ 0.9",
+        main["pipeline"] / main["loop"] >= 0.9,
+        f"bench/bench_ingest.py --documents {documents} --workers 2 (starts at the stored upload, not the HTTP POST)",
+    ))
+    if scaling:
+        report.scaling = [ingestion(report, documents, n) for n in (1, 4)] + runs
+        report.scaling.sort(key=lambda r: r["workers"])
+
+
+def batch_answering(report: Report, questions: int) -> None:
+    out = run_script(["bench/bench_rfp.py", "--questions", str(questions), "--latency-ms", "200",
+                      "--concurrency", "1", "8"], timeout=1200)
+    times = {int(c): float(t) for c, t in re.findall(r"concurrency\s+(\d+):\s+([\d.]+) s", out)}
+    one, eight = times.get(1), times.get(8)
+    speedup = one / eight if one and eight else None
+    report.add(Figure(
+        f"Batch answering: {questions} questions, fake LLM 200 ms, concurrency 8 vs 1", f"{eight} s", f"{one} s",
+        speedup, "≥ 7×", bool(speedup and speedup >= 7),
+        "bench/bench_rfp.py: the responder task body through Celery's apply (not yet through the broker)",
+    ))
+
+
+# --- what the profiles run, in this process -------------------------------------------------
+def search_once() -> None:
+    from solution_library.services.search import search_passages
+
+    search_passages("Do you encrypt backups and test restores of customer data?")
+
+
+@functools.cache
+def signed_in_client():
+    """Django's test client, signed in once (so a profile shows the view, not the sign-in)."""
+    from django.test import Client
+
+    client = Client(HTTP_HOST="127.0.0.1")  # an allowed host: "testserver" would profile the 400 page
+    client.force_login(staff_user())
+    return client
+
+
+def post_system_check() -> None:
+    """The view behind the click, through Django's test client (no network): the web side of click-to-running."""
+    signed_in_client().post("/system/checks/")
+
+
+def tracked_task_in_process() -> None:
+    """A job-tracked task body run in this process (apply): what run_job adds to a no-op."""
+    from bench.tasks import tracked
+    from spelunker.models import SystemCheck
+
+    tracked.apply(args=[SystemCheck.objects.create(started_by=staff_user(), total_items=1).pk])
+
+
+def status_view_in_process() -> None:
+    from spelunker.models import SystemCheck
+
+    job = SystemCheck.objects.order_by("-pk").first()
+    signed_in_client().get(f"/system/checks/{job.pk}/status/", HTTP_ACCEPT="application/json")
+
+
+# --- plots and the page --------------------------------------------------------------------------
+def plots(report: Report, folder: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    folder.mkdir(parents=True, exist_ok=True)
+    rated = [f for f in report.figures if f.ratio is not None]
+    if rated:
+        fig, ax = plt.subplots(figsize=(7, 0.6 + 0.5 * len(rated)))
+        ax.barh([f.name.split(":")[0] for f in rated], [f.ratio for f in rated],
+                color=["tab:green" if f.met else "tab:red" for f in rated])
+        ax.set_xlabel("ours / baseline (same run)")
+        ax.invert_yaxis()
+        fig.tight_layout()
+        fig.savefig(folder / "ratios.png", dpi=90)
+        report.plots.append(("ratios.png", "Each figure as a ratio to its baseline (green: aim met)"))
+        plt.close(fig)
+    if getattr(report, "search_results", None):
+        results = report.search_results
+        fig, ax = plt.subplots(figsize=(6, 3.5))
+        sizes = [r["chunks"] for r in results]
+        ax.plot(sizes, [r["p50_ms"] for r in results], "o-", label="search_passages p50")
+        ax.plot(sizes, [r["p99_ms"] for r in results], "s--", label="p99")
+        ax.plot(sizes, [r["lexical_p50_ms"] for r in results], "^:", label="full-text step alone, p50")
+        ax.set_xscale("log")
+        ax.set_xlabel("chunks")
+        ax.set_ylabel("ms")
+        ax.legend()
+        fig.tight_layout()
+        fig.savefig(folder / "search.png", dpi=90)
+        report.plots.append(("search.png", "Search latency by library size"))
+        plt.close(fig)
+    if getattr(report, "scaling", None):
+        fig, ax = plt.subplots(figsize=(6, 3.5))
+        workers = [r["workers"] for r in report.scaling]
+        ax.plot(workers, [r["pipeline"] for r in report.scaling], "o-", label="pipeline (through RabbitMQ)")
+        ax.plot(workers, [r["loop"] for r in report.scaling], "s--", label="in-process loop (1 process)")
+        ax.set_xlabel("embedding worker processes")
+        ax.set_ylabel("documents/s")
+        ax.set_xticks(workers)
+        ax.legend()
+        fig.tight_layout()
+        fig.savefig(folder / "scaling.png", dpi=90)
+        report.plots.append(("scaling.png", "Ingestion throughput with 1, 2 and 4 worker processes (2-core machine)"))
+        plt.close(fig)
+
+
+def page(report: Report, seconds: float) -> str:
+    lines = [
+        "# Benchmarks",
+        "",
+        f"Written by `make bench{'-quick' if report.quick else ''}` on {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} "
+        f"in {seconds / 60:.1f} min on {os.cpu_count()} cores; load average (1/5/15 min) {' → '.join(report.loads)}. "
+        "Private stack: RabbitMQ, Memcached, PostgreSQL (bin/stack), real Celery workers, gunicorn with the "
+        "project's config. Ratios are the figures (ours / baseline, measured in the same run); absolute times are "
+        "context on a shared, noisy machine.",
+        "",
+        "| figure | ours | baseline | ratio | aim | met | how |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for f in report.figures:
+        ratio = "—" if f.ratio is None else f"{f.ratio:.2f}"
+        met = {True: "yes", False: "**no**", None: "—"}[f.met]
+        lines.append(f"| {f.name} | {f.ours} | {f.baseline} | {ratio} | {f.aim} | {met} | {f.command} |")
+    lines.append("")
+    for name, caption in report.plots:
+        lines += [f"![{caption}](benchmarks/{name})", "", f"*{caption}*", ""]
+    lines += report.notes
+    extra = ROOT / "bench" / "benchmarks-extra.md"  # hand-written: figures of separate, longer runs
+    if extra.exists() and not report.quick:
+        lines += ["", extra.read_text()]
+    return "\n".join(lines) + "\n"
+
+
+def run_figures(report: Report, args, folder: Path) -> None:
+    """Every figure, the quick run's with smaller counts and without the slow ones."""
+    quick = args.quick
+    staff_user()
+    worker, web = bench_worker(), Web(folder / "gunicorn.log")
+    try:
+        task_overhead(report, 50 if quick else 500)
+        click_to_running(report, web, 3 if quick else 30)
+        live_progress(report, web, 2 if quick else 10)
+    finally:
+        worker.stop()
+        web.stop()
+    ingestion_figures(report, 10 if quick else 200, scaling=not quick)
+    if not quick:
+        batch_answering(report, 200)
+    # Last: the search benchmark leaves its library in the database (--keep, so 100,000 reuses
+    # the first 10,000), and every responder question would search it.
+    sizes = [2_000] if quick else [10_000, 100_000] + ([1_000_000] if args.million else [])
+    search(report, sizes, folder, quick)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--out", default=str(ROOT / "docs" / "benchmarks.md"))
+    parser.add_argument("--million", action="store_true", help="also search at 1,000,000 chunks (about 10 more minutes)")
+    args = parser.parse_args()
+    started = time.perf_counter()
+    report = Report(quick=args.quick, loads=[load_average()])
+    folder = Path(tempfile.mkdtemp(prefix="bench-", dir=ROOT / ".run" if (ROOT / ".run").exists() else None))
+    start_stack(folder / "stack")  # its own: the test run's workers would take the bench's probe tasks
+    try:
+        setup_django(folder)
+        run_figures(report, args, folder)
+    finally:
+        stop_stack(folder / "stack")
+        shutil.rmtree(folder, ignore_errors=True)  # the bench library, its index files, logs
+    report.loads.append(load_average())
+    out = Path(args.out)
+    plots(report, out.parent / "benchmarks")
+    out.write_text(page(report, time.perf_counter() - started))
+    print(out.read_text())
+
+
+if __name__ == "__main__":
+    main()
