@@ -45,19 +45,14 @@ $(EVAL_STAMP): requirements-eval.txt
 	$(VENV)/bin/python -m pip install --quiet --disable-pip-version-check --no-deps -r requirements-eval.txt
 	@touch $@
 
-BENCH_STAMP := $(VENV)/.bench-requirements-installed
-
-bench: venv $(BENCH_STAMP)
+# matplotlib (plots) and pyinstrument (profiles of missed aims) are in requirements-dev.txt; wrk is a Debian package.
+bench: venv
+	bin/stack ensure wrk:wrk:wrk
 	$(VENV)/bin/python bench/run_all.py $(BENCH_ARGS)
 
-bench-quick: venv $(BENCH_STAMP)
+bench-quick: venv
+	bin/stack ensure wrk:wrk:wrk
 	$(VENV)/bin/python bench/run_all.py --quick --out var/benchmarks-quick.md
-
-# matplotlib for the plots, pyinstrument for the profiles of missed aims; wrk is a Debian package (bin/stack ensure).
-$(BENCH_STAMP): requirements-bench.txt
-	$(VENV)/bin/python -m pip install --quiet --disable-pip-version-check -r requirements-bench.txt
-	@command -v wrk >/dev/null || bin/stack ensure wrk:wrk:wrk
-	@touch $@
 
 stop:
 	bin/run-stack stop
