@@ -1,21 +1,36 @@
-"""Responder job wall time: one question at a time (the seed's design) vs. concurrent questions.
+"""Responder jobs through RabbitMQ and real `celery worker -Q batch` processes: concurrency, and scaling by workers.
 
     set -a; source .run/<dir>/env; set +a
     .venv/bin/python bench/bench_rfp.py [--questions 200] [--latency-ms 200] [--concurrency 1 8]
+                                        [--scaling 1 2 4] [--jobs 4] [--json out.json]
 
-Starts the fake OpenAI-compatible server as its own process (so its CPU work
-does not compete with the job for this process's GIL) with `--latency-ms` on
-every request, makes it the default chat and embedding API, puts two
-documents in the library, and runs the real responder task body
-(`rfp_manager.batch_generate_responder_answers`, via Celery's `apply`, so no
-broker is timed) over `--questions` questions once per concurrency value —
-the API's max_concurrent_requests, which the job reads through
-llm_manager.concurrency_limit. Each question costs two requests: the query
-embedding for the library search and the chat call. Prints the wall time per
-run and the speed-up over the first. The previous default models are
-restored and the benchmark's rows deleted at the end.
+Starts the fake OpenAI-compatible server as its own process with
+`--latency-ms` on every request, makes it the default chat and embedding API,
+puts two documents in the library, and starts responder jobs as the "Draft
+answers" button does (`create_batch_job` + `dispatch_batch_job` in one
+transaction: the job row, then the message after commit). A real worker
+process (`celery -A spelunker worker -Q batch`) takes the message from
+RabbitMQ and runs `rfp_manager.batch_generate_responder_answers`. Each job is
+timed from just before the transaction that starts it until its row reads
+completed (polled every 20 ms), and also by the row's own started_at →
+completed_at.
+
+Concurrency: one job of `--questions` questions per value of the API's
+max_concurrent_requests (what the job reads through
+llm_manager.concurrency_limit; 8 is the default, 1 the seed's one-by-one
+design), on one worker process. Each question costs two requests: the query
+embedding of the library search and the chat call.
+
+Scaling: `--jobs` jobs of `--questions / --jobs` questions each, all started
+at once (default concurrency), with 1, 2, 4 … worker processes — separate
+`celery worker -c 1` processes, as workers on more machines would join the
+same RabbitMQ and PostgreSQL: questions per second from the first start to
+the last completion.
+
+The previous default models are restored and the benchmark's rows deleted at the end.
 """
 import argparse
+import json
 import subprocess
 import sys
 import time
@@ -51,26 +66,110 @@ def make_rfp(owner, count: int, label: str):
     return rfp
 
 
-def run_once(rfp, owner, api, concurrency: int) -> tuple[float, object]:
+def start_job(rfp, owner):
+    """What the "Draft answers" view does: the job row and, after commit, its message to the batch queue."""
+    from django.db import transaction
+
     from rfp_manager.models import RFPBatchJob
     from rfp_manager.services.batch import create_batch_job
-    from rfp_manager.tasks import batch_generate_responder_answers
+    from rfp_manager.tasks import dispatch_batch_job
 
-    api.max_concurrent_requests = concurrency
-    api.save(update_fields=["max_concurrent_requests"])
-    job = create_batch_job(rfp, RFPBatchJob.JOB_TYPE_RESPONDER, owner)
+    with transaction.atomic():
+        job = create_batch_job(rfp, RFPBatchJob.JOB_TYPE_RESPONDER, owner)
+        dispatch_batch_job(job)
+    return job
+
+
+def wait_until_finished(job_ids: list[int], timeout: float = 1800) -> list:
+    from rfp_manager.models import RFPBatchJob
+    from spelunker.jobs.models import ACTIVE_STATUSES
+
+    deadline = time.monotonic() + timeout
+    while RFPBatchJob.objects.filter(pk__in=job_ids, status__in=ACTIVE_STATUSES).exists():
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"responder jobs {job_ids} still running after {timeout:.0f} s")
+        time.sleep(0.02)
+    return list(RFPBatchJob.objects.filter(pk__in=job_ids).order_by("pk"))
+
+
+def run_jobs(owner, sizes: list[int], label: str) -> dict:
+    """Start one job per size at once; wall seconds from the first start to the last completion."""
+    rfps = [make_rfp(owner, size, f"{label}-{n}") for n, size in enumerate(sizes)]
     started = time.perf_counter()
-    batch_generate_responder_answers.apply(args=(rfp.pk, owner.pk, job.pk)).get()
-    elapsed = time.perf_counter() - started
-    job.refresh_from_db()
-    return elapsed, job
+    job_ids = [start_job(rfp, owner).pk for rfp in rfps]
+    jobs = wait_until_finished(job_ids)
+    wall = time.perf_counter() - started
+    own = max(j.completed_at for j in jobs) - min(j.started_at for j in jobs)
+    return {
+        "seconds": wall, "row_seconds": own.total_seconds(), "questions": sum(sizes),
+        "statuses": sorted({j.status for j in jobs}),
+        "successful": sum(j.successful_items for j in jobs), "failed": sum(j.failed_items for j in jobs),
+    }
+
+
+def workers(count: int):
+    from tests.workers import Worker
+
+    return [Worker(queues="batch", concurrency=1).start() for _ in range(count)]
+
+
+def stop(started: list) -> None:
+    for worker in started:
+        worker.stop()
+
+
+def concurrency_runs(owner, api, questions: int, values: list[int]) -> list[dict]:
+    results = []
+    started = workers(1)
+    try:
+        for concurrency in values:
+            api.max_concurrent_requests = concurrency
+            api.save(update_fields=["max_concurrent_requests"])
+            results.append({"concurrency": concurrency, **run_jobs(owner, [questions], f"c{concurrency}")})
+    finally:
+        stop(started)
+    return results
+
+
+def scaling_runs(owner, api, questions: int, jobs: int, counts: list[int]) -> list[dict]:
+    api.max_concurrent_requests = 8
+    api.save(update_fields=["max_concurrent_requests"])
+    sizes = [questions // jobs] * jobs
+    results = []
+    for count in counts:
+        started = workers(count)
+        try:
+            run = run_jobs(owner, sizes, f"w{count}")
+        finally:
+            stop(started)
+        results.append({"workers": count, "rate": run["questions"] / run["seconds"], **run})
+    return results
+
+
+def report(args, results: list[dict], scaling: list[dict]) -> None:
+    print(f"{args.questions} questions, fake LLM latency {args.latency_ms:.0f} ms per request (embedding + chat per question), "
+          "through RabbitMQ and `celery worker -Q batch -c 1`")
+    base = results[0]["seconds"] if results else None
+    for r in results:
+        print(f"  concurrency {r['concurrency']:>2}: {r['seconds']:7.2f} s start → completed  (row {r['row_seconds']:.2f} s)  "
+              f"{'/'.join(r['statuses'])} {r['successful']}/{r['questions']} ok, {r['failed']} failed, "
+              f"speed-up {base / r['seconds']:4.1f}x")
+    for r in scaling:
+        print(f"  {r['workers']} worker processes: {r['rate']:6.1f} questions/s  ({r['questions']} questions in {args.jobs} jobs, "
+              f"{r['seconds']:.2f} s; {'/'.join(r['statuses'])}, {r['failed']} failed)")
+    if args.json:
+        with open(args.json, "w") as out:
+            json.dump({"concurrency": results, "scaling": scaling}, out)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--questions", type=int, default=200)
     parser.add_argument("--latency-ms", type=float, default=200)
-    parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 8])
+    parser.add_argument("--concurrency", type=int, nargs="*", default=[1, 8])
+    parser.add_argument("--scaling", type=int, nargs="*", default=[], help="worker process counts, e.g. 1 2 4")
+    parser.add_argument("--jobs", type=int, default=4, help="responder jobs at once in the scaling runs")
+    parser.add_argument("--json", help="write the results here")
     args = parser.parse_args()
     setup_django()
 
@@ -94,16 +193,9 @@ def main() -> None:
                              "Access to production requires single sign-on and hardware keys. Penetration tests run every year.")
         add_library_document("Bench operations guide", "The service runs in Frankfurt and Dublin. Backups are taken every hour and kept "
                              "for 35 days.\n\nSupport is available 24 hours a day with a one hour response time.")
-        results = []
-        for concurrency in args.concurrency:
-            rfp = make_rfp(owner, args.questions, f"c{concurrency}")
-            elapsed, job = run_once(rfp, owner, api, concurrency)
-            results.append((concurrency, elapsed, job))
-        print(f"{args.questions} questions, fake LLM latency {args.latency_ms:.0f} ms per request (embedding + chat per question)")
-        base = results[0][1]
-        for concurrency, elapsed, job in results:
-            print(f"  concurrency {concurrency:>2}: {elapsed:7.2f} s wall  {job.status} {job.successful_items}/{job.total_items} "
-                  f"ok, {job.failed_items} failed, speed-up {base / elapsed:4.1f}x")
+        results = concurrency_runs(owner, api, args.questions, args.concurrency)
+        scaling = scaling_runs(owner, api, args.questions, args.jobs, args.scaling)
+        report(args, results, scaling)
     finally:
         RFP.objects.filter(owner=owner).delete()
         Document.objects.filter(title__startswith="Bench ").delete()

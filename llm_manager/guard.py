@@ -160,14 +160,18 @@ def slot_count(api: LLMApi) -> int:
 
 
 def acquire_slot(api: LLMApi) -> tuple[int, str]:
-    ensure_slots(api)
     holder = uuid.uuid4().hex
     lease = timedelta(seconds=api.timeout_seconds * 2 + SLOT_LEASE_MARGIN_SECONDS)
     deadline = time.monotonic() + max(MAX_WAIT_FOR_SLOT_SECONDS, api.timeout_seconds)
+    ensured = False
     while time.monotonic() < deadline:
         slot_pk = _take_free_slot(api, holder, lease)
         if slot_pk:
             return slot_pk, holder
+        if not ensured:  # no free slot: perhaps its rows do not exist yet (a new API, a larger limit)
+            ensure_slots(api)
+            ensured = True
+            continue
         time.sleep(POLL_SECONDS + random.uniform(0, POLL_SECONDS))
     raise TransientLLMError(f"All {slot_count(api)} request slots of {api.name} stayed busy")
 

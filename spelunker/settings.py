@@ -109,7 +109,11 @@ TEMPLATES = [
 DATABASES = {
     "default": env.db("DATABASE_URL", default=f"sqlite:///{VAR_DIR / 'db.sqlite3'}"),
 }
-DATABASES["default"]["CONN_MAX_AGE"] = env.int("DATABASE_CONN_MAX_AGE", default=0)
+# Keep a process's connection between requests and tasks (a new PostgreSQL connection costs a few ms
+# of authentication, more than a job task's own queries: make bench, "Task overhead"); it is checked
+# before each request or task reuses it, so a database restart costs one reconnect, not an error.
+DATABASES["default"]["CONN_MAX_AGE"] = env.int("DATABASE_CONN_MAX_AGE", default=60)
+DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # A worker process and the web process share the file: wait for locks
     # instead of failing at once, and take the write lock at BEGIN so two

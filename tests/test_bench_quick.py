@@ -9,7 +9,10 @@ import sys
 
 from tests.workers import ROOT
 
-FIGURES = ("Task overhead", "Click to running", "Live progress under load", "Search at 2,000 chunks", "Ingestion")
+FIGURES = (
+    "Task overhead", "Click to running", "Live progress under load", "Search at 2,000 chunks", "Ingestion",
+    "Batch answering", "Batch scaling",
+)
 
 
 def test_bench_quick_writes_every_figure_and_its_plots(tmp_path):
@@ -23,6 +26,6 @@ def test_bench_quick_writes_every_figure_and_its_plots(tmp_path):
     for figure in FIGURES:
         assert f"| {figure}" in page, figure
     assert "load average" in page
-    for plot in ("ratios.png", "search.png"):
+    for plot in ("ratios.png", "search.png", "scaling-batch.png"):
         assert (tmp_path / "benchmarks" / plot).stat().st_size > 1000
         assert f"](benchmarks/{plot})" in page

@@ -120,7 +120,7 @@ def retrieve_passages(question: Question) -> list[dict]:
     ]
 
 
-def evidence(question_text: str, passages: list[dict]) -> float:
+def evidence(question_text: str, passages: list[dict], embedding_model=None) -> float:
     """How much of the question's subject the best passage (with its title and heading) holds, 0..1.
 
     Each subject word counts by how rare it is in the library (inverse
@@ -130,15 +130,15 @@ def evidence(question_text: str, passages: list[dict]) -> float:
     wanted = grounding.stems(question_text, subject_only=True)
     if not passages or not wanted:
         return 0.0
-    weights = _rarity(wanted)
+    weights = _rarity(wanted, embedding_model)
     return round(max(
         grounding.coverage(wanted, " ".join((p["document_title"], p.get("heading", ""), p["text"])), weights)
         for p in passages
     ), 3)
 
 
-def _rarity(stems: set[str]) -> dict[str, float]:
-    model = llm.get_default_model("embedding")
+def _rarity(stems: set[str], model=None) -> dict[str, float]:
+    model = model or llm.get_default_model("embedding")
     total, frequencies = chunk_frequencies(sorted(stems), model.pk)
     return {stem: math.log((total + RARITY_PRIOR_CHUNKS) / (frequencies.get(stem, 0) + 0.5)) for stem in stems}
 
@@ -200,9 +200,9 @@ def _reset_review() -> dict:
     return {"review_verdict": "", "review_feedback": "", "review_score": None, "reviewer_job": None, "reviewed_at": None}
 
 
-def answer_from_library(question: Question, *, job=None) -> Answer | None:
+def answer_from_library(question: Question, *, job=None, embedding_model=None) -> Answer | None:
     """Reuse an approved library entry that answers the question (no model call); None when none matches."""
-    match = find_match(question.text)
+    match = find_match(question.text, model=embedding_model)
     if match is None:
         return None
     entry = match.entry
@@ -226,16 +226,17 @@ def answer_from_library(question: Question, *, job=None) -> Answer | None:
     return answer
 
 
-def generate_answer(question: Question, *, model, rfp_context: str = "", job=None) -> Answer:
+def generate_answer(question: Question, *, model, rfp_context: str = "", job=None, embedding_model=None) -> Answer:
     """Reuse a library entry when one answers the question, else draft (or redraft) from the documents.
 
-    A new answer clears the old review.
+    A new answer clears the old review. `embedding_model`: the default embedding
+    model a batch job read once at its start (read here when not given).
     """
-    reused = answer_from_library(question, job=job)
+    reused = answer_from_library(question, job=job, embedding_model=embedding_model)
     if reused is not None:
         return reused
     passages = retrieve_passages(question)
-    share = evidence(question.text, passages)
+    share = evidence(question.text, passages, embedding_model)
     text, needs_expert = draft(question, passages, share, model=model, rfp_context=rfp_context)
     answer, _ = Answer.objects.update_or_create(
         question=question,

@@ -228,9 +228,18 @@ def _chat_model_and_concurrency():
     return model, max(1, llm.concurrency_limit(model))
 
 
+def _default_embedding_model():
+    """Read once per job, not twice per question; None lets each question read it and fail with the reason."""
+    try:
+        return llm.get_default_model("embedding")
+    except llm.NoDefaultModel:
+        return None
+
+
 def run_responder_job(job: RFPBatchJob) -> dict:
     model, concurrency = _chat_model_and_concurrency()
-    answer = partial(generate_answer, model=model, rfp_context=job.rfp.context_summary(), job=job)
+    answer = partial(generate_answer, model=model, rfp_context=job.rfp.context_summary(), job=job,
+                     embedding_model=_default_embedding_model())
     return run_batch(job, answer, concurrency)
 
 

@@ -128,11 +128,19 @@ class BaseJob(models.Model):
         }
 
     # --- atomic transitions -------------------------------------------------
-    def _update_if(self, statuses, **values) -> bool:
-        """UPDATE this row only while its status is in `statuses`; refresh on success."""
+    def _update_if(self, statuses, *, refresh: bool = True, **values) -> bool:
+        """UPDATE this row only while its status is in `statuses`, then re-read it.
+
+        refresh=False, for a caller that needs only the fields it wrote: on success
+        they are set on this instance instead of re-reading the row (one query, not two).
+        """
         values["updated_at"] = timezone.now()
         changed = type(self).objects.filter(pk=self.pk, status__in=statuses).update(**values)
-        self.refresh_from_db()
+        if changed and not refresh:
+            for name, value in values.items():
+                setattr(self, name, value)
+        else:
+            self.refresh_from_db()
         return bool(changed)
 
     def start(self, task_id: str = "") -> bool:
@@ -141,22 +149,33 @@ class BaseJob(models.Model):
         A redelivered message finds the job processing and takes it over;
         `started_at` keeps its first value.
         """
+        return self._update_if(ACTIVE_STATUSES, **self._start_values(task_id))
+
+    def _start_values(self, task_id: str) -> dict:
         values = {"status": JobStatus.PROCESSING}
         if task_id:
             values["celery_task_id"] = task_id
         if not self.started_at:
             values["started_at"] = timezone.now()
-        return self._update_if(ACTIVE_STATUSES, **values)
+        return values
 
-    def finish(self, status: str, message: str = "", code: str = "") -> bool:
-        """processing/pending → completed/failed/cancelled, unless already finished."""
+    def finish(self, status: str, message: str = "", code: str = "", *, ending_delivery: bool = False) -> bool:
+        """processing/pending → completed/failed/cancelled, unless already finished.
+
+        ending_delivery=True (run_job, as its delivery returns): the same UPDATE
+        does `end_delivery`'s reset, and the row is not re-read when it wins.
+        """
         assert status in FINISHED_STATUSES, status
         values = {"status": status, "completed_at": timezone.now(), "stop_requested": False}
         if message:
             values["message"] = message
         if code:
             values["error_code"] = code
-        return self._update_if(ACTIVE_STATUSES, **values)
+        if ending_delivery:
+            values["unfinished_deliveries"] = 0
+        finished = self._update_if(ACTIVE_STATUSES, refresh=not ending_delivery, **values)
+        self._delivery_ended = finished and ending_delivery
+        return finished
 
     # --- deliveries ---------------------------------------------------------
     def begin_delivery(self) -> int:
@@ -171,15 +190,34 @@ class BaseJob(models.Model):
         with transaction.atomic():
             row = type(self).objects.select_for_update().filter(pk=self.pk).values(
                 "unfinished_deliveries", "progress_at_delivery", "processed_items").get()
-            progressed = row["processed_items"] > row["progress_at_delivery"]
-            count = (0 if progressed else row["unfinished_deliveries"]) + 1
-            # A stop asked of an earlier delivery's worker does not concern this one.
-            type(self).objects.filter(pk=self.pk).update(
-                unfinished_deliveries=count, progress_at_delivery=row["processed_items"], stop_requested=False)
+            values = _delivery_values(**row)
+            type(self).objects.filter(pk=self.pk).update(**values)
         self.refresh_from_db()
-        return count
+        return values["unfinished_deliveries"]
+
+    @classmethod
+    def begin_run(cls, job_id: int, task_id: str, max_unfinished: int) -> tuple["BaseJob | None", int]:
+        """A delivery's start in one transaction: `begin_delivery`, then `start` unless it is a poison message.
+
+        Returns (job, deliveries counted as in begin_delivery); (None, 0) when the
+        row is missing, (job, 0) when it already finished (nothing is written). The
+        row is locked while it is read and written, so this instance is the row.
+        """
+        with transaction.atomic():
+            job = cls.objects.select_for_update().filter(pk=job_id).first()
+            if job is None or not job.is_active:
+                return job, 0
+            values = _delivery_values(job.unfinished_deliveries, job.progress_at_delivery, job.processed_items)
+            if values["unfinished_deliveries"] <= max_unfinished:
+                values.update(job._start_values(task_id), updated_at=timezone.now())
+            cls.objects.filter(pk=job_id).update(**values)
+        for name, value in values.items():
+            setattr(job, name, value)
+        return job, values["unfinished_deliveries"]
 
     def end_delivery(self) -> None:
+        if getattr(self, "_delivery_ended", False):  # finish(ending_delivery=True) already did it
+            return
         type(self).objects.filter(pk=self.pk).update(unfinished_deliveries=0, stop_requested=False)
 
     def request_cancel(self, message: str = "Cancelled by user") -> bool:
@@ -211,6 +249,14 @@ class BaseJob(models.Model):
         self.errors = self.errors[-MAX_RECORDED_ERRORS:]
         if save:
             self.save(update_fields=["errors", "updated_at"])
+
+
+def _delivery_values(unfinished_deliveries: int, progress_at_delivery: int, processed_items: int) -> dict:
+    """The delivery bookkeeping of one more delivery (see BaseJob.begin_delivery)."""
+    progressed = processed_items > progress_at_delivery
+    # A stop asked of an earlier delivery's worker does not concern this one.
+    return {"unfinished_deliveries": (0 if progressed else unfinished_deliveries) + 1,
+            "progress_at_delivery": processed_items, "stop_requested": False}
 
 
 def fail_stale_jobs(jobs, after_minutes: int) -> int:

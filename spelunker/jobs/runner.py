@@ -60,23 +60,20 @@ def run_job(task, job_model: type[BaseJob], job_id: int, work: Callable[[BaseJob
 def _run_job(task, job_model: type[BaseJob], job_id: int, work: Callable[[BaseJob], dict | None]) -> dict:
     label = job_model._meta.verbose_name
     context = {"job_id": job_id, "job_type": job_model.__name__}
-    job = job_model.objects.filter(pk=job_id).first()
+    # Counts this delivery and marks the job processing in one transaction (four round trips).
+    job, deliveries = job_model.begin_run(job_id, task.request.id or "", max_unfinished_deliveries())
     if job is None:
         logger.error("%s %s not found", label, job_id, extra=context)
         return {"success": False, "job_id": job_id, "error": f"{label} {job_id} not found"}
-    if not job.is_active:
+    if not deliveries:
         return _already_finished(job, label, context)
-
-    deliveries = job.begin_delivery()
     try:
         if deliveries > max_unfinished_deliveries():
             return _fail_poison(job, deliveries - 1, label, context)
-        if not job.start(task.request.id or ""):
-            return _already_finished(job, label, context)
         logger.info("%s %s started", label, job_id, extra=context)
         return _work(task, job, work, label, context)
     finally:
-        # Whatever happened, this delivery returned: it did not kill its worker.
+        # Whatever happened, this delivery returned: it did not kill its worker (a no-op when finish did it).
         job.end_delivery()
 
 
@@ -90,7 +87,7 @@ def _fail_poison(job: BaseJob, crashed: int, label: str, context: dict) -> dict:
     message = (f"Stopped for good: the last {crashed} attempts to run it ended with the worker process dying "
                "(out of memory or a crash) before it made any progress. Check the input, then start it again.")
     logger.error("%s %s is a poison message (%s deliveries died)", label, job.pk, crashed, extra=context)
-    job.finish(JobStatus.FAILED, message, ErrorCode.POISON_MESSAGE)
+    job.finish(JobStatus.FAILED, message, ErrorCode.POISON_MESSAGE, ending_delivery=True)
     return {"success": False, "job_id": job.pk, "status": job.status, "error": message}
 
 
@@ -111,14 +108,14 @@ def _work(task, job: BaseJob, work: Callable[[BaseJob], dict | None], label: str
         limit = soft_time_limit_of(task)
         message = f"Stopped: the time limit of {limit} s was exceeded. Work done so far is kept."
         logger.warning("%s %s hit its soft time limit", label, job_id, extra=context)
-        job.finish(JobStatus.FAILED, message, ErrorCode.TIME_LIMIT)
+        job.finish(JobStatus.FAILED, message, ErrorCode.TIME_LIMIT, ending_delivery=True)
         return {"success": False, "job_id": job_id, "status": job.status, "error": message}
     except Exception as exc:  # a job must never stay "processing" after a crash
         message = f"{type(exc).__name__}: {exc}"
         logger.error("%s %s failed: %s", label, job_id, message, extra=context, exc_info=True)
-        job.finish(JobStatus.FAILED, message, ErrorCode.TASK_ERROR)
+        job.finish(JobStatus.FAILED, message, ErrorCode.TASK_ERROR, ending_delivery=True)
         return {"success": False, "job_id": job_id, "status": job.status, "error": message}
 
-    job.finish(JobStatus.COMPLETED)
+    job.finish(JobStatus.COMPLETED, ending_delivery=True)
     logger.info("%s %s finished: %s %s", label, job_id, job.status, figures, extra=context)
     return {"success": job.status == JobStatus.COMPLETED, "job_id": job_id, "status": job.status, **figures}

@@ -242,3 +242,41 @@ def test_work_stopped_for_a_worker_shutdown_is_requeued_with_the_job_still_proce
     assert rejected.value.requeue is True
     job.refresh_from_db()
     assert (job.status, job.stop_requested, job.unfinished_deliveries) == (JobStatus.PROCESSING, False, 0)
+
+
+# --- run_job's round trips: fewer queries, the same row -------------------------------
+
+def test_a_redelivered_job_is_taken_over_keeping_its_first_start_and_its_delivery_count_ends_at_zero():
+    """Given a job whose first delivery died while processing, when run_job runs it again, then the job
+    completes under the new task id, keeps its first start time and its delivery count is back to zero."""
+    job = SystemCheck.objects.create(total_items=1)
+    job.begin_delivery()
+    job.start("first-delivery")
+    first_start = job.started_at
+    seen = []
+    result = run_job(FakeTask(), SystemCheck, job.pk, lambda j: seen.append((j.status, j.unfinished_deliveries)))
+    job.refresh_from_db()
+    assert result["success"] is True and seen == [(JobStatus.PROCESSING, 2)]
+    assert (job.status, job.celery_task_id, job.started_at) == (JobStatus.COMPLETED, "task-123", first_start)
+    assert job.unfinished_deliveries == 0 and job.completed_at is not None
+
+
+def test_a_job_cancelled_while_it_works_stays_cancelled_and_its_delivery_still_ends():
+    """Given a running job, when it is cancelled before its work returns, then finishing loses to the
+    cancellation (the row is re-read, not overwritten) and the delivery count is reset all the same."""
+    job = SystemCheck.objects.create(total_items=1)
+    def work(running):
+        SystemCheck.objects.get(pk=running.pk).request_cancel("stop")  # a person's Cancel, from another request
+
+    result = run_job(FakeTask(), SystemCheck, job.pk, work)
+    job.refresh_from_db()
+    assert result["success"] is False and result["status"] == JobStatus.CANCELLED
+    assert (job.status, job.message, job.unfinished_deliveries) == (JobStatus.CANCELLED, "stop", 0)
+
+
+def test_a_finished_job_redelivered_is_left_untouched():
+    job = SystemCheck.objects.create(total_items=1)
+    job.finish(JobStatus.COMPLETED)
+    before = SystemCheck.objects.filter(pk=job.pk).values().get()
+    assert run_job(FakeTask(), SystemCheck, job.pk, lambda j: pytest.fail("ran again"))["skipped"] is True
+    assert SystemCheck.objects.filter(pk=job.pk).values().get() == before
