@@ -98,18 +98,26 @@ class RunStack:
 
     def wait_ready(self, timeout: float) -> dict:
         """Poll /readyz until it answers 200; returns its JSON."""
+        return self.wait_answer(f"{self.web_url}/readyz", timeout, until=lambda r: r.status_code == 200).json()
+
+    def wait_answer(self, url: str, timeout: float, until=lambda response: True, **request) -> httpx.Response:
+        """Poll `url` until a response satisfies `until` (by default: any HTTP answer at all); returns it.
+
+        Separate programs start at their own pace: Flower may still be importing
+        the project when the web already answers /readyz.
+        """
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
                 raise AssertionError(f"make run exited with {self.proc.returncode}:\n{self.output()}")
             try:
-                response = httpx.get(f"{self.web_url}/readyz", timeout=5)
-                if response.status_code == 200:
-                    return response.json()
+                response = httpx.get(url, timeout=5, **request)
+                if until(response):
+                    return response
             except httpx.HTTPError:
                 pass  # not listening yet
             time.sleep(0.5)
-        raise AssertionError(f"/readyz not 200 after {timeout}s:\n{self.output()}")
+        raise AssertionError(f"{url} gave no answer wanted after {timeout}s:\n{self.output()}")
 
     def processes(self) -> dict[int, str]:
         """pid -> command line of every live process this run started."""

@@ -56,7 +56,7 @@ def test_fresh_clone_make_run_serves_and_ctrl_c_stops_everything(tmp_path, capsy
         assert ready == {"status": "ok", "database": "ok", "broker": "ok", "cache": "ok"}
 
         sign_in(run.web_url, "admin", ADMIN_PASSWORD).close()
-        assert httpx.get(f"{run.flower_url}/", timeout=30).status_code == 401
+        assert run.wait_answer(f"{run.flower_url}/", timeout=120).status_code == 401
         flower_password = (clone / ".run" / "dev" / "flower_password").read_text().strip()
         assert httpx.get(f"{run.flower_url}/", auth=("admin", flower_password), timeout=30).status_code == 200
 
