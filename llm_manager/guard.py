@@ -59,8 +59,6 @@ def guarded_call(api: LLMApi, *, check_circuit: bool = True):
     Validation passes check_circuit=False: it is the health check that may close the circuit.
     """
     with request_slot(api, check_circuit=check_circuit) as started_healthy:
-        # After the slot: a call refused by an open circuit must not use up the minute's allowance.
-        wait_for_rate_allowance(api)
         try:
             yield
         except TransientLLMError as exc:
@@ -116,18 +114,19 @@ def record_failure(api: LLMApi, error: str, *, transient: bool) -> None:
 
 
 # --- rate limit -------------------------------------------------------------------------
-def wait_for_rate_allowance(api: LLMApi) -> None:
+def wait_for_rate_allowance(api: LLMApi) -> bool:
     """Take one request from this minute's allowance, waiting for the next minute if it is used up.
 
-    requests_per_minute = 0 means no rate limit (local servers).
+    requests_per_minute = 0 means no rate limit (local servers). True when it had to wait.
     """
     if not api.requests_per_minute:
-        return
+        return False
     deadline = time.monotonic() + MAX_WAIT_FOR_RATE_SECONDS
+    waited = False
     while True:
         window = timezone.now().replace(second=0, microsecond=0)
         if _take_from_window(api, window):
-            return
+            return waited
         next_window = (window + timedelta(minutes=1) - timezone.now()).total_seconds()
         if time.monotonic() + next_window > deadline:
             raise TransientLLMError(
@@ -135,6 +134,7 @@ def wait_for_rate_allowance(api: LLMApi) -> None:
                 retry_after=next_window,
             )
         time.sleep(min(next_window, 1.0) + random.uniform(0, 0.05))
+        waited = True
 
 
 def _take_from_window(api: LLMApi, window) -> bool:
@@ -155,12 +155,17 @@ def _take_from_window(api: LLMApi, window) -> bool:
 # --- concurrency slots ------------------------------------------------------------------
 @contextmanager
 def request_slot(api: LLMApi, *, check_circuit: bool = True):
-    """Hold one of the API's concurrent-request slots for the duration of a call.
+    """Hold one of the API's concurrent-request slots for the duration of a call, its rate allowance taken.
 
     Yields whether the slot was leased on the fast path, i.e. the API was healthy when the call started.
     """
     holder, started_healthy = acquire_slot(api, check_circuit=check_circuit)
     try:
+        # After the slot: a call refused by an open circuit must not use up the minute's allowance.
+        if wait_for_rate_allowance(api):
+            # The wait may have used up the lease meant for the call; renewed only then, so a killed
+            # worker's slots still free themselves after one lease.
+            RequestSlot.objects.filter(api=api, holder=holder).update(lease_until=timezone.now() + slot_lease(api))
         yield started_healthy
     finally:
         RequestSlot.objects.filter(api=api, holder=holder).update(holder="", lease_until=timezone.now())
@@ -170,11 +175,15 @@ def slot_count(api: LLMApi) -> int:
     return max(1, api.max_concurrent_requests)
 
 
+def slot_lease(api: LLMApi) -> timedelta:
+    """How long a slot stays taken without being given back: longer than any call, short enough to recover from a crash."""
+    return timedelta(seconds=api.timeout_seconds * 2 + SLOT_LEASE_MARGIN_SECONDS)
+
+
 def acquire_slot(api: LLMApi, *, check_circuit: bool = True) -> tuple[str, bool]:
     """Lease a free slot: (holder, whether the API was healthy). Raises CircuitOpenError while the circuit is open."""
     holder = uuid.uuid4().hex
-    # The rate wait happens while the slot is held: the lease outlasts it and the call.
-    lease = timedelta(seconds=api.timeout_seconds * 2 + SLOT_LEASE_MARGIN_SECONDS + MAX_WAIT_FOR_RATE_SECONDS)
+    lease = slot_lease(api)
     if check_circuit and lease_slot(api, holder, lease, healthy_only=True):
         return holder, True
     if check_circuit:

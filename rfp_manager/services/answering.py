@@ -103,9 +103,9 @@ def _one_line(text: str) -> str:
     return " ".join(str(text).split())
 
 
-def retrieve_passages(question: Question) -> list[dict]:
+def retrieve_passages(question: Question, embedding_model=None) -> list[dict]:
     """The library passages nearest to the question, numbered from 1 as the prompt cites them."""
-    passages = search_passages(question.text, limit=PASSAGES_PER_QUESTION)
+    passages = search_passages(question.text, limit=PASSAGES_PER_QUESTION, model=embedding_model)
     return [
         {
             "n": n,
@@ -240,7 +240,7 @@ def generate_answer(question: Question, *, model, rfp_context: str = "", job=Non
     reused = answer_from_library(question, job=job, embedding_model=embedding_model, library=library)
     if reused is not None:
         return reused
-    passages = retrieve_passages(question)
+    passages = retrieve_passages(question, embedding_model)
     share = evidence(question.text, passages, embedding_model)
     text, needs_expert = draft(question, passages, share, model=model, rfp_context=rfp_context)
     answer, _ = Answer.objects.update_or_create(

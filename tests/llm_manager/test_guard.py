@@ -110,3 +110,12 @@ def test_the_healthy_fast_path_never_bypasses_an_open_circuit(fake_llm):
         services.chat(HELLO)
     assert len(fake_llm.requests) == 1
     assert not RequestSlot.objects.filter(api=api).exclude(holder="").exists()  # no slot left leased
+
+
+def test_a_call_refused_by_the_open_circuit_uses_no_rate_allowance(fake_llm):
+    api = register_fake_api(fake_llm, requests_per_minute=3)
+    LLMApi.objects.filter(pk=api.pk).update(consecutive_failures=3, health_status="unhealthy", circuit_opened_at=timezone.now())
+    for _ in range(3):
+        with pytest.raises(CircuitOpenError):
+            services.chat(HELLO)
+    assert not RateWindow.objects.filter(api=api, count__gt=0).exists()
