@@ -5,9 +5,10 @@ process: two workers with concurrency 4 each must still send at most
 `max_concurrent_requests` requests at once and `requests_per_minute` per
 minute. Each check is one conditional UPDATE, atomic on PostgreSQL and SQLite.
 
-The common call — a healthy API with a free slot — costs two statements: one
-UPDATE that leases a free slot only while the API is healthy (circuit closed,
-no failure counted: `lease_slot_if_healthy`), and one that gives it back. A
+The common call — a healthy API with a free slot — costs two statements (three
+with a rate limit): one UPDATE that leases a free slot only while the API is
+healthy (circuit closed, no failure counted: `lease_slot(healthy_only=True)`),
+and one that gives it back. It used to take seven round trips. A
 call that starts while the API is not known healthy takes the long way (the
 circuit check with its half-open trial, then a slot) and marks the API healthy
 when it succeeds. So a success resets the failures counted before its call
