@@ -3,8 +3,17 @@
 All three are shared by every process through the database, not kept per
 process: two workers with concurrency 4 each must still send at most
 `max_concurrent_requests` requests at once and `requests_per_minute` per
-minute. Each check is one conditional UPDATE (or a SELECT … FOR UPDATE SKIP
-LOCKED for slots), atomic on PostgreSQL and SQLite.
+minute. Each check is one conditional UPDATE, atomic on PostgreSQL and SQLite.
+
+The common call — a healthy API with a free slot — costs two statements (three
+with a rate limit): one UPDATE that leases a free slot only while the API is
+healthy (circuit closed, no failure counted: `lease_slot(healthy_only=True)`),
+and one that gives it back. It used to take seven round trips. A
+call that starts while the API is not known healthy takes the long way (the
+circuit check with its half-open trial, then a slot) and marks the API healthy
+when it succeeds. So a success resets the failures counted before its call
+started; a failure recorded by another process during a call that started
+healthy is reset by the next call that starts after it, not by this one.
 
 Why the database and not Memcached: a Memcached key can be evicted or lost on a
 restart (silently lifting the limit), and an outage would need a second
@@ -27,7 +36,7 @@ import uuid
 from contextlib import contextmanager
 from datetime import timedelta
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
@@ -50,10 +59,7 @@ def guarded_call(api: LLMApi, *, check_circuit: bool = True):
 
     Validation passes check_circuit=False: it is the health check that may close the circuit.
     """
-    if check_circuit:
-        enter_circuit(api)
-    wait_for_rate_allowance(api)
-    with request_slot(api):
+    with request_slot(api, check_circuit=check_circuit) as started_healthy:
         try:
             yield
         except TransientLLMError as exc:
@@ -62,7 +68,8 @@ def guarded_call(api: LLMApi, *, check_circuit: bool = True):
         except LLMError as exc:
             record_failure(api, str(exc), transient=False)
             raise
-    record_success(api)
+    if not started_healthy:  # nothing to reset when the slot was leased only because the API was healthy
+        record_success(api)
 
 
 # --- circuit breaker -------------------------------------------------------------------
@@ -108,18 +115,19 @@ def record_failure(api: LLMApi, error: str, *, transient: bool) -> None:
 
 
 # --- rate limit -------------------------------------------------------------------------
-def wait_for_rate_allowance(api: LLMApi) -> None:
+def wait_for_rate_allowance(api: LLMApi) -> bool:
     """Take one request from this minute's allowance, waiting for the next minute if it is used up.
 
-    requests_per_minute = 0 means no rate limit (local servers).
+    requests_per_minute = 0 means no rate limit (local servers). True when it had to wait.
     """
     if not api.requests_per_minute:
-        return
+        return False
     deadline = time.monotonic() + MAX_WAIT_FOR_RATE_SECONDS
+    waited = False
     while True:
         window = timezone.now().replace(second=0, microsecond=0)
         if _take_from_window(api, window):
-            return
+            return waited
         next_window = (window + timedelta(minutes=1) - timezone.now()).total_seconds()
         if time.monotonic() + next_window > deadline:
             raise TransientLLMError(
@@ -127,6 +135,7 @@ def wait_for_rate_allowance(api: LLMApi) -> None:
                 retry_after=next_window,
             )
         time.sleep(min(next_window, 1.0) + random.uniform(0, 0.05))
+        waited = True
 
 
 def _take_from_window(api: LLMApi, window) -> bool:
@@ -146,28 +155,45 @@ def _take_from_window(api: LLMApi, window) -> bool:
 
 # --- concurrency slots ------------------------------------------------------------------
 @contextmanager
-def request_slot(api: LLMApi):
-    """Hold one of the API's concurrent-request slots for the duration of a call."""
-    slot_pk, holder = acquire_slot(api)
+def request_slot(api: LLMApi, *, check_circuit: bool = True):
+    """Hold one of the API's concurrent-request slots for the duration of a call, its rate allowance taken.
+
+    Yields whether the slot was leased on the fast path, i.e. the API was healthy when the call started.
+    """
+    holder, started_healthy = acquire_slot(api, check_circuit=check_circuit)
     try:
-        yield
+        # After the slot: a call refused by an open circuit must not use up the minute's allowance.
+        if wait_for_rate_allowance(api):
+            # The wait may have used up the lease meant for the call; renewed only then, so a killed
+            # worker's slots still free themselves after one lease.
+            RequestSlot.objects.filter(api=api, holder=holder).update(lease_until=timezone.now() + slot_lease(api))
+        yield started_healthy
     finally:
-        RequestSlot.objects.filter(pk=slot_pk, holder=holder).update(holder="", lease_until=timezone.now())
+        RequestSlot.objects.filter(api=api, holder=holder).update(holder="", lease_until=timezone.now())
 
 
 def slot_count(api: LLMApi) -> int:
     return max(1, api.max_concurrent_requests)
 
 
-def acquire_slot(api: LLMApi) -> tuple[int, str]:
+def slot_lease(api: LLMApi) -> timedelta:
+    """How long a slot stays taken without being given back: longer than any call, short enough to recover from a crash."""
+    return timedelta(seconds=api.timeout_seconds * 2 + SLOT_LEASE_MARGIN_SECONDS)
+
+
+def acquire_slot(api: LLMApi, *, check_circuit: bool = True) -> tuple[str, bool]:
+    """Lease a free slot: (holder, whether the API was healthy). Raises CircuitOpenError while the circuit is open."""
     holder = uuid.uuid4().hex
-    lease = timedelta(seconds=api.timeout_seconds * 2 + SLOT_LEASE_MARGIN_SECONDS)
+    lease = slot_lease(api)
+    if check_circuit and lease_slot(api, holder, lease, healthy_only=True):
+        return holder, True
+    if check_circuit:
+        enter_circuit(api)
     deadline = time.monotonic() + max(MAX_WAIT_FOR_SLOT_SECONDS, api.timeout_seconds)
     ensured = False
     while time.monotonic() < deadline:
-        slot_pk = _take_free_slot(api, holder, lease)
-        if slot_pk:
-            return slot_pk, holder
+        if lease_slot(api, holder, lease):
+            return holder, False
         if not ensured:  # no free slot: perhaps its rows do not exist yet (a new API, a larger limit)
             ensure_slots(api)
             ensured = True
@@ -176,20 +202,32 @@ def acquire_slot(api: LLMApi) -> tuple[int, str]:
     raise TransientLLMError(f"All {slot_count(api)} request slots of {api.name} stayed busy")
 
 
-def _take_free_slot(api: LLMApi, holder: str, lease: timedelta) -> int | None:
-    """Lease one free slot, or None. Rows another transaction holds are skipped, not waited for."""
+def lease_slot(api: LLMApi, holder: str, lease: timedelta, *, healthy_only: bool = False) -> bool:
+    """Lease one free slot to `holder` in one UPDATE; False when none is free (or, `healthy_only`, the API is not healthy).
+
+    Plain SQL: the free slot is picked by a sub-select that locks it with
+    FOR UPDATE SKIP LOCKED where the database has it (PostgreSQL), so
+    concurrent callers take different slots without waiting on each other
+    (SQLite runs one writer at a time); the ORM refuses FOR UPDATE in a
+    statement that is not inside a transaction, which would cost two more round trips.
+    """
+    features, ops = connection.features, connection.ops
     now = timezone.now()
-    with transaction.atomic():
-        slot = (
-            RequestSlot.objects.select_for_update(skip_locked=True)
-            .filter(api=api, number__lt=slot_count(api), lease_until__lte=now)
-            .order_by("number")
-            .first()
-        )
-        if slot is None:
-            return None
-        RequestSlot.objects.filter(pk=slot.pk).update(holder=holder, lease_until=now + lease)
-        return slot.pk
+    lock = " FOR UPDATE OF s SKIP LOCKED" if features.has_select_for_update_skip_locked else ""
+    healthy = (
+        " AND EXISTS (SELECT 1 FROM llm_manager_llmapi a WHERE a.id = s.api_id AND a.circuit_opened_at IS NULL"
+        " AND a.consecutive_failures = 0 AND a.health_status = %s)"
+    ) if healthy_only else ""
+    sql = (
+        "UPDATE llm_manager_requestslot SET holder = %s, lease_until = %s WHERE id = ("
+        "SELECT s.id FROM llm_manager_requestslot s WHERE s.api_id = %s AND s.number < %s AND s.lease_until <= %s"
+        f"{healthy} ORDER BY s.number LIMIT 1{lock})"
+    )
+    params = [holder, ops.adapt_datetimefield_value(now + lease), api.pk, slot_count(api),
+              ops.adapt_datetimefield_value(now), *([LLMApi.HEALTH_HEALTHY] if healthy_only else [])]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.rowcount == 1
 
 
 def ensure_slots(api: LLMApi) -> None:

@@ -19,6 +19,7 @@ added or removed (a responder job asks once per question), and scored with numpy
 """
 import math
 import threading
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -128,6 +129,30 @@ def current_index(model) -> Index:
     with _index_lock:
         _index_cache[model.pk] = (token, index)
     return index
+
+
+class RecentIndex:
+    """The usable entries' index for one batch job, whose freshness is checked at most every `max_age` seconds.
+
+    current_index() checks the wordings' token (two aggregate queries) on every
+    call; a responder job asks once per question, from several threads. An
+    entry approved or retired while the job runs is seen by the questions that
+    start at most `max_age` seconds later.
+    """
+
+    def __init__(self, model, max_age: float = 5.0):
+        self.model = model
+        self.max_age = max_age
+        self._lock = threading.Lock()
+        self._index: Index | None = None
+        self._checked_at = 0.0
+
+    def get(self) -> Index:
+        with self._lock:
+            if self._index is None or time.monotonic() - self._checked_at >= self.max_age:
+                self._index = current_index(self.model)
+                self._checked_at = time.monotonic()
+            return self._index
 
 
 # --- scoring --------------------------------------------------------------------------------------

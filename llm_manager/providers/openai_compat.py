@@ -33,11 +33,17 @@ class OpenAICompatibleProvider(Provider):
 
     def embed(self, model_name: str, texts: list[str], dimensions: int | None = None) -> list[list[float]]:
         with self._translated_errors(model_name):
-            response = self._client().embeddings.create(model=model_name, input=texts)
-        ordered = sorted(response.data, key=lambda item: item.index)
-        if len(ordered) != len(texts):
-            raise TransientLLMError(f"{self.api.name} returned {len(ordered)} vectors for {len(texts)} texts")
-        return [list(item.embedding) for item in ordered]
+            # The response's JSON as it is: the SDK's typed objects are built one per number of every vector,
+            # which cost more CPU than the rest of the request (the client keeps its checks and errors).
+            body = self._client().embeddings.with_raw_response.create(model=model_name, input=texts).http_response.json()
+        try:
+            ordered = sorted(body["data"], key=lambda item: item["index"])
+            vectors = [list(item["embedding"]) for item in ordered]
+        except (KeyError, TypeError):
+            raise TransientLLMError(f"{self.api.name} sent an embeddings response without its vectors") from None
+        if len(vectors) != len(texts):
+            raise TransientLLMError(f"{self.api.name} returned {len(vectors)} vectors for {len(texts)} texts")
+        return vectors
 
     def chat(self, model_name: str, messages: list[dict], *, temperature: float, max_tokens: int | None) -> ChatResult:
         options = {"model": model_name, "messages": messages, "temperature": temperature}

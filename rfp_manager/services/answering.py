@@ -103,9 +103,9 @@ def _one_line(text: str) -> str:
     return " ".join(str(text).split())
 
 
-def retrieve_passages(question: Question) -> list[dict]:
+def retrieve_passages(question: Question, embedding_model=None) -> list[dict]:
     """The library passages nearest to the question, numbered from 1 as the prompt cites them."""
-    passages = search_passages(question.text, limit=PASSAGES_PER_QUESTION)
+    passages = search_passages(question.text, limit=PASSAGES_PER_QUESTION, model=embedding_model)
     return [
         {
             "n": n,
@@ -200,9 +200,12 @@ def _reset_review() -> dict:
     return {"review_verdict": "", "review_feedback": "", "review_score": None, "reviewer_job": None, "reviewed_at": None}
 
 
-def answer_from_library(question: Question, *, job=None, embedding_model=None) -> Answer | None:
-    """Reuse an approved library entry that answers the question (no model call); None when none matches."""
-    match = find_match(question.text, model=embedding_model)
+def answer_from_library(question: Question, *, job=None, embedding_model=None, library=None) -> Answer | None:
+    """Reuse an approved library entry that answers the question (no model call); None when none matches.
+
+    `library`: a batch job's RecentIndex of the answer library (read here when not given).
+    """
+    match = find_match(question.text, model=embedding_model, index=library.get() if library else None)
     if match is None:
         return None
     entry = match.entry
@@ -226,16 +229,18 @@ def answer_from_library(question: Question, *, job=None, embedding_model=None) -
     return answer
 
 
-def generate_answer(question: Question, *, model, rfp_context: str = "", job=None, embedding_model=None) -> Answer:
+def generate_answer(question: Question, *, model, rfp_context: str = "", job=None, embedding_model=None,
+                    library=None) -> Answer:
     """Reuse a library entry when one answers the question, else draft (or redraft) from the documents.
 
-    A new answer clears the old review. `embedding_model`: the default embedding
-    model a batch job read once at its start (read here when not given).
+    A new answer clears the old review. `embedding_model` and `library`: the default
+    embedding model a batch job read once at its start and the job's RecentIndex
+    of the answer library (both read here when not given).
     """
-    reused = answer_from_library(question, job=job, embedding_model=embedding_model)
+    reused = answer_from_library(question, job=job, embedding_model=embedding_model, library=library)
     if reused is not None:
         return reused
-    passages = retrieve_passages(question)
+    passages = retrieve_passages(question, embedding_model)
     share = evidence(question.text, passages, embedding_model)
     text, needs_expert = draft(question, passages, share, model=model, rfp_context=rfp_context)
     answer, _ = Answer.objects.update_or_create(

@@ -18,6 +18,7 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import Count, Q
 from django.utils import timezone
 
+from answer_library.services.matching import RecentIndex
 from llm_manager import services as llm
 from spelunker.jobs.models import ACTIVE_STATUSES, MAX_RECORDED_ERRORS, JobStatus
 from spelunker.jobs.runner import StopRequested
@@ -29,6 +30,8 @@ logger = logging.getLogger(__name__)
 
 CANCEL_CHECK_SECONDS = 0.5
 PROGRESS_WRITE_SECONDS = 0.3
+# A responder job sees an answer-library entry approved (or retired) while it runs within this long.
+ANSWER_LIBRARY_RECHECK_SECONDS = 5.0
 
 
 class JobNotStarted(Exception):
@@ -238,8 +241,10 @@ def _default_embedding_model():
 
 def run_responder_job(job: RFPBatchJob) -> dict:
     model, concurrency = _chat_model_and_concurrency()
+    embedding_model = _default_embedding_model()
+    library = RecentIndex(embedding_model, max_age=ANSWER_LIBRARY_RECHECK_SECONDS) if embedding_model else None
     answer = partial(generate_answer, model=model, rfp_context=job.rfp.context_summary(), job=job,
-                     embedding_model=_default_embedding_model())
+                     embedding_model=embedding_model, library=library)
     return run_batch(job, answer, concurrency)
 
 

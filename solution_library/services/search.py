@@ -18,7 +18,7 @@ from llm_manager import services as llm
 
 from .lexical import affordable_terms, lexical_ranking, questionnaire_terms
 from .rerank import rerank
-from .search_index import index_for
+from .search_index import current_version, index_for
 
 CANDIDATES = 50
 RRF_K = 60
@@ -38,12 +38,15 @@ class Passage:
     heading: str = ""
 
 
-def search_passages(query: str, limit: int = 5, *, document_ids: list[int] | None = None) -> list[Passage]:
-    """The `limit` passages that best answer `query`, best first."""
+def search_passages(query: str, limit: int = 5, *, document_ids: list[int] | None = None, model=None) -> list[Passage]:
+    """The `limit` passages that best answer `query`, best first.
+
+    `model`: the default embedding model a batch job read once at its start (read here when not given).
+    """
     query = (query or "").strip()
     if not query or limit <= 0:
         return []
-    model, version = default_model_and_version()
+    model, version = (model, current_version(model.pk)) if model else default_model_and_version()
     depth = max(CANDIDATES, limit)
     index = index_for(model.pk, version)
     terms = affordable_terms(questionnaire_terms(query), model.pk, version)

@@ -139,3 +139,21 @@ def test_the_kept_index_is_read_again_when_an_entry_changes(user, llm_api):
 
     assert entry.pk not in matching.current_index(model).entry_ids
     assert matching.find_match(BACKUP_QUESTION) is None
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_jobs_recent_index_checks_for_changes_only_after_its_max_age(user, llm_api, django_assert_num_queries):
+    from llm_manager.services import get_default_model
+
+    model = get_default_model("embedding")
+    entry = entries.save_entry(Entry(), user, "test", question=BACKUP_QUESTION, answer_text="Hourly.")
+    within_a_job = matching.RecentIndex(model, max_age=3600)
+    kept = within_a_job.get()
+    assert entry.pk in kept.entry_ids
+    entry.status = Entry.Status.RETIRED
+    entry.save()
+
+    with django_assert_num_queries(0):  # not asked again before max_age: a responder question costs no query here
+        assert within_a_job.get() is kept
+    within_a_job.max_age = 0  # as when its max age has passed
+    assert entry.pk not in within_a_job.get().entry_ids

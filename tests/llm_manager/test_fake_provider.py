@@ -105,3 +105,10 @@ def test_unreachable_api_is_transient(fake_api):
     LLMApi.objects.filter(pk=fake_api.pk).update(base_url="http://127.0.0.1:9/v1")
     outcome = services.validate_api(fake_api.pk)
     assert outcome.transient and "Cannot connect to Fake OpenAI" in outcome.error
+
+
+@pytest.mark.parametrize("fault, message", [("malformed", "not valid JSON"), ("500", "server error (HTTP 500)")])
+def test_embedding_faults_are_transient(fake_llm, fake_api, fault, message):
+    fake_llm.configure(fault=fault)
+    with pytest.raises(TransientLLMError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        services.embed_texts(["hello"])

@@ -85,8 +85,37 @@ def test_rate_window_counts_every_request_and_refuses_beyond_the_limit(fake_llm)
 def test_slots_are_exclusive_and_released(fake_llm):
     api = register_fake_api(fake_llm, max_concurrent=2)
     with guard.request_slot(api):
-        held, holder = guard.acquire_slot(api)  # the second and last slot
+        holder, _ = guard.acquire_slot(api)  # the second and last slot
         assert not RequestSlot.objects.filter(api=api, lease_until__lte=timezone.now()).exists()
+        assert not guard.lease_slot(api, "a third caller", timedelta(seconds=60))
     # Leaving the context manager gave its slot back; the other one is still held.
     assert RequestSlot.objects.filter(api=api, lease_until__lte=timezone.now(), holder="").count() == 1
-    assert RequestSlot.objects.get(pk=held).holder == holder
+    assert RequestSlot.objects.filter(api=api, holder=holder).count() == 1
+
+
+def test_a_success_resets_the_failures_counted_before_its_call(fake_llm):
+    api = register_fake_api(fake_llm)
+    assert services.chat(HELLO).text  # marks the API healthy: later calls take the one-statement path
+    LLMApi.objects.filter(pk=api.pk).update(consecutive_failures=2, last_error="HTTP 500")  # another process failed twice
+    assert services.chat(HELLO).text
+    api.refresh_from_db()
+    assert (api.consecutive_failures, api.health_status, api.last_error) == (0, LLMApi.HEALTH_HEALTHY, "")
+
+
+def test_the_healthy_fast_path_never_bypasses_an_open_circuit(fake_llm):
+    api = register_fake_api(fake_llm)
+    assert services.chat(HELLO).text
+    LLMApi.objects.filter(pk=api.pk).update(circuit_opened_at=timezone.now())  # another process opened it
+    with pytest.raises(CircuitOpenError):
+        services.chat(HELLO)
+    assert len(fake_llm.requests) == 1
+    assert not RequestSlot.objects.filter(api=api).exclude(holder="").exists()  # no slot left leased
+
+
+def test_a_call_refused_by_the_open_circuit_uses_no_rate_allowance(fake_llm):
+    api = register_fake_api(fake_llm, requests_per_minute=3)
+    LLMApi.objects.filter(pk=api.pk).update(consecutive_failures=3, health_status="unhealthy", circuit_opened_at=timezone.now())
+    for _ in range(3):
+        with pytest.raises(CircuitOpenError):
+            services.chat(HELLO)
+    assert not RateWindow.objects.filter(api=api, count__gt=0).exists()
