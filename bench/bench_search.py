@@ -39,19 +39,6 @@ CHUNKS_PER_DOCUMENT = 100
 BATCH = 2000
 
 
-def real_sentences() -> list[str]:
-    """The sentences of the evaluation documents (public manuals, evaluation/documents)."""
-    from evaluation.dataset import document_paths
-    from llm_manager.providers.grounding import sentences
-    from solution_library.services.parsing import html_to_text
-
-    found = []
-    for path in document_paths():
-        text = " ".join(html_to_text(path.read_bytes()).split())
-        found += [s for s in sentences(text) if 20 <= len(s) <= 400]
-    return found
-
-
 # Share of a passage's sentences that follow on in its manual; the rest are drawn from anywhere,
 # so that a million passages are not copies of the pool's few thousand runs of sentences.
 KEPT_SHARE = 0.7
@@ -87,10 +74,11 @@ def fill_library(total_chunks: int, model, prefix: str = "bench-search-", offset
     from django.core.files.base import ContentFile
     from django.db import transaction
 
+    from evaluation.dataset import document_sentences
     from solution_library.models import Chunk, Document, ReviewStatus
     from solution_library.services.search_index import bump_version
 
-    rng, pool = random.Random(7), real_sentences()
+    rng, pool = random.Random(7), document_sentences()
     sentence_vectors = sentence_embeddings(pool, model.embedding_dimensions or 384)
     for first in range(offset, offset + total_chunks, CHUNKS_PER_DOCUMENT):
         with transaction.atomic():

@@ -144,7 +144,7 @@ class Segment:
             positions = np.flatnonzero(np.isin(self.document_ids, document_ids))
         if positions is not None and len(positions) <= FILTERED_EXACT_LIMIT:
             scores = cosine_scores(self.columns, query, positions)
-        else:
+        else:  # list by list: each list's columns are contiguous in the file
             ranges = self.lists.nearest_ranges(query)
             positions = np.concatenate([np.arange(start, end) for start, end in ranges])
             scores = np.concatenate([cosine_scores(self.columns[:, start:end], query) for start, end in ranges])
@@ -331,7 +331,7 @@ def open_segment(folder: Path, entry: dict, deleted: np.ndarray | None = None) -
         alive = None if mask.all() else mask
     if not entry.get("grouped"):
         return Segment(name, ids, documents, columns, alive)
-    lists = InvertedLists(np.load(folder / f"{name}.centroids.npy"), mapped("offsets"))
+    lists = InvertedLists(mapped("centroids"), mapped("offsets"))
     return Segment(name, ids, documents, columns, alive, lists, mapped("by_id"))
 
 
