@@ -29,8 +29,9 @@ LISTS_PER_ROOT = 2
 # the centroids only steer the search (it rescores exactly), so a sample is enough.
 SAMPLE_PER_LIST = 25
 KMEANS_ROUNDS = 6
-# A search scores the lists of this share of the centroids nearest the query (at least MIN_PROBES).
-PROBE_SHARE = 0.08
+# A dense query scores the lists of this share of the centroids nearest it (at least MIN_PROBES);
+# a sparse one more (see nearest_ranges).
+PROBE_SHARE = 0.03
 MIN_PROBES = 8
 # Columns per block when assigning columns to centroids (bounds the lists × block score matrix).
 ASSIGN_BLOCK = 4096
@@ -43,10 +44,15 @@ class InvertedLists:
     centroids: np.ndarray
     offsets: np.ndarray
 
-    def nearest_ranges(self, query: np.ndarray) -> list[tuple[int, int]]:
-        """The column ranges of the lists whose centroids are nearest the query, in file order."""
+    def nearest_ranges(self, query: np.ndarray, rows_read: float = 1.0) -> list[tuple[int, int]]:
+        """The column ranges of the lists whose centroids are nearest the query, in file order.
+
+        `rows_read` is the share of dimensions scoring reads for this query (a sparse query reads
+        only its non-zero rows): such a query probes that many times more lists for the same cost.
+        """
         count = len(self.centroids)
-        probes = min(count, max(MIN_PROBES, math.ceil(PROBE_SHARE * count)))
+        share = min(1.0, PROBE_SHARE / rows_read)
+        probes = min(count, max(MIN_PROBES, math.ceil(share * count)))
         nearest = np.sort(np.argpartition(self.centroids @ query, count - probes)[count - probes :])
         starts, ends = self.offsets[nearest], self.offsets[nearest + 1]
         return [(int(start), int(end)) for start, end in zip(starts, ends) if end > start]

@@ -144,10 +144,11 @@ class Segment:
             positions = np.flatnonzero(np.isin(self.document_ids, document_ids))
         if positions is not None and len(positions) <= FILTERED_EXACT_LIMIT:
             scores = cosine_scores(self.columns, query, positions)
-        else:  # list by list: each list's columns are contiguous in the file
-            ranges = self.lists.nearest_ranges(query)
+        else:
+            rows = rows_read(query)
+            ranges = self.lists.nearest_ranges(query, len(rows) / len(query))
             positions = np.concatenate([np.arange(start, end) for start, end in ranges])
-            scores = np.concatenate([cosine_scores(self.columns[:, start:end], query) for start, end in ranges])
+            scores = list_scores(self.columns, query, rows, ranges)
         return self.ids[positions], self._masked(positions, scores, document_ids)
 
     def _masked(self, positions, scores: np.ndarray, document_ids) -> np.ndarray:
@@ -201,14 +202,18 @@ class VectorIndex:
         return np.sort(np.concatenate(parts)) if parts else np.zeros(0, dtype=np.int64)
 
 
-def cosine_scores(columns: np.ndarray, query: np.ndarray, positions: np.ndarray | None = None) -> np.ndarray:
-    """query · every column (or the columns at `positions`); a sparse query (the offline model's
-    hashed features) reads only its rows."""
+def rows_read(query: np.ndarray) -> np.ndarray:
+    """The rows (dimensions) scoring reads: a sparse query's (the offline model's hashed features)
+    non-zero ones, a dense query's all."""
     rows = np.flatnonzero(query)
-    if len(rows) >= SPARSE_QUERY_SHARE * len(query):
-        if positions is None:
-            return query @ columns
-        rows = np.arange(len(query))
+    return rows if len(rows) < SPARSE_QUERY_SHARE * len(query) else np.arange(len(query))
+
+
+def cosine_scores(columns: np.ndarray, query: np.ndarray, positions: np.ndarray | None = None) -> np.ndarray:
+    """query · every column (or the columns at `positions`), reading only rows_read(query)."""
+    rows = rows_read(query)
+    if len(rows) == len(query) and positions is None:
+        return query @ columns
     weights, count = query[rows], columns.shape[1] if positions is None else len(positions)
     scores = np.empty(count, dtype=np.float32)
     for start in range(0, count, SPARSE_BLOCK):
@@ -217,6 +222,17 @@ def cosine_scores(columns: np.ndarray, query: np.ndarray, positions: np.ndarray 
         )
         np.matmul(weights, block, out=scores[start : start + SPARSE_BLOCK])
     return scores
+
+
+def list_scores(columns: np.ndarray, query: np.ndarray, rows: np.ndarray, ranges: list[tuple[int, int]]) -> np.ndarray:
+    """query · the columns of each range (a list's columns are contiguous), reading only `rows`.
+
+    One small product per list, with the query's rows picked once: a search probes hundreds of lists.
+    """
+    if len(rows) == len(query):
+        return np.concatenate([query @ columns[:, start:end] for start, end in ranges])
+    weights = query[rows]
+    return np.concatenate([weights @ columns[rows, start:end] for start, end in ranges])
 
 
 # --- reading the database ----------------------------------------------------------------------

@@ -74,12 +74,13 @@ def test_recall_at_10_on_dense_clustered_vectors(clustered):
 
 def test_recall_at_10_on_the_offline_models_embeddings(offline_passages):
     """Hashed bags of words cluster weakly: a query's nearest passages are those sharing its rarer
-    words, spread over many lists. Measured 0.83 here (2,878 passages, 107 lists, 9 probed);
-    bench/bench_search.py reports it on a large library. Broken probing gives about 0.1."""
+    words, spread over many lists. A question's embedding is sparse, so it probes more lists for
+    the same cost (nearest_ranges); measured 0.93 here (2,878 passages, 107 lists, ~30% of the
+    passages scored); bench/bench_search.py reports it on a large library."""
     vectors, queries = offline_passages
     exact, grouped = exact_and_grouped(vectors)
-    assert recall_at_10(exact, grouped, queries) >= 0.8
-    assert scanned_share(grouped, queries) < 0.25
+    assert recall_at_10(exact, grouped, queries) >= 0.9
+    assert scanned_share(grouped, queries) < 0.5
 
 
 def test_deleted_chunks_are_never_returned(clustered):
