@@ -23,15 +23,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-# Lists = LISTS_PER_ROOT × √chunks: ~630 lists of ~160 at 100,000 chunks, 2,000 of 500 at a million.
-LISTS_PER_ROOT = 2
+# Lists = LISTS_PER_ROOT × √chunks: ~160 lists of ~630 at 100,000 chunks, 500 of 2,000 at a million.
+# Long lists: a search reads each probed list's rows in one piece, and fewer, longer pieces of
+# a large file are read much faster than many short ones (and cost fewer Python calls).
+LISTS_PER_ROOT = 0.5
 # k-means learns the centroids from this many sampled chunks per list, in this many rounds:
 # the centroids only steer the search (it rescores exactly), so a sample is enough.
 SAMPLE_PER_LIST = 25
 KMEANS_ROUNDS = 6
 # A dense query scores the lists of this share of the centroids nearest it (at least MIN_PROBES);
 # a sparse one more (see nearest_ranges).
-PROBE_SHARE = 0.03
+PROBE_SHARE = 0.02
 MIN_PROBES = 8
 # Columns per block when assigning columns to centroids (bounds the lists × block score matrix).
 ASSIGN_BLOCK = 4096
@@ -54,8 +56,20 @@ class InvertedLists:
         share = min(1.0, PROBE_SHARE / rows_read)
         probes = min(count, max(MIN_PROBES, math.ceil(share * count)))
         nearest = np.sort(np.argpartition(self.centroids @ query, count - probes)[count - probes :])
-        starts, ends = self.offsets[nearest], self.offsets[nearest + 1]
-        return [(int(start), int(end)) for start, end in zip(starts, ends) if end > start]
+        return adjacent_joined(self.offsets[nearest], self.offsets[nearest + 1])
+
+
+def adjacent_joined(starts: np.ndarray, ends: np.ndarray) -> list[tuple[int, int]]:
+    """Ranges in file order with each run of touching ranges made one (one read instead of several)."""
+    ranges: list[tuple[int, int]] = []
+    for start, end in zip(starts.tolist(), ends.tolist()):
+        if end <= start:
+            continue
+        if ranges and ranges[-1][1] == start:
+            ranges[-1] = (ranges[-1][0], end)
+        else:
+            ranges.append((start, end))
+    return ranges
 
 
 def group(columns: np.ndarray, seed: int = 0) -> tuple[np.ndarray, InvertedLists]:
@@ -92,3 +106,14 @@ def nearest_centroid(columns: np.ndarray, centroids: np.ndarray) -> np.ndarray:
         block = np.asarray(columns[:, start : start + ASSIGN_BLOCK], dtype=np.float32)
         nearest[start : start + ASSIGN_BLOCK] = np.argmax(centroids @ block, axis=0)
     return nearest
+
+
+def recall(exact: list[tuple[int, float]], found: list[tuple[int, float]], tolerance: float = 1e-5) -> float:
+    """Share of the exact search's k results that `found` (k results) matches, counting a found chunk
+    as right when it is at least as near as the exact k-th (as ann-benchmarks does): chunks with
+    equal embeddings tie, and which of them wins a tie is no error."""
+    if not exact:
+        return 1.0
+    kth = exact[-1][1] - tolerance
+    return min(1.0, sum(score >= kth for _, score in found) / len(exact))
+
