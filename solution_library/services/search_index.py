@@ -42,7 +42,7 @@ import threading
 import time
 import uuid
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -334,21 +334,28 @@ class SegmentFiles:
         np.save(self.folder / f"{self.name}.{part}.npy", array)
 
 
-def open_segment(folder: Path, entry: dict, deleted: np.ndarray | None = None) -> Segment:
+def open_segment(folder: Path, entry: dict, deleted: np.ndarray | None = None, mapped: Segment | None = None) -> Segment:
+    """One segment of a generation, its deleted chunks masked; `mapped`: the same segment already
+    mapped by this process (files never change, so a new generation maps only its new segments)."""
+    segment = mapped or _map_segment(folder, entry)
+    alive = None
+    if deleted is not None and len(deleted):
+        mask = ~np.isin(segment.ids, deleted, assume_unique=True)
+        alive = None if mask.all() else mask
+    return replace(segment, alive=alive)
+
+
+def _map_segment(folder: Path, entry: dict) -> Segment:
     name, count = entry["name"], entry["count"]
 
     def mapped(part: str) -> np.ndarray:
         return map_npy(folder / f"{name}.{part}.npy")
 
     ids, documents, columns = mapped("ids"), mapped("documents"), mapped("vectors")[:, :count]
-    alive = None
-    if deleted is not None and len(deleted):
-        mask = ~np.isin(ids, deleted, assume_unique=True)
-        alive = None if mask.all() else mask
     if not entry.get("grouped"):
-        return Segment(name, ids, documents, columns, alive)
+        return Segment(name, ids, documents, columns)
     lists = InvertedLists(mapped("centroids"), mapped("offsets"))
-    return Segment(name, ids, documents, columns, alive, lists, mapped("by_id"))
+    return Segment(name, ids, documents, columns, lists=lists, by_id=mapped("by_id"))
 
 
 def map_npy(path: Path) -> np.ndarray:
@@ -392,11 +399,12 @@ class SharedIndexFolder:
         except (FileNotFoundError, ValueError):
             return None
 
-    def open(self, manifest: dict) -> VectorIndex:
+    def open(self, manifest: dict, mapped: list[Segment] = ()) -> VectorIndex:
         deleted = np.zeros(0, dtype=np.int64)
         if manifest.get("deleted"):
             deleted = np.load(self.folder / manifest["deleted"])
-        segments = [open_segment(self.folder, entry, deleted) for entry in manifest["segments"]]
+        already = {segment.name: segment for segment in mapped}
+        segments = [open_segment(self.folder, entry, deleted, already.get(entry["name"])) for entry in manifest["segments"]]
         return VectorIndex(self.model_id, manifest["version"], segments, deleted)
 
     @contextmanager
@@ -488,7 +496,7 @@ class SharedIndexFolder:
         temporary.write_text(json.dumps(manifest))
         os.replace(temporary, self.folder / "manifest.json")
         self._collect_garbage(manifest)
-        return self.open(manifest)
+        return self.open(manifest, segments)
 
     def _collect_garbage(self, manifest: dict) -> None:
         keep = {entry["name"] for entry in manifest["segments"]} | {manifest["deleted"], "manifest.json", "lock"}
@@ -528,15 +536,17 @@ def index_for(model_id: int, version: str | None = None) -> VectorIndex:
 
 def _open_current(model_id: int, version: str) -> VectorIndex:
     shared = SharedIndexFolder(model_id, version)
+    previous = _indexes.get(model_id)
+    mapped = previous.segments if previous is not None else []
     manifest = shared.manifest()
     if manifest is not None and manifest["version"] == version:
         try:
-            return shared.open(manifest)
+            return shared.open(manifest, mapped)
         except FileNotFoundError:
             pass  # a writer replaced this generation and removed its files meanwhile: read under the lock
     with shared.locked():
         manifest = shared.manifest()  # another process may have brought it up to date meanwhile
         if manifest is not None and manifest["version"] == version:
-            return shared.open(manifest)
-        return shared.update(shared.open(manifest) if manifest else None)
+            return shared.open(manifest, mapped)
+        return shared.update(shared.open(manifest, mapped) if manifest else None)
 
