@@ -4,18 +4,28 @@
     .venv/bin/python bench/bench_search.py [--chunks 100000] [--queries 300]
 
 Fills the library with `--chunks` passages of about 1,000 characters made of
-real sentences (shuffled from the evaluation set's manuals, so the full-text
-index sees a real vocabulary: common words in many passages, rare ones in few);
-their embeddings are random unit vectors of the default model's 384 dimensions,
-because embedding 100,000 texts with the offline provider would take minutes
-and the scoring cost does not depend on the values. Then it times whole
+real sentences from the evaluation set's manuals (so the full-text index sees
+a real vocabulary: common words in many passages, rare ones in few): each
+document covers a stretch of one manual, mostly in order, with some sentences
+drawn from anywhere;
+each passage's embedding is the normalised sum of the offline model's
+embeddings of its sentences — the neighbourhoods of real embeddings, which an
+approximate index depends on (random vectors have none), without the 50
+minutes that embedding a million passages one by one would take. Then it times whole
 search_passages() calls with the evaluation set's questionnaire questions: the
 query embedding, the index version check, the full-text ranking (FTS5 bm25 or
 tsvector ts_rank_cd over all matching chunks), the matrix product, the fusion
 and the passage fetch; and the full-text ranking alone. Each process caches how
 many chunks hold a query word until the chunks change, so the first time a
 question's words are seen is reported on its own. The first call, which
-loads the index into memory, is reported on its own.
+opens the index files, is reported on its own; so are the time to build the
+index files from the database, the first search after one more document, and
+each searching process's memory.
+
+Recall@10: for the same questions, the index's 10 nearest chunks against an
+exact ranking of the same vectors (every chunk scored, no inverted lists);
+and the same for dense queries (a neural embedding model's kind: every
+dimension non-zero), here chunks' own embeddings with noise added.
 """
 import argparse
 import random
@@ -26,28 +36,39 @@ from _setup import percentile, setup_django
 
 
 CHUNKS_PER_DOCUMENT = 100
+# As many as search_passages() asks the vector index for (search.CANDIDATES).
+CANDIDATES_FOR_TIMING = 50
 BATCH = 2000
 
 
-def real_sentences() -> list[str]:
-    """The sentences of the evaluation documents (public manuals, evaluation/documents)."""
-    from evaluation.dataset import document_paths
-    from llm_manager.providers.grounding import sentences
-    from solution_library.services.parsing import html_to_text
-
-    found = []
-    for path in document_paths():
-        text = " ".join(html_to_text(path.read_bytes()).split())
-        found += [s for s in sentences(text) if 20 <= len(s) <= 400]
-    return found
+# Share of a passage's sentences that follow on in its manual; the rest are drawn from anywhere,
+# so that a million passages are not copies of the pool's few thousand runs of sentences.
+KEPT_SHARE = 0.7
 
 
-def passage(rng: random.Random, pool: list[str]) -> str:
-    parts, length = [], 0
+def passage(rng: random.Random, pool: list[str], start: int) -> tuple[str, list[int]]:
+    """About 1,000 characters of the pool's sentences from `start` on, and which ones (their indexes)."""
+    picked, length = [], 0
     while length < 900:
-        parts.append(rng.choice(pool))
-        length += len(parts[-1]) + 1
-    return " ".join(parts)[:1000]
+        following = (start + len(picked)) % len(pool)
+        picked.append(following if rng.random() < KEPT_SHARE else rng.randrange(len(pool)))
+        length += len(pool[picked[-1]]) + 1
+    return " ".join(pool[i] for i in picked)[:1000], picked
+
+
+def sentence_embeddings(pool: list[str], dims: int) -> np.ndarray:
+    """The offline model's embedding of every pool sentence (one row each)."""
+    from llm_manager.providers.offline import hashed_embedding
+
+    return np.asarray([hashed_embedding(s, dims) for s in pool], dtype=np.float32)
+
+
+def passage_embedding(sentence_vectors: np.ndarray, picked: list[int]) -> np.ndarray:
+    """The normalised sum of the passage's sentence embeddings: close to what the offline model
+    gives the passage itself (which costs 3 ms a passage, 50 minutes at a million), and with the
+    same neighbourhoods — passages that share sentences and words are near each other."""
+    vector = sentence_vectors[picked].sum(axis=0)
+    return vector / np.linalg.norm(vector)
 
 
 def fill_library(total_chunks: int, model, prefix: str = "bench-search-", offset: int = 0) -> None:
@@ -55,11 +76,12 @@ def fill_library(total_chunks: int, model, prefix: str = "bench-search-", offset
     from django.core.files.base import ContentFile
     from django.db import transaction
 
+    from evaluation.dataset import document_sentences
     from solution_library.models import Chunk, Document, ReviewStatus
     from solution_library.services.search_index import bump_version
 
-    rng, vectors, pool = random.Random(7), np.random.default_rng(7), real_sentences()
-    dims = model.embedding_dimensions or 384
+    rng, pool = random.Random(7), document_sentences()
+    sentence_vectors = sentence_embeddings(pool, model.embedding_dimensions or 384)
     for first in range(offset, offset + total_chunks, CHUNKS_PER_DOCUMENT):
         with transaction.atomic():
             document = Document(
@@ -70,13 +92,14 @@ def fill_library(total_chunks: int, model, prefix: str = "bench-search-", offset
             document.skip_auto_embed = True
             document.file.save("bench.txt", ContentFile(b"bench"), save=False)
             document.save()
-            matrix = vectors.standard_normal((CHUNKS_PER_DOCUMENT, dims)).astype(np.float32)
-            matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
+            # A document covers one stretch of a manual, as a real document's chunks follow each other.
+            start = rng.randrange(len(pool))
+            texts, picks = zip(*(passage(rng, pool, start + 3 * i) for i in range(CHUNKS_PER_DOCUMENT)))
             Chunk.objects.bulk_create(
                 [
-                    Chunk(document=document, position=i, title=document.title, text=passage(rng, pool),
-                          embedding=matrix[i].tobytes(), embedding_model=model)
-                    for i in range(CHUNKS_PER_DOCUMENT)
+                    Chunk(document=document, position=i, title=document.title, text=text,
+                          embedding=passage_embedding(sentence_vectors, picked).tobytes(), embedding_model=model)
+                    for i, (text, picked) in enumerate(zip(texts, picks))
                 ],
                 batch_size=BATCH,
             )
@@ -139,6 +162,52 @@ def run_probes(count: int, queries: int) -> list[dict]:
     return [json.loads(proc.communicate()[0].strip().splitlines()[-1]) for proc in procs]
 
 
+def exact_twin(index):
+    """The same segments and deletions, every chunk scored: the exact search the index approximates."""
+    from dataclasses import replace
+
+    from solution_library.services.search_index import VectorIndex
+
+    segments = [replace(segment, lists=None, by_id=None) for segment in index.segments]
+    return VectorIndex(index.model_id, index.version, segments, index.deleted)
+
+
+def against_exact(index, vectors: np.ndarray) -> dict:
+    """Recall@10 of the index against exact search of the same vectors (inverted_lists.recall), and
+    both one's scoring time, p50, query by query in turn (the machine's load falls on both alike)."""
+    from solution_library.services.inverted_lists import recall
+
+    exact, shares, timings = exact_twin(index), [], {"index": [], "exact": []}
+    for vector in vectors:
+        found = {}
+        for name, searched in (("exact", exact), ("index", index)):
+            started = time.perf_counter()
+            found[name] = searched.top(vector, CANDIDATES_FOR_TIMING)
+            timings[name].append((time.perf_counter() - started) * 1000)
+        shares.append(recall(found["exact"][:10], found["index"][:10]))
+    return {"recall": float(np.mean(shares)), **{f"{name}_p50_ms": percentile(t, 50) for name, t in timings.items()}}
+
+
+def dense_queries(index, count: int) -> np.ndarray:
+    """Unit vectors near random chunks of the index: queries with every dimension non-zero."""
+    rng = np.random.default_rng(5)
+    segment = max(index.segments, key=len)
+    picked = segment.columns[:, np.sort(rng.choice(len(segment), min(count, len(segment)), replace=False))].T
+    noisy = picked + rng.standard_normal(picked.shape).astype(np.float32) * 0.3 / np.sqrt(picked.shape[1])
+    return noisy / np.linalg.norm(noisy, axis=1, keepdims=True)
+
+
+def build_from_database(model_id: int) -> float:
+    """Seconds to write this model's index files anew from the database (once per machine and database)."""
+    from solution_library.services.search_index import SharedIndexFolder, current_version
+
+    shared = SharedIndexFolder(model_id, current_version(model_id))
+    started = time.perf_counter()
+    with shared.locked():
+        shared.update(None)
+    return time.perf_counter() - started
+
+
 def clear_library() -> None:
     from solution_library.models import Document
 
@@ -168,6 +237,7 @@ def main():
     from evaluation.dataset import load_questions
     from solution_library.services.lexical import affordable_terms, lexical_ranking, questionnaire_terms
     from solution_library.services.search import CANDIDATES, search_passages
+    from llm_manager.services import embed_texts
     from solution_library.services.search_index import index_for
 
     model = get_default_model("embedding")
@@ -181,6 +251,7 @@ def main():
     rng = random.Random(3)
     questions = [q.text for q in load_questions()]
     queries = [rng.choice(questions) for _ in range(args.queries)]
+    build = build_from_database(model.pk)
     started = time.perf_counter()
     search_passages("warm up: which region holds the backup replica?")
     cold = time.perf_counter() - started
@@ -200,12 +271,15 @@ def main():
         lexical_ranking(affordable_terms(questionnaire_terms(query), model.pk), CANDIDATES, model.pk)
         lexical.append((time.perf_counter() - started) * 1000)
     index = index_for(model.pk)
-    dense_queries = np.random.default_rng(5).standard_normal((args.queries, index.dimensions)).astype(np.float32)
+    dense_vectors = dense_queries(index, args.queries)
     dense = []
-    for vector in dense_queries:
+    for vector in dense_vectors:
         started = time.perf_counter()
-        index.top(vector / np.linalg.norm(vector), 20)
+        index.top(vector, 20)
         dense.append((time.perf_counter() - started) * 1000)
+    sparse_check = against_exact(index, np.asarray(embed_texts(questions, model), dtype=np.float32))
+    dense_check = against_exact(index, dense_vectors[:100])
+    recall, dense_recall = sparse_check["recall"], dense_check["recall"]
     from solution_library.models import Document
 
     Document.objects.filter(title__startswith="bench-search-change-").delete()  # an earlier --keep run's
@@ -217,7 +291,15 @@ def main():
     probes = run_probes(args.processes, 100) if args.processes else []
 
     print(f"database: {connection.vendor}; {total} chunks of model {model.name}")
-    print(f"first search (opens, or when absent or behind brings up to date, the shared index files): {cold * 1000:.0f} ms")
+    grouped = sum(len(s) for s in index.segments if s.lists is not None)
+    print(f"index: {len(index.segments)} segments, {grouped} chunks in inverted lists; "
+          f"built from the database in {build:.1f} s")
+    print(f"recall@10 against exact search of the same vectors: {recall:.3f} ({len(questions)} questionnaire questions), "
+          f"{dense_recall:.3f} (100 dense queries)  (aim >= 0.95)")
+    for kind, check in (("questionnaire questions", sparse_check), ("dense queries", dense_check)):
+        print(f"vector scoring alone, {kind}, the index vs exact search of the same vectors in turn: "
+              f"p50 {check['index_p50_ms']:.1f} vs {check['exact_p50_ms']:.1f} ms")
+    print(f"first search (opens the shared index files): {cold * 1000:.0f} ms")
     print(f"first search after one more document ({CHUNKS_PER_DOCUMENT} chunks; this process updates the files): "
           f"{after_change * 1000:.0f} ms")
     print(f"this process: RSS {own_memory['rss']} MB, PSS {own_memory['pss']} MB, own (anonymous) {own_memory['own']} MB")
@@ -229,7 +311,7 @@ def main():
     print(f"  of which the first time each question is asked ({len(first_asked)}; word counts not yet cached): "
           f"p50 {percentile(first_asked, 50):.1f} ms, p99 {percentile(first_asked, 99):.1f} ms")
     print(f"full-text ranking alone (as search runs it): p50 {percentile(lexical, 50):.1f} ms, p99 {percentile(lexical, 99):.1f} ms")
-    print(f"index scoring alone with a dense query (what a neural embedding model costs): "
+    print(f"index scoring alone with a dense query (what a neural embedding model costs; near a chunk): "
           f"p50 {percentile(dense, 50):.1f} ms, p99 {percentile(dense, 99):.1f} ms")
     if args.json:
         import json
@@ -239,6 +321,8 @@ def main():
             "p50_ms": percentile(latencies, 50), "p99_ms": percentile(latencies, 99),
             "first_asked_p50_ms": percentile(first_asked, 50), "lexical_p50_ms": percentile(lexical, 50),
             "dense_p50_ms": percentile(dense, 50), "memory": own_memory, "processes": probes,
+            "recall_at_10": recall, "dense_recall_at_10": dense_recall, "build_s": build,
+            "against_exact": {"questions": sparse_check, "dense": dense_check},
         }
         with open(args.json, "w") as out:
             json.dump(figures, out, indent=1)

@@ -36,6 +36,18 @@ def document_paths(names: set[str] | None = None) -> list[Path]:
     return [p for p in paths if names is None or p.stem in names]
 
 
+def document_sentences() -> list[str]:
+    """The sentences of the evaluation documents (public manuals) in document order, 20 to 400 characters."""
+    from llm_manager.providers.grounding import sentences
+    from solution_library.services.parsing import html_to_text
+
+    found = []
+    for path in document_paths():
+        text = " ".join(html_to_text(path.read_bytes()).split())
+        found += [s for s in sentences(text) if 20 <= len(s) <= 400]
+    return found
+
+
 def ingest(paths: list[Path]) -> dict[int, str]:
     """Store and process each document the way an upload is processed; {document id: document name}."""
     from solution_library.models import Document, DocumentType

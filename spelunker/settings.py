@@ -282,6 +282,9 @@ SEARCH_RERANK_MODEL = env.str("SEARCH_RERANK_MODEL", default="")
 # The vector index files every process of this machine memory-maps (solution_library/services/search_index.py).
 # A local disk: each machine keeps its own copy, brought up to date from the database.
 SEARCH_INDEX_DIR = Path(env.str("SPELUNKER_SEARCH_INDEX_DIR", default=str(VAR_DIR / "search-index")))
+# Index segments of at least this many chunks are approximate (inverted lists, a search reads
+# about a tenth of them); smaller ones, and so every small library, are scored exactly.
+SEARCH_INDEX_APPROXIMATE_FROM = env.int("SPELUNKER_SEARCH_INDEX_APPROXIMATE_FROM", default=50_000)
 
 # --- Links and limits shown in the UI --------------------------------------
 # Not FLOWER_URL: Flower reads every FLOWER_* variable as its own option.

@@ -88,7 +88,7 @@ def default_model_and_version():
 def vector_ranking(query: str, model, limit: int, document_ids: list[int] | None = None, index=None) -> list[tuple[int, float]]:
     """(chunk_id, cosine) of the `limit` chunks nearest to the query's embedding, best first."""
     vector = np.asarray(llm.embed_texts([query], model)[0], dtype=np.float32)
-    return (index or index_for(model.pk)).top(vector, limit, document_ids)
+    return (index if index is not None else index_for(model.pk)).top(vector, limit, document_ids)
 
 
 def fuse(rankings: list[tuple[list[tuple[int, float]], float]], k: int = RRF_K) -> list[tuple[int, float]]:

@@ -25,17 +25,24 @@ wait on the lock and then open what it wrote. Chunk ids are never reused and a
 chunk's embedding never changes in place (a re-embed deletes and inserts), so
 id sets are all a refresh has to compare.
 
-Scoring is exact (brute force): one matrix-vector product per segment and an
-argpartition. Cosine is a dot product (embeddings are L2-normalised).
+Scoring is exact (brute force: one matrix-vector product per segment and an
+argpartition) for segments under settings.SEARCH_INDEX_APPROXIMATE_FROM chunks,
+so a small library's results are exact. A segment at least that large is
+written grouped in inverted lists (inverted_lists.py), and a search scores only
+the lists nearest the query: approximate, with the recall bench/bench_search.py
+reports. Segments from later changes are small, so they are exact, and the
+first search after a change costs the change; merges and rewrites past the
+threshold group again. Cosine is a dot product (embeddings are L2-normalised).
 """
 import fcntl
 import json
+import mmap
 import os
 import threading
 import time
 import uuid
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -43,6 +50,7 @@ from django.conf import settings
 from django.db import connection, transaction
 
 from ..models import SearchIndexVersion
+from .inverted_lists import InvertedLists, group
 
 FETCH_BATCH = 5000
 # A query with non-zeros in fewer than this share of dimensions is scored sparsely.
@@ -56,6 +64,9 @@ MAX_SEGMENTS = 8
 MAX_DELETED_SHARE = 0.2
 # Files no manifest names any more are removed after this long (a reader may be opening them).
 GARBAGE_AGE_SECONDS = 600
+# A search with a document filter that leaves at most this many chunks of a grouped segment
+# scores them all (exactly) rather than the nearest lists, where few of them may be.
+FILTERED_EXACT_LIMIT = 50_000
 
 
 def bump_version(model_id: int) -> None:
@@ -88,27 +99,65 @@ def current_version(model_id: int) -> str:
 
 @dataclass
 class Segment:
-    """Column j of `columns` (dimensions × chunks) is the embedding of chunk ids[j]; `alive` masks deleted ones."""
+    """Column j of `columns` (dimensions × chunks) is the embedding of chunk ids[j]; `alive` masks deleted ones.
+
+    An exact segment holds its chunks in id order. A grouped one holds them list by
+    list (`lists`), with `by_id` the positions in id order.
+    """
 
     name: str
     ids: np.ndarray
     document_ids: np.ndarray
     columns: np.ndarray
     alive: np.ndarray | None = None  # None: every chunk of the segment is live
+    lists: InvertedLists | None = None
+    by_id: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.ids)
+
+    def entry(self) -> dict:
+        """What the manifest says of this segment."""
+        return {"name": self.name, "count": len(self), "grouped": self.lists is not None}
 
     def live_ids(self) -> np.ndarray:
         return self.ids if self.alive is None else self.ids[self.alive]
 
     def holds(self, chunk_ids: np.ndarray) -> np.ndarray:
-        """For each of chunk_ids: is it a live chunk of this segment (ids are sorted)?"""
+        """For each of chunk_ids: is it a live chunk of this segment?"""
         if not len(self.ids):
             return np.zeros(len(chunk_ids), dtype=bool)
-        at = np.minimum(np.searchsorted(self.ids, chunk_ids), len(self.ids) - 1)
+        at = np.minimum(np.searchsorted(self.ids, chunk_ids, sorter=self.by_id), len(self.ids) - 1)
+        if self.by_id is not None:
+            at = self.by_id[at]
         found = self.ids[at] == chunk_ids
         return found if self.alive is None else found & self.alive[at]
+
+    def candidates(self, query: np.ndarray, document_ids) -> tuple[np.ndarray, np.ndarray]:
+        """(chunk ids, cosines) this segment offers: all its chunks, or a grouped one's in the nearest lists.
+
+        Deleted chunks and those outside `document_ids` score -inf.
+        """
+        if self.lists is None:
+            return self.ids, self._masked(slice(None), cosine_scores(self.columns, query), document_ids)
+        positions = None
+        if document_ids is not None:
+            positions = np.flatnonzero(np.isin(self.document_ids, document_ids))
+        if positions is not None and len(positions) <= FILTERED_EXACT_LIMIT:
+            scores = cosine_scores(self.columns, query, positions)
+        else:
+            rows = rows_read(query)
+            ranges = self.lists.nearest_ranges(query, len(rows) / len(query))
+            positions = np.concatenate([np.arange(start, end) for start, end in ranges])
+            scores = list_scores(self.columns, query, rows, ranges)
+        return self.ids[positions], self._masked(positions, scores, document_ids)
+
+    def _masked(self, positions, scores: np.ndarray, document_ids) -> np.ndarray:
+        if self.alive is not None:
+            scores[~self.alive[positions]] = -np.inf
+        if document_ids is not None:
+            scores[~np.isin(self.document_ids[positions], document_ids)] = -np.inf
+        return scores
 
 
 @dataclass
@@ -133,20 +182,13 @@ class VectorIndex:
         if not segments or k <= 0:
             return []
         query = np.asarray(query, dtype=np.float32)
-        scores = np.concatenate([self._segment_scores(s, query, document_ids) for s in segments])
-        ids = segments[0].ids if len(segments) == 1 else np.concatenate([s.ids for s in segments])
+        found = [s.candidates(query, document_ids) for s in segments]
+        ids = np.concatenate([ids for ids, _ in found]) if len(found) > 1 else found[0][0]
+        scores = np.concatenate([scores for _, scores in found]) if len(found) > 1 else found[0][1]
         k = min(k, len(scores))
         best = np.argpartition(scores, len(scores) - k)[len(scores) - k :]
         best = best[np.lexsort((ids[best], -scores[best]))]  # equal scores: lower chunk id first, in any layout
         return [(int(ids[i]), float(scores[i])) for i in best if np.isfinite(scores[i])]
-
-    def _segment_scores(self, segment: Segment, query: np.ndarray, document_ids) -> np.ndarray:
-        scores = cosine_scores(segment.columns, query)
-        if segment.alive is not None:
-            scores[~segment.alive] = -np.inf
-        if document_ids is not None:
-            scores[~np.isin(segment.document_ids, document_ids)] = -np.inf
-        return scores
 
     def holds(self, chunk_ids: list[int]) -> set[int]:
         """Those of chunk_ids that are live chunks of this index (filters another model's lexical hits)."""
@@ -161,16 +203,37 @@ class VectorIndex:
         return np.sort(np.concatenate(parts)) if parts else np.zeros(0, dtype=np.int64)
 
 
-def cosine_scores(columns: np.ndarray, query: np.ndarray) -> np.ndarray:
-    """query · every column; a sparse query (the offline model's hashed features) reads only its rows."""
-    nonzero = np.flatnonzero(query)
-    if len(nonzero) >= SPARSE_QUERY_SHARE * len(query):
+def rows_read(query: np.ndarray) -> np.ndarray:
+    """The rows (dimensions) scoring reads: a sparse query's (the offline model's hashed features)
+    non-zero ones, a dense query's all."""
+    rows = np.flatnonzero(query)
+    return rows if len(rows) < SPARSE_QUERY_SHARE * len(query) else np.arange(len(query))
+
+
+def cosine_scores(columns: np.ndarray, query: np.ndarray, positions: np.ndarray | None = None) -> np.ndarray:
+    """query · every column (or the columns at `positions`), reading only rows_read(query)."""
+    rows = rows_read(query)
+    if len(rows) == len(query) and positions is None:
         return query @ columns
-    weights, count = query[nonzero], columns.shape[1]
+    weights, count = query[rows], columns.shape[1] if positions is None else len(positions)
     scores = np.empty(count, dtype=np.float32)
     for start in range(0, count, SPARSE_BLOCK):
-        np.matmul(weights, columns[nonzero, start : start + SPARSE_BLOCK], out=scores[start : start + SPARSE_BLOCK])
+        block = columns[rows, start : start + SPARSE_BLOCK] if positions is None else (
+            columns[np.ix_(rows, positions[start : start + SPARSE_BLOCK])]
+        )
+        np.matmul(weights, block, out=scores[start : start + SPARSE_BLOCK])
     return scores
+
+
+def list_scores(columns: np.ndarray, query: np.ndarray, rows: np.ndarray, ranges: list[tuple[int, int]]) -> np.ndarray:
+    """query · the columns of each range (a list's columns are contiguous), reading only `rows`.
+
+    One small product per list, with the query's rows picked once: a search probes hundreds of lists.
+    """
+    if len(rows) == len(query):
+        return np.concatenate([query @ columns[:, start:end] for start, end in ranges])
+    weights = query[rows]
+    return np.concatenate([weights @ columns[rows, start:end] for start, end in ranges])
 
 
 # --- reading the database ----------------------------------------------------------------------
@@ -251,26 +314,72 @@ class SegmentFiles:
     def put_block(self, start: int, block: np.ndarray) -> None:
         self._columns[:, start : start + block.shape[1]] = block
 
-    def finish(self, ids: np.ndarray, documents: np.ndarray, filled: int) -> Segment:
+    def put_row(self, row: int, values: np.ndarray) -> None:
+        self._columns[row, : len(values)] = values
+
+    def finish(self, ids: np.ndarray, documents: np.ndarray, filled: int, lists: InvertedLists | None = None) -> Segment:
+        """Close the written segment; a grouped one (chunks list by list) also writes its lists."""
         self._columns.flush()
         del self._columns
-        np.save(self.folder / f"{self.name}.ids.npy", ids)
-        np.save(self.folder / f"{self.name}.documents.npy", documents)
-        entry = {"name": self.name, "count": int(filled)}
+        self._save("ids", ids)
+        self._save("documents", documents)
+        if lists is not None:
+            self._save("centroids", lists.centroids)
+            self._save("offsets", lists.offsets)
+            self._save("by_id", np.argsort(ids, kind="stable"))
+        entry = {"name": self.name, "count": int(filled), "grouped": lists is not None}
         return open_segment(self.folder, entry)
 
+    def _save(self, part: str, array: np.ndarray) -> None:
+        np.save(self.folder / f"{self.name}.{part}.npy", array)
 
-def open_segment(folder: Path, entry: dict, deleted: np.ndarray | None = None) -> Segment:
-    name, count = entry["name"], entry["count"]
-    # Plain ndarray views of the maps: np.memmap's Python-level __getitem__ cost a millisecond a search.
-    ids = np.load(folder / f"{name}.ids.npy", mmap_mode="r").view(np.ndarray)
-    documents = np.load(folder / f"{name}.documents.npy", mmap_mode="r").view(np.ndarray)
-    columns = np.load(folder / f"{name}.vectors.npy", mmap_mode="r").view(np.ndarray)[:, :count]
+
+def open_segment(folder: Path, entry: dict, deleted: np.ndarray | None = None, mapped: Segment | None = None) -> Segment:
+    """One segment of a generation, its deleted chunks masked; `mapped`: the same segment already
+    mapped by this process (files never change, so a new generation maps only its new segments)."""
+    segment = mapped or _map_segment(folder, entry)
     alive = None
     if deleted is not None and len(deleted):
-        mask = ~np.isin(ids, deleted, assume_unique=True)
+        mask = ~np.isin(segment.ids, deleted, assume_unique=True)
         alive = None if mask.all() else mask
-    return Segment(name, ids, documents, columns, alive)
+    return replace(segment, alive=alive)
+
+
+def _map_segment(folder: Path, entry: dict) -> Segment:
+    name, count = entry["name"], entry["count"]
+
+    def mapped(part: str) -> np.ndarray:
+        return map_npy(folder / f"{name}.{part}.npy")
+
+    ids, documents, columns = mapped("ids"), mapped("documents"), mapped("vectors")[:, :count]
+    if not entry.get("grouped"):
+        return Segment(name, ids, documents, columns)
+    lists = InvertedLists(mapped("centroids"), mapped("offsets"))
+    return Segment(name, ids, documents, columns, lists=lists, by_id=mapped("by_id"))
+
+
+def map_npy(path: Path) -> np.ndarray:
+    """A read-only, shared memory map of an .npy file, its page table filled at once (MAP_POPULATE).
+
+    Without it every page a search touches first costs this process a page fault: a grouped
+    segment's search touches thousands of scattered pages, and a new process paid tens of
+    milliseconds a search for its first hundreds of searches. A plain ndarray, not np.memmap,
+    whose Python-level __getitem__ cost a millisecond a search.
+    """
+    with open(path, "rb") as handle:
+        major, _ = np.lib.format.read_magic(handle)
+        header = np.lib.format.read_array_header_1_0 if major == 1 else np.lib.format.read_array_header_2_0
+        shape, fortran_order, dtype = header(handle)
+        offset = handle.tell()
+        mapping = mmap.mmap(handle.fileno(), 0, flags=mmap.MAP_SHARED | mmap.MAP_POPULATE, prot=mmap.PROT_READ)
+    count = int(np.prod(shape))
+    array = np.frombuffer(mapping, dtype=dtype, count=count, offset=offset)
+    return array.reshape(shape, order="F" if fortran_order else "C")
+
+
+def remove_segment_files(folder: Path, name: str) -> None:
+    for path in folder.glob(f"{name}.*"):
+        path.unlink(missing_ok=True)
 
 
 class SharedIndexFolder:
@@ -290,11 +399,12 @@ class SharedIndexFolder:
         except (FileNotFoundError, ValueError):
             return None
 
-    def open(self, manifest: dict) -> VectorIndex:
+    def open(self, manifest: dict, mapped: list[Segment] = ()) -> VectorIndex:
         deleted = np.zeros(0, dtype=np.int64)
         if manifest.get("deleted"):
             deleted = np.load(self.folder / manifest["deleted"])
-        segments = [open_segment(self.folder, entry, deleted) for entry in manifest["segments"]]
+        already = {segment.name: segment for segment in mapped}
+        segments = [open_segment(self.folder, entry, deleted, already.get(entry["name"])) for entry in manifest["segments"]]
         return VectorIndex(self.model_id, manifest["version"], segments, deleted)
 
     @contextmanager
@@ -327,7 +437,21 @@ class SharedIndexFolder:
         if not len(ids):
             return []
         segment = _segment_from_rows(_chunk_rows(ids), dimensions, SegmentFiles(self.folder, len(ids)))
-        return [segment] if segment else []
+        return [self._grouped_if_large(segment)] if segment else []
+
+    def _grouped_if_large(self, segment: Segment) -> Segment:
+        """A new segment of at least SEARCH_INDEX_APPROXIMATE_FROM chunks, rewritten list by list
+        (see inverted_lists.py); a smaller one as it is (exact)."""
+        if segment.lists is not None or len(segment) < settings.SEARCH_INDEX_APPROXIMATE_FROM:
+            return segment
+        order, lists = group(segment.columns)
+        out = SegmentFiles(self.folder, len(segment))
+        out.columns(segment.columns.shape[0])
+        for row in range(segment.columns.shape[0]):  # a row at a time: the segment need not fit in memory
+            out.put_row(row, segment.columns[row][order])
+        grouped = out.finish(segment.ids[order], segment.document_ids[order], len(segment), lists)
+        remove_segment_files(self.folder, segment.name)  # never published
+        return grouped
 
     def _compact(self, segments: list[Segment], deleted: np.ndarray) -> tuple[list[Segment], np.ndarray]:
         """Merge the small segments past MAX_SEGMENTS; rewrite all when many chunks are deleted."""
@@ -355,7 +479,7 @@ class SharedIndexFolder:
             start += block.shape[1]
         if not np.array_equal(order, np.arange(count)):  # not in id order after all: reorder the written copy
             out._columns[:, :count] = out._columns[:, order]
-        return out.finish(ids, documents, count)
+        return self._grouped_if_large(out.finish(ids, documents, count))
 
     def _publish(self, version: str, segments: list[Segment], deleted: np.ndarray) -> VectorIndex:
         deleted_name = ""
@@ -365,14 +489,14 @@ class SharedIndexFolder:
         manifest = {
             "version": version,
             "written_by": os.getpid(),  # which process brought the files up to date (tests, diagnostics)
-            "segments": [{"name": s.name, "count": len(s)} for s in segments],
+            "segments": [s.entry() for s in segments],
             "deleted": deleted_name,
         }
         temporary = self.folder / f"manifest.{uuid.uuid4().hex[:8]}.tmp"
         temporary.write_text(json.dumps(manifest))
         os.replace(temporary, self.folder / "manifest.json")
         self._collect_garbage(manifest)
-        return self.open(manifest)
+        return self.open(manifest, segments)
 
     def _collect_garbage(self, manifest: dict) -> None:
         keep = {entry["name"] for entry in manifest["segments"]} | {manifest["deleted"], "manifest.json", "lock"}
@@ -412,15 +536,17 @@ def index_for(model_id: int, version: str | None = None) -> VectorIndex:
 
 def _open_current(model_id: int, version: str) -> VectorIndex:
     shared = SharedIndexFolder(model_id, version)
+    previous = _indexes.get(model_id)
+    mapped = previous.segments if previous is not None else []
     manifest = shared.manifest()
     if manifest is not None and manifest["version"] == version:
         try:
-            return shared.open(manifest)
+            return shared.open(manifest, mapped)
         except FileNotFoundError:
             pass  # a writer replaced this generation and removed its files meanwhile: read under the lock
     with shared.locked():
         manifest = shared.manifest()  # another process may have brought it up to date meanwhile
         if manifest is not None and manifest["version"] == version:
-            return shared.open(manifest)
-        return shared.update(shared.open(manifest) if manifest else None)
+            return shared.open(manifest, mapped)
+        return shared.update(shared.open(manifest, mapped) if manifest else None)
 

@@ -51,8 +51,22 @@ class Reader:
         self.proc.wait(20)
 
 
+@pytest.fixture(params=[50_000, 1], ids=["exact", "every-segment-grouped"])
+def approximate_from(request, settings):
+    """Segments from this many chunks are written in inverted lists: 1 puts every segment of these
+    small libraries there (and with so few lists a search probes all, so results stay exact)."""
+    settings.SEARCH_INDEX_APPROXIMATE_FROM = request.param
+    os.environ["SPELUNKER_SEARCH_INDEX_APPROXIMATE_FROM"] = str(request.param)  # for the reader process
+    yield request.param
+    del os.environ["SPELUNKER_SEARCH_INDEX_APPROXIMATE_FROM"]
+
+
+def grouped_as_configured(index: search_index.VectorIndex, approximate_from: int) -> bool:
+    return all((segment.lists is not None) == (len(segment) >= approximate_from) for segment in index.segments)
+
+
 @pytest.fixture
-def reader(live_worker, offline_embedding, tmp_path, settings):
+def reader(live_worker, offline_embedding, tmp_path, settings, approximate_from):
     settings.SEARCH_INDEX_DIR = tmp_path / "index"
     os.environ["SPELUNKER_SEARCH_INDEX_DIR"] = str(settings.SEARCH_INDEX_DIR)  # for the reader process
     process = Reader()
@@ -95,7 +109,7 @@ def same_scores(ranking: list[tuple[int, float]], exact: dict[int, float]) -> bo
     return dict(ranking).keys() == exact.keys() and all(abs(score - exact[c]) < 1e-5 for c, score in ranking)
 
 
-def test_every_process_follows_adds_deletes_and_re_embeds(reader, offline_embedding, settings):
+def test_every_process_follows_adds_deletes_and_re_embeds(reader, offline_embedding, settings, approximate_from):
     backups, access = upload("Backup policy", BACKUPS), upload("Access policy", ACCESS)
 
     answer = reader.ask("Where are backups copied and how long are they kept?")
@@ -129,9 +143,12 @@ def test_every_process_follows_adds_deletes_and_re_embeds(reader, offline_embedd
         exact = exact_scores(query, offline_embedding)  # every chunk: the library is smaller than 20 chunks
         assert set(reader.ask(query)["vector"]) == exact.keys(), query
         assert same_scores(vector_ranking(query, offline_embedding, 20), exact), query
+    assert grouped_as_configured(search_index.index_for(offline_embedding.pk), approximate_from)
 
 
-def test_segments_are_merged_and_deletions_compacted_without_changing_results(transactional_db, offline_embedding, settings, tmp_path):
+def test_segments_are_merged_and_deletions_compacted_without_changing_results(
+    transactional_db, offline_embedding, settings, tmp_path, approximate_from
+):
     settings.SEARCH_INDEX_DIR = tmp_path / "index"
     model = offline_embedding
     documents, queries = [], ["fact about backups", "hardware keys", "topic 7 subsystem", "encryption of data"]
@@ -140,6 +157,11 @@ def test_segments_are_merged_and_deletions_compacted_without_changing_results(tr
         index = search_index.index_for(model.pk)
         for query in queries:
             assert same_scores(vector_ranking(query, model, 10_000, index=index), exact_scores(query, model)), query
+            some = [document.pk for document in documents[1::3]]  # a filter by document ids
+            vector = np.asarray(embed_texts([query], model)[0])
+            exact = search_index.build_in_memory(model.pk).top(vector, 10_000, some)
+            assert same_scores(index.top(vector, 10_000, some), dict(exact)), query
+        assert grouped_as_configured(index, approximate_from)
         return index
 
     for n in range(search_index.MAX_SEGMENTS + 1):  # one change, one new segment, each time
