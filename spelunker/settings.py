@@ -283,8 +283,9 @@ SEARCH_RERANK_MODEL = env.str("SEARCH_RERANK_MODEL", default="")
 # A local disk: each machine keeps its own copy, brought up to date from the database.
 SEARCH_INDEX_DIR = Path(env.str("SPELUNKER_SEARCH_INDEX_DIR", default=str(VAR_DIR / "search-index")))
 # Index segments of at least this many chunks are approximate (inverted lists, a search reads
-# about a tenth of them); smaller ones, and so every small library, are scored exactly.
-SEARCH_INDEX_APPROXIMATE_FROM = env.int("SPELUNKER_SEARCH_INDEX_APPROXIMATE_FROM", default=50_000)
+# a small part of them); smaller ones are scored exactly. Exact scoring of 100,000 chunks already
+# meets the 10 ms aim (docs/benchmarks.md), so libraries up to 200,000 chunks keep recall 1.0.
+SEARCH_INDEX_APPROXIMATE_FROM = env.int("SPELUNKER_SEARCH_INDEX_APPROXIMATE_FROM", default=200_000)
 
 # --- Links and limits shown in the UI --------------------------------------
 # Not FLOWER_URL: Flower reads every FLOWER_* variable as its own option.
