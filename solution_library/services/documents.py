@@ -279,6 +279,23 @@ def replace_chunks(
             search_index.bump_version(model_id)
 
 
+def delete_document(document: Document) -> bool:
+    """Delete a document and its chunks; False when it was gone already.
+
+    Under the row lock an embedding run takes before it stores chunks
+    (replace_chunks): without it, chunks stored between the delete's collection
+    of chunks and its DELETE of the row would be left pointing at no document,
+    and the commit fails. With it, the run either stored its chunks first (they
+    are deleted with the document) or finds the document gone and stores nothing.
+    """
+    with transaction.atomic():
+        if not Document.objects.select_for_update().filter(pk=document.pk).values_list("pk", flat=True).first():
+            return False
+        document.delete()
+    document.file.delete(save=False)  # after the commit: a file is never missing under a live row
+    return True
+
+
 def _mark_ready(document: Document, text: str, chunk_count: int, model) -> None:
     Document.objects.filter(pk=document.pk).update(
         review_status=ReviewStatus.PENDING_REVIEW,

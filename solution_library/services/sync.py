@@ -22,7 +22,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from ..models import Document, DocumentationSource, DocumentType, ReviewStatus
-from .documents import content_hash
+from .documents import content_hash, delete_document
 from .parsing import html_title, html_to_text
 
 logger = logging.getLogger(__name__)
@@ -224,9 +224,5 @@ def _upsert_page_document(source, page: Page, text: str, user) -> tuple[str, Doc
 
 def _remove_gone_documents(source: DocumentationSource, seen: set[str]) -> int:
     gone = Document.objects.filter(source=source).exclude(source_url__in=seen)
-    removed = 0
-    for document in gone:
-        document.file.delete(save=False)
-        document.delete()
-        removed += 1
-    return removed
+    return sum(delete_document(document) for document in gone)
+

@@ -1,10 +1,15 @@
 """Documentation-source sync against a real loopback website, through real workers."""
 import socket
+import threading
+import time
 
 import pytest
+from django.db import connection, transaction
 
 from solution_library.models import Chunk, Document, DocumentationSource, ReviewStatus, SyncJob
+from solution_library.services.documents import delete_document
 from solution_library.tasks import sync_documentation_source
+from solution_library.testing import add_library_document
 from tests.workers import wait_for
 
 from .website import Website
@@ -214,3 +219,50 @@ def test_a_stale_cache_lock_without_a_database_lease_does_not_block_the_source(o
         assert source.sync_lock_token == ""
     finally:
         cache.delete(lock_key(source.pk))
+
+
+def _wait_until_a_lock_is_awaited(cursor, timeout: float = 30) -> None:
+    """Until some other connection waits for a row lock (PostgreSQL's own view of it)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        cursor.execute("SELECT count(*) FROM pg_locks WHERE NOT granted")
+        if cursor.fetchone()[0]:
+            return
+        time.sleep(0.05)
+    raise AssertionError("the delete never waited for the embedding run's lock")
+
+
+def test_a_gone_page_deleted_while_its_embedding_run_stores_chunks_leaves_no_orphans(
+    transactional_db, offline_embedding
+):
+    """The sync removes a document at the moment an embedding run holds its row to store chunks.
+
+    The run's chunks land first and go with the document; before the delete
+    took the same lock, they were left pointing at a deleted row and the
+    sync failed with an IntegrityError.
+    """
+    document = add_library_document("Gone page", "This page is about to disappear from the site.")
+    template = Chunk.objects.filter(document=document).first()
+    run_holds_the_row = threading.Event()
+
+    def embedding_run_storing_chunks():
+        try:
+            with transaction.atomic():  # as replace_chunks: lock the row, then store
+                Document.objects.select_for_update().get(pk=document.pk)
+                run_holds_the_row.set()
+                with connection.cursor() as cursor:
+                    _wait_until_a_lock_is_awaited(cursor)
+                Chunk.objects.create(document_id=document.pk, position=1, text="Stored by the run.",
+                                     embedding=template.embedding, embedding_model_id=template.embedding_model_id)
+        finally:
+            connection.close()
+
+    run = threading.Thread(target=embedding_run_storing_chunks)
+    run.start()
+    assert run_holds_the_row.wait(30)
+    assert delete_document(document)
+    run.join(30)
+
+    assert not Document.objects.filter(pk=document.pk).exists()
+    assert not Chunk.objects.filter(document_id=document.pk).exists()
+    assert not delete_document(document)  # twice: nothing left to delete
