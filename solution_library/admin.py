@@ -5,6 +5,7 @@ from django.urls import reverse
 from django.utils.html import format_html
 
 from .models import Chunk, Document, DocumentationSource, EmbedBatchJob, SyncJob
+from .services.documents import delete_document
 from .tasks import dispatch_embed_batch, dispatch_sync_job
 
 
@@ -22,6 +23,14 @@ class DocumentAdmin(admin.ModelAdmin):
         job = dispatch_embed_batch(list(queryset.values_list("pk", flat=True)), request.user)
         messages.info(request, f"Embedding job {job.pk} queued for {job.total_items} documents.")
         return redirect("solution_library:embed_job", pk=job.pk)
+
+    # Deleted one by one as the sync deletes them: under the embedding run's row lock, the file with it.
+    def delete_model(self, request, obj):
+        delete_document(obj)
+
+    def delete_queryset(self, request, queryset):
+        for document in queryset:
+            delete_document(document)
 
 
 @admin.register(Chunk)

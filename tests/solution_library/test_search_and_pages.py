@@ -98,6 +98,22 @@ def test_upload_without_javascript_reports_each_file(user_client, db):
     assert Document.objects.get().title == "a"
 
 
+@pytest.mark.parametrize("how", ["delete_selected action", "delete page"])
+def test_admin_deletes_a_document_with_its_chunks_and_its_file(library, staff_client, how):
+    document = library["pricing"]
+    storage, name = document.file.storage, document.file.name
+    if how == "delete page":
+        response = staff_client.post(f"/admin/solution_library/document/{document.pk}/delete/", {"post": "yes"})
+    else:
+        response = staff_client.post("/admin/solution_library/document/",
+                                     {"action": "delete_selected", "_selected_action": [document.pk], "post": "yes"})
+    assert response.status_code == 302
+    assert not Document.objects.filter(pk=document.pk).exists()
+    assert not Chunk.objects.filter(document_id=document.pk).exists()
+    assert not storage.exists(name)  # Django's own delete left the file behind
+    assert Document.objects.filter(pk=library["sso"].pk).exists()
+
+
 def test_admin_action_creates_an_embed_batch_job(library, staff_client):
     ids = [library["pricing"].pk, library["sso"].pk]
     response = staff_client.post(
