@@ -222,11 +222,13 @@ def _ms(text: str) -> float:
 
 def signed_in_session() -> str:
     """A session key of the bench user, made as the login view makes it (wrk sends it as a cookie)."""
+    from importlib import import_module
+
+    from django.conf import settings
     from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
-    from django.contrib.sessions.backends.db import SessionStore
 
     user = staff_user()
-    session = SessionStore()
+    session = import_module(settings.SESSION_ENGINE).SessionStore()
     session.update({SESSION_KEY: str(user.pk), BACKEND_SESSION_KEY: "django.contrib.auth.backends.ModelBackend",
                     HASH_SESSION_KEY: user.get_session_auth_hash()})
     session.create()
