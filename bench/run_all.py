@@ -222,11 +222,13 @@ def _ms(text: str) -> float:
 
 def signed_in_session() -> str:
     """A session key of the bench user, made as the login view makes it (wrk sends it as a cookie)."""
+    from importlib import import_module
+
+    from django.conf import settings
     from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
-    from django.contrib.sessions.backends.db import SessionStore
 
     user = staff_user()
-    session = SessionStore()
+    session = import_module(settings.SESSION_ENGINE).SessionStore()
     session.update({SESSION_KEY: str(user.pk), BACKEND_SESSION_KEY: "django.contrib.auth.backends.ModelBackend",
                     HASH_SESSION_KEY: user.get_session_auth_hash()})
     session.create()
@@ -234,29 +236,48 @@ def signed_in_session() -> str:
 
 
 def live_progress(report: Report, web: Web, seconds: int) -> None:
-    """A job's JSON status under 16 clients while the job updates its row, next to /healthz on the same server."""
+    """A job's JSON status under 16 clients while the job updates its row, next to /healthz on the same server.
+
+    Both signed in: the cookie makes /healthz pay what every signed-in request pays (the session and
+    the user, read by AuthenticationMiddleware for AuditMiddleware), so the ratio is what the status
+    endpoint adds to that. /healthz without the cookie, the server's floor, is reported beside it.
+    """
     from django.conf import settings
 
     from bench.tasks import progress
     from spelunker.models import SystemCheck
 
-    headers = {"Cookie": f"{settings.SESSION_COOKIE_NAME}={signed_in_session()}", "Accept": "application/json"}
+    signed_in = {"Cookie": f"{settings.SESSION_COOKIE_NAME}={signed_in_session()}", "Accept": "application/json"}
     job = SystemCheck.objects.create(started_by=staff_user(), total_items=1000)
-    progress.apply_async(args=[job.pk, 3 * seconds + 10], queue="default")
+    progress.apply_async(args=[job.pk, 6 * seconds + 10], queue="default")
     time.sleep(1)
-    status = wrk(f"{web.url}/system/checks/{job.pk}/status/", seconds, headers)
-    minimal = wrk(f"{web.url}/healthz", seconds, headers)
+    urls = {"status": f"{web.url}/system/checks/{job.pk}/status/", "minimal": f"{web.url}/healthz"}
+    runs = {"status": [], "minimal": []}
+    # Twice, the second time in turned order: a cold first run or a burst of load elsewhere hits both alike.
+    for order in (("status", "minimal"), ("minimal", "status")):
+        for name in order:
+            runs[name].append(wrk(urls[name], seconds, signed_in))
+    status, minimal = (merged(runs[name]) for name in ("status", "minimal"))
+    anonymous = wrk(urls["minimal"], seconds, {"Accept": "application/json"})
     ratio = status["rate"] / minimal["rate"]
     report.add(Figure(
         "Live progress under load: status endpoint / minimal view (requests/s)",
         f"{status['rate']:.0f} req/s, p50 {status['50']:.1f} ms, p99 {status['99']:.1f} ms",
         f"{minimal['rate']:.0f} req/s, p50 {minimal['50']:.1f} ms, p99 {minimal['99']:.1f} ms",
         ratio, "ratio ≥ 0.9 and p99 ≤ 50 ms", ratio >= 0.9 and status["99"] <= 50,
-        f"wrk -t2 -c16 -d{seconds}s, signed in, while a task updates the job row every 50 ms; "
+        f"wrk -t2 -c16 -d{seconds}s on the status endpoint and on /healthz, both signed in, twice each in turned "
+        "order (mean requests/s, mean p50, worse p99), while a task updates the job row every 50 ms; "
+        f"/healthz without a session: {anonymous['rate']:.0f} req/s, p99 {anonymous['99']:.1f} ms; "
         f"gunicorn: 2 sync workers; non-2xx: {status['non_2xx']} / {minimal['non_2xx']}",
     ))
     if ratio < 0.9 or status["99"] > 50:
         report.profile("the job status view, in-process (session, queries, JSON)", status_view_in_process, 50)
+
+
+def merged(runs: list[dict]) -> dict:
+    """wrk runs of one URL as one: mean rate and p50, the worse p99, every non-2xx answer."""
+    return {"rate": sum(r["rate"] for r in runs) / len(runs), "50": sum(r["50"] for r in runs) / len(runs),
+            "99": max(r["99"] for r in runs), "non_2xx": sum(r["non_2xx"] for r in runs)}
 
 
 def run_script(args: list[str], timeout: float = 900) -> str:
@@ -379,10 +400,15 @@ def tracked_task_in_process() -> None:
 
 
 def status_view_in_process() -> None:
+    signed_in_client().get(latest_status_url(), HTTP_ACCEPT="application/json")
+
+
+@functools.cache
+def latest_status_url() -> str:
+    """The status URL of the job live_progress watched, looked up once (so the profile counts the view's queries only)."""
     from spelunker.models import SystemCheck
 
-    job = SystemCheck.objects.order_by("-pk").first()
-    signed_in_client().get(f"/system/checks/{job.pk}/status/", HTTP_ACCEPT="application/json")
+    return f"/system/checks/{SystemCheck.objects.order_by('-pk').values_list('pk', flat=True).first()}/status/"
 
 
 # --- plots and the page --------------------------------------------------------------------------

@@ -41,7 +41,10 @@ def record_probe_answer(check_id: int, queue: str, worker: str, task_id: str) ->
         latency_ms=(now - check.created_at).total_seconds() * 1000,
     )
     answered = check.probes.filter(answered_at__isnull=False).count()
-    check.set_counts(processed_items=answered, successful_items=answered)
+    # The probes answer in parallel: a count taken before another probe's answer landed must not
+    # overwrite the higher count that answer wrote (the check would read completed at 2 of 3).
+    SystemCheck.objects.filter(pk=check.pk, processed_items__lt=answered).update(
+        processed_items=answered, successful_items=answered, updated_at=now)
     if answered == check.total_items:
         check.finish(JobStatus.COMPLETED)
     return {"success": True, "job_id": check_id, "queue": queue, "answered": answered}

@@ -61,7 +61,8 @@ def publish(message_id: int) -> bool:
             _record_refusal(message, exc)
             return False
         OutboxMessage.objects.filter(pk=message.pk).update(sent_at=timezone.now(), attempts=message.attempts + 1)
-        _clear_waiting_note(message)
+        if message.attempts:  # only a refusal of this message (counted in attempts) left the note on its job
+            _clear_waiting_note(message)
     return True
 
 

@@ -189,6 +189,26 @@ def test_a_refused_publish_keeps_the_job_waiting_and_beat_sends_it_when_the_brok
     assert not OutboxMessage.objects.filter(pk=message.pk).exists(), "sent messages are dropped after a week"
 
 
+def test_the_waiting_note_stays_until_the_refused_message_itself_is_sent(django_capture_on_commit_callbacks, request):
+    """A job with two messages: the first refused, the second sent at once. The job still waits for the first."""
+    job = SystemCheck.objects.create()
+    broker_is_back = request.getfixturevalue("unreachable_broker")
+    with django_capture_on_commit_callbacks(execute=True):
+        refused = _queue_probe(job)
+    broker_is_back()
+    with django_capture_on_commit_callbacks(execute=True):
+        sent = _queue_probe(job)
+    sent.refresh_from_db()
+    job.refresh_from_db()
+    assert sent.sent_at is not None and sent.attempts == 1
+    assert (job.error_code, job.message) == ("broker_unavailable", WAITING_FOR_BROKER), "the refused message is still unsent"
+
+    assert publish_pending() == {"success": True, "sent": 1, "waiting": 0}
+    refused.refresh_from_db()
+    job.refresh_from_db()
+    assert refused.sent_at is not None and (job.error_code, job.message) == ("", "")
+
+
 def test_fail_stale_jobs_frees_only_silent_active_jobs():
     silent, busy, done = (SystemCheck.objects.create() for _ in range(3))
     done.finish(JobStatus.COMPLETED)

@@ -42,3 +42,13 @@ def test_probe_answer_is_idempotent(staff_user):
     probe = check.probes.get()
     assert first["success"] and second["skipped"]
     assert (check.status, check.processed_items, probe.worker) == ("completed", 1, "w1")
+
+
+@pytest.mark.django_db
+def test_a_probe_answer_counted_before_a_parallel_one_never_lowers_the_count(staff_user):
+    """Another probe's answer already counted 2 (its row shows it); this late answer counts only itself."""
+    check = SystemCheck.objects.create(total_items=3, processed_items=2, successful_items=2)
+    check.probes.create(queue="default")
+    record_probe_answer(check.pk, "default", "w1", "t1")
+    check.refresh_from_db()
+    assert (check.processed_items, check.successful_items) == (2, 2)

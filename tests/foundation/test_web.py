@@ -33,6 +33,25 @@ def test_login_then_home(client, user):
     assert b"Welcome, alice" in response.content
 
 
+def test_a_signed_in_request_reads_its_session_from_the_cache_and_logout_revokes_it(client, staff_user):
+    from django.conf import settings
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from spelunker.models import SystemCheck
+
+    client.post(reverse("login"), {"username": staff_user.username, "password": "pw-staff-123"})
+    status_url = reverse("system_check_status", args=[SystemCheck.objects.create().pk])
+    with CaptureQueriesContext(connection) as queries:
+        assert client.get(status_url, HTTP_ACCEPT="application/json").status_code == 200
+    assert [q["sql"] for q in queries if "django_session" in q["sql"]] == []
+
+    cookie = client.cookies[settings.SESSION_COOKIE_NAME].value
+    client.post(reverse("logout"))
+    client.cookies[settings.SESSION_COOKIE_NAME] = cookie  # the old cookie, kept by someone
+    assert client.get(status_url, HTTP_ACCEPT="application/json").status_code == 401
+
+
 def test_system_page_is_for_staff_only(user_client):
     assert user_client.get(reverse("system")).status_code == 403
 
