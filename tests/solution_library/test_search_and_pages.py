@@ -82,7 +82,7 @@ def test_source_pages_are_staff_only(user_client):
 
 def test_library_page_lists_documents(library, user_client):
     response = user_client.get("/library/")
-    assert b"Pricing sheet" in response.content and b"Pending review" in response.content
+    assert b"Pricing sheet" in response.content and b"Ready" in response.content and b"Pending review" not in response.content
 
 
 @override_settings(AUTO_EMBED_DOCUMENTS=False)
