@@ -28,7 +28,7 @@ from tests.workers import database_url_for_current_connection, wait_for
 
 from .conftest import LIBRARY, QUESTIONS, make_rfp
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.supervised]
 
 ROOT = Path(__file__).resolve().parents[2]
 TOTAL = 24
