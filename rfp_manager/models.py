@@ -12,12 +12,12 @@ class RFPQuerySet(models.QuerySet):
         """An RFP belongs to its owner and the groups it is shared with (superusers see all)."""
         if user.is_superuser:
             return self
-        # A subquery, not a join + DISTINCT: the progress counts annotated on top stay exact.
-        shared = RFP.objects.filter(shared_with__in=user.groups.all()).values("pk")
-        return self.filter(Q(owner=user) | Q(pk__in=shared))
+        return self.filter(Q(owner=user) | Q(shared_with__in=user.groups.all())).distinct()
 
     def with_progress(self):
-        """question_count and approved_count on each RFP: its progress, in the same query."""
+        """question_count and approved_count on each RFP: its progress, in the same query.
+
+        Distinct counts, so the joins visible_to adds (groups, roles) never count a question twice."""
         return self.annotate(
             question_count=Count("questions", distinct=True),
             approved_count=Count("questions", filter=Q(questions__status=QuestionStatus.APPROVED), distinct=True),

@@ -39,13 +39,15 @@ ORIGIN_FILTERS = {
 }
 STATUS_ORDER = ["needs_expert", "in_review", "drafted", "unanswered", "approved"]
 
-# The question's field naming who answers it, when assignment exists (issue 21, point 3).
-ASSIGNEE_FIELD = "assignee"
+# Who answers a question, when assignment exists (issue 21, point 3: teamwork.Assignment, one per question).
+ASSIGNMENT_RELATION = "assignment"
+ASSIGNEE_LOOKUP = f"{ASSIGNMENT_RELATION}__assignee"
 
 
 def assignment_enabled() -> bool:
+    """Whether questions can be assigned here: the assignee filter, "mine" and the assign action depend on it."""
     try:
-        Question._meta.get_field(ASSIGNEE_FIELD)
+        Question._meta.get_field(ASSIGNMENT_RELATION)
     except FieldDoesNotExist:
         return False
     return True
@@ -83,9 +85,9 @@ def filtered_questions(rfp, filters: dict, user):
         questions = questions.filter(ORIGIN_FILTERS[filters["origin"]])
     if assignment_enabled():
         if filters.get("assignee"):
-            questions = questions.filter(**{f"{ASSIGNEE_FIELD}_id": filters["assignee"]})
+            questions = questions.filter(**{f"{ASSIGNEE_LOOKUP}_id": filters["assignee"]})
         if filters.get("mine"):
-            questions = questions.filter(**{ASSIGNEE_FIELD: user})
+            questions = questions.filter(**{ASSIGNEE_LOOKUP: user})
     return sorted_questions(questions, filters.get("sort") or "attention")
 
 
