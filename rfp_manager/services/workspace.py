@@ -104,7 +104,7 @@ def sorted_questions(questions, sort: str):
     return attention_order(questions)
 
 
-def page_of(questions, number: int | None, size: int = PAGE_SIZE):
-    """One page of the questions (the last page when `number` is past the end)."""
-    return Paginator(questions, size).get_page(number or 1)
+def page_of(questions, number: int | None, size: int | None = None):
+    """One page of the questions (the last page when `number` is past the end); PAGE_SIZE unless `size`."""
+    return Paginator(questions, size or PAGE_SIZE).get_page(number or 1)
 
