@@ -262,8 +262,8 @@ class Answer(models.Model):
         return [c for c in self.citations if c.get("cited")]
 
     @property
-    def verdict_is_stale(self) -> bool:
-        """The verdict judged another text: the answer was edited after its review."""
+    def review_is_stale(self) -> bool:
+        """The verdict judged another text: the answer was edited after its review (a redraft clears the review)."""
         return bool(self.review_verdict and self.reviewed_at and self.edited_at and self.edited_at > self.reviewed_at)
 
     @property

@@ -77,6 +77,7 @@ def _workspace_context(request, rfp) -> dict:
         "page_range": page.paginator.get_elided_page_range(page.number, on_each_side=2, on_ends=1),
         "status_chips": [(value, label, counts[value]) for value, label in Question.Status.choices],
         "percent": workflow.progress_percent(counts), "assignment_enabled": workspace.assignment_enabled(),
+        "assign_url": workspace.assign_url(rfp),
         "filtered": any(v for k, v in filters.items() if k not in ("page", "sort")),
     }
 
@@ -308,8 +309,9 @@ def _row_response(request, question, message: str, level: str = "success"):
     """htmx: the question's row again, with the confirmation beside it; a plain POST goes back to the row."""
     if request.htmx:
         question = _question(request, question.pk)  # re-read: the action changed its answer and status
-        return render(request, "rfp_manager/_question_row.html",
-                      {"q": question, "rfp": question.rfp, "message": message, "level": level})
+        return render(request, "rfp_manager/_question_row.html", {
+            "q": question, "rfp": question.rfp, "message": message, "level": level,
+            "assignment_enabled": workspace.assignment_enabled(), "assign_url": workspace.assign_url(question.rfp)})
     getattr(messages, level)(request, message)
     return redirect(reverse("rfp_manager:detail", args=[question.rfp_id]) + f"#q{question.pk}")
 
@@ -352,10 +354,15 @@ def workspace_bulk(request, pk):
     rfp = _rfp(request, pk)
     action = request.POST.get("action", "")
     questions = list(rfp.questions.filter(pk__in=[v for v in request.POST.getlist("question") if v.isdigit()]))
-    if action not in BULK_ACTIONS:
+    assigning = action == "assign" and workspace.assign_url(rfp)
+    if action not in BULK_ACTIONS and not assigning:
         message, level = "Choose an action.", "error"
     elif not questions:
         message, level = "Select at least one question first.", "warning"
+    elif assigning:
+        # Who and by when are chosen on the assignment page, which checks that the assignee may answer.
+        url = workspace.assign_url(rfp, [q.pk for q in questions])
+        return HttpResponse(headers={"HX-Redirect": url}) if request.htmx else redirect(url)
     else:
         message, level = _bulk(action, rfp, questions, request.user)
     if not request.htmx:
@@ -376,6 +383,7 @@ def _bulk(action: str, rfp, questions: list[Question], user) -> tuple[str, str]:
         return f"Marked {workflow.mark_for_expert(questions)} for a subject-matter expert.", "success"
     if action == "clear":
         return f"Cleared the answers of {workflow.clear(questions)} question{'s' if count != 1 else ''}.", "success"
+    # What is left is "redraft": one responder job over the selection.
     job, why_not = _start_redraft(rfp, [q.pk for q in questions], user)
     return (f"Re-drafting {count} question{'s' if count != 1 else ''} (job {job.pk}).", "success") if job else (why_not, "warning")
 

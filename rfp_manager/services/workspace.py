@@ -6,6 +6,8 @@ questions costs a page of rows, a count and a few small aggregates per request.
 """
 from django.core.exceptions import FieldDoesNotExist
 from django.core.paginator import Paginator
+from django.urls import NoReverseMatch, reverse
+from django.utils.http import urlencode
 from django.db.models import Case, Exists, F, IntegerField, OuterRef, Q, Value, When
 
 from answer_library.models import Entry
@@ -53,6 +55,15 @@ def assignment_enabled() -> bool:
     return True
 
 
+def assign_url(rfp, question_ids=()) -> str:
+    """The assignment page (teamwork:assign) with these questions ticked; "" while assignment does not exist."""
+    try:
+        url = reverse("teamwork:assign", args=[rfp.pk])
+    except NoReverseMatch:
+        return ""
+    return f"{url}?{urlencode([('q', pk) for pk in question_ids])}" if question_ids else url
+
+
 def sections(rfp) -> list[str]:
     return list(rfp.questions.exclude(section="").order_by("section").values_list("section", flat=True).distinct())
 
@@ -60,8 +71,10 @@ def sections(rfp) -> list[str]:
 def rows(questions):
     """Questions with what a row shows: the answer and its people, and whether it was saved to the answer library."""
     saved = Entry.objects.filter(origin_answer=OuterRef("answer")).exclude(status=Entry.Status.MERGED)
-    return questions.select_related("answer", "answer__library_entry", "answer__edited_by", "answer__approved_by") \
-        .annotate(saved_to_library=Exists(saved))
+    related = ["answer", "answer__library_entry", "answer__edited_by", "answer__approved_by"]
+    if assignment_enabled():
+        related.append(ASSIGNEE_LOOKUP)
+    return questions.select_related(*related).annotate(saved_to_library=Exists(saved))
 
 
 def filtered_questions(rfp, filters: dict, user):

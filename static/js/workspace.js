@@ -1,6 +1,6 @@
 // The answers workspace from the keyboard, and the page selection (static: the CSP refuses inline script).
 //   j / ArrowDown, k / ArrowUp  next / previous question     e / Enter  edit
-//   a  approve        r  re-draft       x  select           s  assign (when assignment exists)
+//   a  approve        r  re-draft       x  select           s  assign (the assignment page, when it exists)
 // A row stays focused across the htmx swap that replaces it, so "a" then "j" walks a page.
 (function () {
   "use strict";
@@ -37,7 +37,7 @@
     a: function (row) { press(row, ".approve-button"); },
     r: function (row) { press(row, ".redraft-button"); },
     x: function (row) { press(row, ".row-select"); },
-    s: function (row) { var assign = row && row.querySelector(".assign-control"); if (assign) assign.focus(); },
+    s: function (row) { press(row, ".assign-control"); },
   };
 
   document.addEventListener("keydown", function (event) {
