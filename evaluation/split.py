@@ -13,10 +13,13 @@ The rule, deterministic and stratified:
   list, EVIDENCE_THRESHOLD, the reviewer's thresholds and
   ANSWER_LIBRARY_MATCH_THRESHOLD were chosen — are all dev: a figure on them
   reports a fit, not the product;
-- the others are grouped into strata (kind of question × the family of the
-  documents that answer it; for the answer library: reworded question or near
-  miss), ordered within a stratum by the SHA-256 of their text, and every third
-  one (the 1st, 4th, 7th…) goes to dev, the rest to test.
+- every question is grouped into a stratum (kind of question × the family of
+  the documents that answer it; for the answer library: reworded question or
+  question no entry answers) and ordered within it by the SHA-256 of its text
+  when the split is given; a question without a split at the 1st, 4th, 7th…
+  place goes to dev, the others to test. The v1 questions keep their places in
+  that order (and stay dev), so a stratum's share of new dev questions is about,
+  not exactly, a third.
 """
 import hashlib
 import json
