@@ -69,17 +69,22 @@ def install_counters() -> None:
         return
     events = client.meta.client.meta.events
 
-    def sent(request, operation_name=None, **_):
+    def called(model, **_):
+        with COUNTS.lock:
+            COUNTS.s3[f"s3 {model.name}"] += 1
+
+    def sent(request, **_):
         body = request.body
         size = len(body) if isinstance(body, bytes | str) else int(request.headers.get("Content-Length", 0) or 0)
         with COUNTS.lock:
-            COUNTS.s3[f"s3 {operation_name or 'request'}"] += 1
             COUNTS.s3["s3 bytes sent"] += size
 
-    def received(http_response, **_):
-        with COUNTS.lock:
-            COUNTS.s3["s3 bytes received"] += int(http_response.headers.get("Content-Length", 0) or 0)
+    def received(http_response, model, **_):
+        if model.name in ("GetObject",):  # a HEAD's Content-Length is the object's size, not bytes sent to us
+            with COUNTS.lock:
+                COUNTS.s3["s3 bytes received"] += int(http_response.headers.get("Content-Length", 0) or 0)
 
+    events.register("before-call.s3", called)
     events.register("before-send.s3", sent)
     events.register("after-call.s3", received)
 
@@ -120,6 +125,13 @@ def question_costs(count: int, user) -> dict:
     return difference(COUNTS.snapshot(), before, per=count)
 
 
+def purge_embedding_queue() -> None:
+    from spelunker.celery import app
+
+    with app.connection_for_write() as conn:
+        app.amqp.queues["embedding"].bind(conn.default_channel).purge()
+
+
 def mean(rows: list[dict]) -> dict:
     keys = sorted({key for row in rows for key in row})
     return {key: round(sum(row.get(key, 0) for row in rows) / len(rows), 1) for key in keys}
@@ -133,7 +145,6 @@ def main() -> None:
     for name in ("ENDPOINT_URL", "BUCKET", "ACCESS_KEY_ID", "SECRET_ACCESS_KEY"):  # the stack's S3 as the media storage
         if os.environ.get(f"STACK_S3_{name}"):
             os.environ.setdefault(f"SPELUNKER_S3_{name}", os.environ[f"STACK_S3_{name}"])
-    os.environ.setdefault("AUTO_EMBED_DOCUMENTS", "false")  # this process processes the documents itself
     setup_django()
     from django.conf import settings
     from django.contrib.auth import get_user_model
@@ -156,6 +167,7 @@ def main() -> None:
 
         RFP.objects.filter(name="costs").delete()
         fake.stop()
+        purge_embedding_queue()  # the uploads' messages: this process processed the documents itself
     print(f"database: {connection.vendor}; media: {settings.STORAGES['default']['BACKEND']}")
     print(f"one document of {documents['size_bytes']} bytes, the upload (web): {documents['upload']}")
     print(f"one document, its processing (embedding worker): {documents['processing']}")
