@@ -10,8 +10,10 @@ from copy import copy
 from openpyxl import Workbook, load_workbook
 from openpyxl.cell.cell import MergedCell
 from openpyxl.styles import Alignment, Font
+from openpyxl.utils import column_index_from_string
 
 from ..models import RFP, QuestionImport
+from . import deliverable, dropdowns
 
 FORMULA_TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
 COLUMNS = ["Section", "Number", "Question", "Final answer", "Sources", "Review verdict", "Review feedback", "Review score",
@@ -86,98 +88,150 @@ def source_workbook_import(rfp: RFP) -> QuestionImport | None:
     return None
 
 
-def answer_with_sources(answer) -> str:
-    """The text that goes into the questionnaire's text cell: the answer, then where it comes from."""
-    if answer is None or not answer.final_answer.strip():
-        return ""
-    sources = _sources(answer)
-    return f"{answer.final_answer}\n\nSources: {sources}" if sources else answer.final_answer
-
-
-def dropdown_options(workbook, sheet, coordinate: str) -> list[str]:
-    """The options of the dropdown on a cell, when it has one (inline list or a range of cells)."""
-    for validation in sheet.data_validations.dataValidation:
-        if validation.type != "list" or coordinate not in validation.sqref:
-            continue
-        formula = (validation.formula1 or "").strip()
-        if formula.startswith('"'):
-            return [v.strip() for v in formula.strip('"').split(",")]
-        return _range_values(workbook, sheet, formula)
-    return []
-
-
-def _range_values(workbook, sheet, formula: str) -> list[str]:
-    name = formula.lstrip("=")
-    if name in workbook.defined_names:
-        name = workbook.defined_names[name].attr_text
-    target_sheet, _, cells = name.rpartition("!")
-    target = workbook[target_sheet.strip("'")] if target_sheet.strip("'") in workbook.sheetnames else sheet
-    try:
-        return [str(c.value) for row in target[cells.replace("$", "")] for c in row if c.value is not None]
-    except (ValueError, KeyError, TypeError):  # a reference openpyxl cannot resolve: write the plain word
-        return []
-
-
-CHOICE_WORDS = {"yes": ("yes", "y", "true", "compliant", "implemented"), "no": ("no", "n", "false", "non-compliant"),
-                "na": ("n/a", "na", "not applicable")}
-CHOICE_LABELS = {"yes": "Yes", "no": "No", "na": "N/A"}
-
-
-def choice_value(choice: str, allowed: list[str]) -> str:
-    """The dropdown's own spelling of Yes / No / N/A (e.g. "Y", "Compliant"), else the plain word."""
-    for option in allowed:
-        if option.strip().lower() in CHOICE_WORDS[choice]:
-            return option
-    for option in allowed:
-        if option.strip().lower().startswith(CHOICE_WORDS[choice][0]):
-            return option
-    return CHOICE_LABELS[choice]
-
-
-def _write(sheet, coordinate: str, value: str) -> None:
+def _write(sheet, coordinate: str, value: str) -> bool:
     """Write into the cell. A merged box holds its value in its first cell: a mapped cell inside
     someone else's box (the question's, the row above's) is left alone rather than overwrite it."""
     cell = sheet[coordinate]
     if isinstance(cell, MergedCell):
-        return
+        return False
     cell.value = safe_cell(value)
     if "\n" in cell.value:
         alignment = copy(cell.alignment)
         alignment.wrap_text = True
         cell.alignment = alignment
+    return True
 
 
-def _added_text_column(sheet, header_row: int | None, added: dict) -> int:
-    """A sheet mapped without a text column gets one after its last column (with a header), once."""
-    if sheet.title not in added:
-        added[sheet.title] = sheet.max_column + 1
-        if header_row:
-            sheet.cell(row=header_row, column=added[sheet.title], value=WRITE_BACK_HEADER).font = Font(bold=True)
-    return added[sheet.title]
+class _Writer:
+    """One export into a copy of the client's workbook: writes only what its drop-downs allow, and reports."""
+
+    def __init__(self, workbook, data: bytes, header_rows: dict, export_choices: deliverable.ExportChoices):
+        self.workbook, self.header_rows, self.choices = workbook, header_rows, export_choices
+        self.dropdowns = dropdowns.Dropdowns(data)
+        self.report = deliverable.ExportReport()
+        self.added_columns: dict[tuple[str, str], int] = {}  # (sheet, header) → the column added after its table
+
+    def put(self, question, sheet, coordinate: str, value: str, normalised: str = "") -> None:
+        """Write one value, unless the cell's own list forbids it or it lies inside another cell's merged box."""
+        try:
+            options = self.dropdowns.options(sheet.title, coordinate)
+        except dropdowns.UnreadableList as exc:
+            return self.report.add(question, f"{sheet.title}!{coordinate}", "empty",
+                                   f"the cell's drop-down cannot be read ({exc}): choose the value in Excel")
+        if options is not None and value not in options:
+            return self.report.add(question, f"{sheet.title}!{coordinate}", "empty",
+                                   "the cell's drop-down does not allow this text")
+        if not _write(sheet, coordinate, value):
+            return self.report.add(question, f"{sheet.title}!{coordinate}", "empty", "the cell lies inside a merged box")
+        self.report.add(question, f"{sheet.title}!{coordinate}", "normalised" if normalised else "written", normalised)
+
+    def choice(self, question, sheet, coordinate: str, answer, text: str) -> None:
+        where = f"{sheet.title}!{coordinate}"
+        try:
+            options = self.dropdowns.options(sheet.title, coordinate)
+        except dropdowns.UnreadableList as exc:
+            if text:
+                self.report.add(question, where, "empty", f"the cell's drop-down cannot be read ({exc}): choose the value in Excel")
+            return
+        value, why_empty, normalised = deliverable.choice_value(question, answer, options, text)
+        if value:
+            self.put(question, sheet, coordinate, value, normalised)
+        elif why_empty:
+            self.report.add(question, where, "empty", why_empty)
+
+    def added_column(self, sheet, header: str) -> int:
+        """A column after the sheet's last one (with a header), added once per sheet and purpose."""
+        key = (sheet.title, header)
+        if key not in self.added_columns:
+            self.added_columns[key] = sheet.max_column + 1
+            header_row = self.header_rows.get(sheet.title)
+            if header_row:
+                sheet.cell(row=header_row, column=self.added_columns[key], value=header).font = Font(bold=True)
+        return self.added_columns[key]
+
+    def question(self, question) -> list[str] | None:
+        """Write one question's cells; returns its companion row (sheet, row, ID, question, sources) when answered."""
+        sheet, answer = self.workbook[question.sheet], getattr(question, "answer", None)
+        cells, out = question.answer_cells, deliverable.outgoing(answer, self.choices)
+        if out.text:
+            text_cell = cells.get("text") or sheet.cell(
+                row=question.source_row, column=self.added_column(sheet, WRITE_BACK_HEADER)).coordinate
+            self.put(question, sheet, text_cell, out.text)
+        else:  # the client's cell keeps whatever the client put there
+            where = cells.get("text") or f"row {question.source_row}"
+            self.report.add(question, f"{sheet.title}!{where}", "empty", out.reason)
+        if cells.get("choice"):
+            self.choice(question, sheet, cells["choice"], answer, out.text)
+        sources = deliverable.sources_text(answer) if out.text else ""
+        if sources and self.choices.citations == "column":
+            column = (column_index_from_string(self.choices.citation_column) if self.choices.citation_column
+                      else self.added_column(sheet, SOURCES_HEADER))
+            cell = sheet.cell(row=question.source_row, column=column)
+            if cell.value not in (None, ""):
+                self.report.add(question, f"{sheet.title}!{cell.coordinate}", "empty",
+                                "the citations column holds the client's content here: sources not written")
+            else:
+                self.put(question, sheet, cell.coordinate, sources)
+        return [question.sheet, str(question.source_row), question.number, question.text, sources] if sources else None
+
+    def free_sheet_name(self, title: str) -> str:
+        """A name the client's workbook does not use yet."""
+        name, n = title, 2
+        while name in self.workbook.sheetnames:
+            name, n = f"{title} {n}", n + 1
+        return name
+
+    def add_table_sheet(self, name: str, rows: list[list[str]]) -> None:
+        """A sheet of our own at the end of the workbook, its first row in bold."""
+        sheet = self.workbook.create_sheet(name)
+        for row in rows:
+            sheet.append([safe_cell(v) for v in row])
+        for cell in sheet[1]:
+            cell.font = Font(bold=True)
 
 
-def export_into_source_workbook(rfp: RFP) -> tuple[bytes, str]:
-    """A copy of the client's workbook with each final answer in its mapped cells; nothing else changes."""
+SOURCES_HEADER = "Sources (Spelunker)"
+COMPANION_HEADER = ["Sheet", "Row", "ID", "Question", "Sources"]
+
+
+def export_into_source_workbook(rfp: RFP, export_choices: deliverable.ExportChoices | None = None
+                                ) -> tuple[bytes, str, deliverable.ExportReport]:
+    """A copy of the client's workbook with each outgoing answer in its mapped cells; nothing else changes.
+
+    Returns the file, its original name and the report of what was written where, and what stayed empty and why."""
+    export_choices = export_choices or deliverable.ExportChoices()
     record = source_workbook_import(rfp)
     if record is None:
         raise LookupError("This RFP's questions did not come from an XLSX workbook.")
     with record.file.open("rb") as handle:
-        workbook = load_workbook(io.BytesIO(handle.read()), keep_vba=record.original_name.lower().endswith(".xlsm"))
+        data = handle.read()
+    workbook = load_workbook(io.BytesIO(data))
     header_rows = {s["name"]: s.get("header_row") for s in record.mapping.get("sheets", [])}
+    writer = _Writer(workbook, data, header_rows, export_choices)
     questions = rfp.questions.filter(source_import=record, source_row__isnull=False).select_related("answer")
-    added: dict[str, int] = {}
+    companion = [COMPANION_HEADER]
     for question in questions.order_by("order", "pk"):
-        if question.sheet not in workbook.sheetnames:
-            continue
-        sheet, answer = workbook[question.sheet], getattr(question, "answer", None)
-        cells = question.answer_cells
-        if answer is not None and answer.choice and cells.get("choice"):
-            allowed = dropdown_options(workbook, sheet, cells["choice"])
-            _write(sheet, cells["choice"], choice_value(answer.choice, allowed))
-        text = answer_with_sources(answer)
-        if not text:
-            continue  # an unanswered question leaves whatever the client put in its cell
-        text_cell = cells.get("text") or sheet.cell(
-            row=question.source_row, column=_added_text_column(sheet, header_rows.get(question.sheet), added)).coordinate
-        _write(sheet, text_cell, text)
-    return _save(workbook), record.original_name or "questions.xlsx"
+        if question.sheet in workbook.sheetnames:
+            companion += [row for row in [writer.question(question)] if row]
+    if export_choices.citations == "companion":
+        name = writer.free_sheet_name("Sources")
+        writer.report.notes.append(f"The sources of {len(companion) - 1} answers are on the added sheet “{name}”.")
+        writer.add_table_sheet(name, companion)
+    if export_choices.report_sheet:
+        name = writer.free_sheet_name("Export report")
+        writer.report.notes.append(f"This report is the added sheet “{name}”.")
+        writer.add_table_sheet(name, writer.report.rows())
+    return _save(workbook), record.original_name or "questions.xlsx", writer.report
+
+
+def sources_csv(rfp: RFP, export_choices: deliverable.ExportChoices) -> bytes:
+    """The companion CSV: each outgoing answer's question and where its answer comes from."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer)
+    writer.writerow(["Sheet", "Row", "ID", "Question", "Sources"])
+    for question in rfp.questions.select_related("answer").order_by("order", "pk"):
+        answer = getattr(question, "answer", None)
+        if deliverable.outgoing(answer, export_choices).text:
+            writer.writerow([safe_cell(v) for v in (question.sheet, question.source_row or "", question.number,
+                                                     question.text, deliverable.sources_text(answer))])
+    return buffer.getvalue().encode("utf-8-sig")

@@ -99,6 +99,19 @@ def check_questionnaire_bytes(data: bytes, name: str) -> None:
         raise SheetReadError("This is a legacy Excel 97–2003 (.xls) file. Open it in Excel and save it as .xlsx, then upload that.")
     if name.lower().endswith(".xls"):
         raise SheetReadError("Legacy .xls files cannot be read. Open it in Excel and save it as .xlsx, then upload that.")
+    if name.lower().endswith(".xlsm") or _has_macros(data):
+        raise SheetReadError(
+            "The workbook is macro-enabled (.xlsm): its macros would be sent back to the client untested. Open it in "
+            "Excel, save a copy as “Excel Workbook (.xlsx)” (File › Save As) and upload that copy."
+        )
+
+
+def _has_macros(data: bytes) -> bool:
+    """A VBA project inside the package, whatever the file is called."""
+    try:
+        return "xl/vbaProject.bin" in zipfile.ZipFile(io.BytesIO(data)).namelist()
+    except zipfile.BadZipFile:
+        return False
 
 
 # --- workbooks ------------------------------------------------------------------------
@@ -110,7 +123,10 @@ def read_workbook(data: bytes) -> list[Sheet]:
     try:
         workbook = load_workbook(io.BytesIO(data), read_only=True, data_only=True)
     except Exception as exc:  # openpyxl raises many types for a non-workbook
-        raise SheetReadError(f"Not a readable XLSX workbook ({type(exc).__name__}).") from exc
+        raise SheetReadError(
+            f"Not a readable XLSX workbook ({type(exc).__name__}): the file is damaged or is not a workbook. Open it in "
+            "Excel; if it opens, save it again as .xlsx and upload that, else ask the client for a new copy."
+        ) from exc
     try:
         archive = workbook._archive
         sheets = []
@@ -215,7 +231,6 @@ def read_csv(data: bytes) -> list[Sheet]:
 
 # Parts of the package openpyxl does not write back, by the folder or name they live under.
 LOST_PARTS = (
-    ("xl/vbaProject.bin", "macros (VBA)"),
     ("xl/slicers/", "slicers"),
     ("xl/timelines/", "timelines"),
     ("xl/ctrlProps/", "form controls (checkboxes, buttons)"),
@@ -237,18 +252,14 @@ EXTENSION_URI = re.compile(rb'<(?:\w+:)?ext\b[^>]*\buri="(\{[^"]+\})"')
 SHAPE = re.compile(rb"<(?:\w+:)?sp\b")
 
 
-def features_lost_on_save(data: bytes, keeps_macros: bool = False) -> list[str]:
-    """What the client's file has that a copy written by openpyxl will not (told before the download).
-
-    `keeps_macros`: an .xlsm is loaded with keep_vba, so its macros survive.
-    """
+def features_lost_on_save(data: bytes) -> list[str]:
+    """What the client's file has that a copy written by openpyxl will not (told before the download)."""
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
     except zipfile.BadZipFile:
         return []
     names = archive.namelist()
-    parts = [(prefix, label) for prefix, label in LOST_PARTS if not (keeps_macros and prefix == "xl/vbaProject.bin")]
-    lost = [label for prefix, label in parts if any(n.startswith(prefix) for n in names)]
+    lost = [label for prefix, label in LOST_PARTS if any(n.startswith(prefix) for n in names)]
     drawings = [n for n in names if n.startswith("xl/drawings/drawing") and n.endswith(".xml")]
     if any(SHAPE.search(archive.read(n)) for n in drawings):
         lost.append("shapes and text boxes")
