@@ -129,7 +129,8 @@ class ExportReport:
     notes: list[str] = field(default_factory=list)  # file-wide facts (citations column taken, sheet added …)
 
     def add(self, question: Question, where: str, outcome: str, detail: str = "") -> None:
-        self.lines.append(ReportLine(f"{question.label} {question.text[:80]}", where, outcome, detail))
+        name = question.number if question.number and not question.number[0].isdigit() else question.label
+        self.lines.append(ReportLine(f"{name} {question.text[:80]}", where, outcome, detail))
 
     def count(self, outcome: str) -> int:
         return sum(1 for line in self.lines if line.outcome == outcome)

@@ -105,3 +105,54 @@ class Dropdowns:
         last_row = min(int(match.group("r2") or first_row), first_row + MAX_OPTIONS)
         values = (sheet.value(r, c) for r in range(first_row, last_row + 1) for c in range(first_column, last_column + 1))
         return [_text(v) for v in values if v is not None and _text(v)]
+
+
+# --- keeping the x14 drop-downs in the copy ----------------------------------------------------------------
+
+REL_NS = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}"
+PACKAGE_REL_NS = "{http://schemas.openxmlformats.org/package/2006/relationships}"
+
+
+def _sheet_paths(archive: zipfile.ZipFile) -> dict[str, str]:
+    """Sheet name → its part in the package (names of parts differ between Excel's file and openpyxl's copy)."""
+    workbook = etree.fromstring(archive.read("xl/workbook.xml"))
+    rels = etree.fromstring(archive.read("xl/_rels/workbook.xml.rels"))
+    targets = {r.get("Id"): r.get("Target") for r in rels.iter(f"{PACKAGE_REL_NS}Relationship")}
+    paths = {}
+    for sheet in workbook.iter(f"{sheets.MAIN_NS}sheet"):
+        target = targets.get(sheet.get(f"{REL_NS}id"), "")
+        paths[sheet.get("name")] = target.lstrip("/") if target.startswith("/") else f"xl/{target}"
+    return paths
+
+
+def keep_x14_validations(original: bytes, copy: bytes) -> bytes:
+    """The copy with the original's x14 drop-downs put back: openpyxl drops them on load, and a client's
+    Yes/No/N/A lists kept on another sheet are often of this form."""
+    source = zipfile.ZipFile(io.BytesIO(original))
+    extensions = {}
+    for name, path in _sheet_paths(source).items():
+        if path in source.namelist() and sheets.X14_VALIDATIONS_URI.encode() in source.read(path):
+            root = etree.fromstring(source.read(path))
+            extensions[name] = [e for e in root.iter(f"{sheets.MAIN_NS}ext") if e.get("uri") == sheets.X14_VALIDATIONS_URI]
+    if not extensions:
+        return copy
+    target = zipfile.ZipFile(io.BytesIO(copy))
+    paths = {_sheet_paths(target).get(name): found for name, found in extensions.items()}
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as result:
+        for info in target.infolist():
+            content = target.read(info.filename)
+            if info.filename in paths:
+                content = _with_extensions(content, paths[info.filename])
+            result.writestr(info, content)
+    return out.getvalue()
+
+
+def _with_extensions(sheet_xml: bytes, extensions: list) -> bytes:
+    root = etree.fromstring(sheet_xml)
+    ext_list = root.find(f"{sheets.MAIN_NS}extLst")
+    if ext_list is None:
+        ext_list = etree.SubElement(root, f"{sheets.MAIN_NS}extLst")  # the last child of a worksheet, as required
+    for extension in extensions:
+        ext_list.append(extension)
+    return etree.tostring(root, xml_declaration=True, encoding="UTF-8", standalone=True)

@@ -221,7 +221,7 @@ def export_into_source_workbook(rfp: RFP, export_choices: deliverable.ExportChoi
         name = writer.free_sheet_name("Export report")
         writer.report.notes.append(f"This report is the added sheet “{name}”.")
         writer.add_table_sheet(name, writer.report.rows())
-    return _save(workbook), record.original_name or "questions.xlsx", writer.report
+    return dropdowns.keep_x14_validations(data, _save(workbook)), record.original_name or "questions.xlsx", writer.report
 
 
 def sources_csv(rfp: RFP, export_choices: deliverable.ExportChoices) -> bytes:

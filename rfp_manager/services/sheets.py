@@ -241,13 +241,14 @@ LOST_PARTS = (
     ("xl/metadata.xml", "dynamic-array formula metadata (spilled formulas may show as @ formulas)"),
     ("customXml/", "custom XML data"),
 )
-# Excel 2010+ extensions inside a sheet, by their registered extension URI.
+# Excel 2010+ extensions inside a sheet, by their registered extension URI. (Its drop-downs, x14 data
+# validations, are not lost: the export puts them back, dropdowns.keep_x14_validations.)
 LOST_EXTENSIONS = {
-    "{CCE6A557-97BC-4b89-ADB6-D9C93CAAB3DF}": "dropdowns whose list is on another sheet (Excel 2010 data validations)",
     "{78C0D931-6437-407d-A8EE-F0AAD7539E65}": "Excel 2010 conditional formatting (data bars, icon sets)",
     "{05C60535-1F16-4fd2-B633-F4F36F0B64E0}": "sparklines",
     "{A8765BA9-456A-4dab-B4F3-ACF838C121DE}": "slicers",
 }
+X14_VALIDATIONS_URI = "{CCE6A557-97BC-4b89-ADB6-D9C93CAAB3DF}"
 EXTENSION_URI = re.compile(rb'<(?:\w+:)?ext\b[^>]*\buri="(\{[^"]+\})"')
 SHAPE = re.compile(rb"<(?:\w+:)?sp\b")
 
@@ -267,5 +268,6 @@ def features_lost_on_save(data: bytes) -> list[str]:
     for name in names:
         if name.startswith("xl/worksheets/sheet") and name.endswith(".xml"):
             uris.update(u.decode() for u in EXTENSION_URI.findall(archive.read(name)))
+    uris.discard(X14_VALIDATIONS_URI)
     lost += sorted({LOST_EXTENSIONS.get(uri, f"an Excel extension ({uri})") for uri in uris})
     return lost

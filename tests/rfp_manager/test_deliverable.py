@@ -12,7 +12,7 @@ from openpyxl import Workbook, load_workbook
 
 from llm_manager.providers.offline import NO_PASSAGE_ANSWER
 from rfp_manager.models import RFP, Answer, QuestionImport
-from rfp_manager.services import choices, deliverable, export, importing
+from rfp_manager.services import choices, deliverable, dropdowns, export, importing
 
 from . import workbooks
 from .test_questionnaires import CITATION, assert_written_and_unchanged, comparable, import_file
@@ -88,6 +88,12 @@ def test_choices_come_from_each_cells_own_list_and_only_for_closed_questions(rfp
     assert lines["Application!C5"] == ("normalised", "“N/A” → “Not Applicable”")
     assert lines["Company!D4"] == ("written", "")  # the open question's text answer is written
     assert result["Company"]["D4"].value == "Yes, Acme is a private company founded in 2009."
+    # The copy keeps every drop-down, the x14 one openpyxl drops included (put back into the sheet's XML).
+    kept = dropdowns.Dropdowns(content)
+    assert [kept.options(s, "C4") for s in ("Company", "Data", "Application")] == [
+        ["Yes", "No"], ["Yes", "No", "N/A"], ["Yes", "No", "Partially", "Not Applicable"]]
+    record = QuestionImport.objects.get(rfp=rfp)
+    assert not any("drop" in feature for feature in record.lost_features)
 
 
 @pytest.mark.parametrize("text, closed", [
