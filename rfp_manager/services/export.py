@@ -1,4 +1,7 @@
-"""Export answers: a fresh XLSX or CSV, or the client's own workbook with the answers written back.
+"""Export answers: a fresh XLSX or CSV (the team's working table: sources, verdicts), or the client's own
+workbook or CSV with the answers written back — the deliverable, built with services/deliverable.py: only
+the answers chosen, clean (no citation markers, no placeholders), choices only from each cell's own
+drop-down (services/dropdowns.py), and a report of every cell written or left empty.
 
 Every cell a user or a model wrote is defused against formula injection: a
 spreadsheet must never execute `=HYPERLINK(...)` that came from an answer.
@@ -10,10 +13,11 @@ from copy import copy
 from openpyxl import Workbook, load_workbook
 from openpyxl.cell.cell import MergedCell
 from openpyxl.styles import Alignment, Font
-from openpyxl.utils import column_index_from_string
+from openpyxl.utils import column_index_from_string, get_column_letter
+from openpyxl.utils.cell import coordinate_to_tuple
 
 from ..models import RFP, QuestionImport
-from . import deliverable, dropdowns
+from . import deliverable, dropdowns, sheets
 
 FORMULA_TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
 COLUMNS = ["Section", "Number", "Question", "Final answer", "Sources", "Review verdict", "Review feedback", "Review score",
@@ -79,149 +83,214 @@ def _save(workbook) -> bytes:
     return buffer.getvalue()
 
 
-def source_workbook_import(rfp: RFP) -> QuestionImport | None:
-    """The latest applied XLSX import whose questions are still here: the workbook to write back into."""
-    imports = rfp.imports.filter(kind=QuestionImport.Kind.XLSX, applied_at__isnull=False).exclude(file="")
+def source_file_import(rfp: RFP) -> QuestionImport | None:
+    """The latest applied file import (XLSX or CSV) whose questions are still here: the file to write back into."""
+    kinds = (QuestionImport.Kind.XLSX, QuestionImport.Kind.CSV)
+    imports = rfp.imports.filter(kind__in=kinds, applied_at__isnull=False).exclude(file="")
     for record in imports.order_by("-applied_at"):
         if rfp.questions.filter(source_import=record).exists():
             return record
     return None
 
 
-def _write(sheet, coordinate: str, value: str) -> bool:
-    """Write into the cell. A merged box holds its value in its first cell: a mapped cell inside
-    someone else's box (the question's, the row above's) is left alone rather than overwrite it."""
-    cell = sheet[coordinate]
-    if isinstance(cell, MergedCell):
-        return False
-    cell.value = safe_cell(value)
-    if "\n" in cell.value:
-        alignment = copy(cell.alignment)
-        alignment.wrap_text = True
-        cell.alignment = alignment
-    return True
+class WorkbookCopy:
+    """A copy of the client's XLSX, written through openpyxl; its drop-downs read from the original's XML."""
+
+    def __init__(self, data: bytes):
+        self.original, self.workbook = data, load_workbook(io.BytesIO(data))
+        self.dropdowns = dropdowns.Dropdowns(data)
+
+    def has_sheet(self, name: str) -> bool:
+        return name in self.workbook.sheetnames
+
+    def options(self, sheet: str, coordinate: str) -> list[str] | None:
+        return self.dropdowns.options(sheet, coordinate)
+
+    def value(self, sheet: str, coordinate: str):
+        return self.workbook[sheet][coordinate].value
+
+    def write(self, sheet: str, coordinate: str, value: str) -> bool:
+        """Write into the cell. A merged box holds its value in its first cell: a mapped cell inside
+        someone else's box (the question's, the row above's) is left alone rather than overwrite it."""
+        cell = self.workbook[sheet][coordinate]
+        if isinstance(cell, MergedCell):
+            return False
+        cell.value = safe_cell(value)
+        if "\n" in cell.value:
+            alignment = copy(cell.alignment)
+            alignment.wrap_text = True
+            cell.alignment = alignment
+        return True
+
+    def new_column(self, sheet: str, header_row: int | None, header: str) -> int:
+        column = self.workbook[sheet].max_column + 1
+        if header_row:
+            self.workbook[sheet].cell(row=header_row, column=column, value=header).font = Font(bold=True)
+        return column
+
+    def add_table(self, title: str, rows: list[list[str]]) -> str:
+        """A sheet of our own at the end of the workbook (a name the client's does not use), first row in bold."""
+        name, n = title, 2
+        while name in self.workbook.sheetnames:
+            name, n = f"{title} {n}", n + 1
+        sheet = self.workbook.create_sheet(name)
+        for row in rows:
+            sheet.append([safe_cell(v) for v in row])
+        for cell in sheet[1]:
+            cell.font = Font(bold=True)
+        return f"the added sheet “{name}”"
+
+    def save(self) -> bytes:
+        return dropdowns.keep_x14_validations(self.original, _save(self.workbook))
+
+
+class CsvCopy:
+    """A copy of the client's CSV, same delimiter; a CSV has no drop-downs and no sheets to add."""
+
+    def __init__(self, data: bytes):
+        self.rows, self.delimiter = sheets.csv_rows(data)
+
+    def has_sheet(self, name: str) -> bool:
+        return name == ""
+
+    def options(self, sheet: str, coordinate: str) -> None:
+        return None
+
+    def _place(self, coordinate: str) -> tuple[int, int]:
+        row, column = coordinate_to_tuple(coordinate)
+        while len(self.rows) < row:
+            self.rows.append([])
+        self.rows[row - 1] += [""] * (column - len(self.rows[row - 1]))
+        return row - 1, column - 1
+
+    def value(self, sheet: str, coordinate: str):
+        row, column = self._place(coordinate)
+        return self.rows[row][column]
+
+    def write(self, sheet: str, coordinate: str, value: str) -> bool:
+        row, column = self._place(coordinate)
+        self.rows[row][column] = safe_cell(value)
+        return True
+
+    def new_column(self, sheet: str, header_row: int | None, header: str) -> int:
+        column = max(len(r) for r in self.rows) + 1
+        if header_row:
+            self.write(sheet, f"{get_column_letter(column)}{header_row}", header)
+        return column
+
+    def add_table(self, title: str, rows: list[list[str]]) -> str:
+        return f"the “{title}” CSV download (a CSV has no sheets)"
+
+    def save(self) -> bytes:
+        buffer = io.StringIO()
+        csv.writer(buffer, delimiter=self.delimiter).writerows(self.rows)
+        return buffer.getvalue().encode("utf-8-sig")
 
 
 class _Writer:
-    """One export into a copy of the client's workbook: writes only what its drop-downs allow, and reports."""
+    """One export into a copy of the client's file: writes only what its drop-downs allow, and reports."""
 
-    def __init__(self, workbook, data: bytes, header_rows: dict, export_choices: deliverable.ExportChoices):
-        self.workbook, self.header_rows, self.choices = workbook, header_rows, export_choices
-        self.dropdowns = dropdowns.Dropdowns(data)
+    def __init__(self, target, header_rows: dict, export_choices: deliverable.ExportChoices):
+        self.target, self.header_rows, self.choices = target, header_rows, export_choices
         self.report = deliverable.ExportReport()
         self.added_columns: dict[tuple[str, str], int] = {}  # (sheet, header) → the column added after its table
 
-    def put(self, question, sheet, coordinate: str, value: str, normalised: str = "") -> None:
-        """Write one value, unless the cell's own list forbids it or it lies inside another cell's merged box."""
-        try:
-            options = self.dropdowns.options(sheet.title, coordinate)
-        except dropdowns.UnreadableList as exc:
-            return self.report.add(question, f"{sheet.title}!{coordinate}", "empty",
-                                   f"the cell's drop-down cannot be read ({exc}): choose the value in Excel")
-        if options is not None and value not in options:
-            return self.report.add(question, f"{sheet.title}!{coordinate}", "empty",
-                                   "the cell's drop-down does not allow this text")
-        if not _write(sheet, coordinate, value):
-            return self.report.add(question, f"{sheet.title}!{coordinate}", "empty", "the cell lies inside a merged box")
-        self.report.add(question, f"{sheet.title}!{coordinate}", "normalised" if normalised else "written", normalised)
+    @staticmethod
+    def where(sheet: str, coordinate: str) -> str:
+        return f"{sheet}!{coordinate}" if sheet else coordinate
 
-    def choice(self, question, sheet, coordinate: str, answer, text: str) -> None:
-        where = f"{sheet.title}!{coordinate}"
+    def _options(self, question, sheet: str, coordinate: str) -> tuple[list[str] | None, bool]:
+        """The cell's list (None: no list), and False when it has one that cannot be read (reported)."""
         try:
-            options = self.dropdowns.options(sheet.title, coordinate)
+            return self.target.options(sheet, coordinate), True
         except dropdowns.UnreadableList as exc:
-            if text:
-                self.report.add(question, where, "empty", f"the cell's drop-down cannot be read ({exc}): choose the value in Excel")
+            self.report.add(question, self.where(sheet, coordinate), "empty",
+                            f"the cell's drop-down cannot be read ({exc}): choose the value in Excel")
+            return None, False
+
+    def put(self, question, sheet: str, coordinate: str, value: str, normalised: str = "") -> None:
+        """Write one value, unless the cell's own list forbids it or it lies inside another cell's merged box."""
+        options, readable = self._options(question, sheet, coordinate)
+        if not readable:
+            return
+        where = self.where(sheet, coordinate)
+        if options is not None and value not in options:
+            return self.report.add(question, where, "empty", "the cell's drop-down does not allow this text")
+        if not self.target.write(sheet, coordinate, value):
+            return self.report.add(question, where, "empty", "the cell lies inside a merged box")
+        self.report.add(question, where, "normalised" if normalised else "written", normalised)
+
+    def choice(self, question, sheet: str, coordinate: str, answer, text: str) -> None:
+        if not text:
+            return  # the answer stays out: its text cell's line says why
+        options, readable = self._options(question, sheet, coordinate)
+        if not readable:
             return
         value, why_empty, normalised = deliverable.choice_value(question, answer, options, text)
         if value:
             self.put(question, sheet, coordinate, value, normalised)
-        elif why_empty:
-            self.report.add(question, where, "empty", why_empty)
+        else:
+            self.report.add(question, self.where(sheet, coordinate), "empty", why_empty)
 
-    def added_column(self, sheet, header: str) -> int:
+    def added_column(self, sheet: str, header: str) -> int:
         """A column after the sheet's last one (with a header), added once per sheet and purpose."""
-        key = (sheet.title, header)
-        if key not in self.added_columns:
-            self.added_columns[key] = sheet.max_column + 1
-            header_row = self.header_rows.get(sheet.title)
-            if header_row:
-                sheet.cell(row=header_row, column=self.added_columns[key], value=header).font = Font(bold=True)
-        return self.added_columns[key]
+        if (sheet, header) not in self.added_columns:
+            self.added_columns[(sheet, header)] = self.target.new_column(sheet, self.header_rows.get(sheet), header)
+        return self.added_columns[(sheet, header)]
 
     def question(self, question) -> list[str] | None:
         """Write one question's cells; returns its companion row (sheet, row, ID, question, sources) when answered."""
-        sheet, answer = self.workbook[question.sheet], getattr(question, "answer", None)
+        sheet, answer = question.sheet, getattr(question, "answer", None)
         cells, out = question.answer_cells, deliverable.outgoing(answer, self.choices)
         if out.text:
-            text_cell = cells.get("text") or sheet.cell(
-                row=question.source_row, column=self.added_column(sheet, WRITE_BACK_HEADER)).coordinate
+            text_cell = cells.get("text") or f"{get_column_letter(self.added_column(sheet, WRITE_BACK_HEADER))}{question.source_row}"
             self.put(question, sheet, text_cell, out.text)
         else:  # the client's cell keeps whatever the client put there
-            where = cells.get("text") or f"row {question.source_row}"
-            self.report.add(question, f"{sheet.title}!{where}", "empty", out.reason)
+            self.report.add(question, self.where(sheet, cells.get("text") or f"row {question.source_row}"), "empty", out.reason)
         if cells.get("choice"):
             self.choice(question, sheet, cells["choice"], answer, out.text)
         sources = deliverable.sources_text(answer) if out.text else ""
         if sources and self.choices.citations == "column":
             column = (column_index_from_string(self.choices.citation_column) if self.choices.citation_column
                       else self.added_column(sheet, SOURCES_HEADER))
-            cell = sheet.cell(row=question.source_row, column=column)
-            if cell.value not in (None, ""):
-                self.report.add(question, f"{sheet.title}!{cell.coordinate}", "empty",
+            coordinate = f"{get_column_letter(column)}{question.source_row}"
+            if self.target.value(sheet, coordinate) not in (None, ""):
+                self.report.add(question, self.where(sheet, coordinate), "empty",
                                 "the citations column holds the client's content here: sources not written")
             else:
-                self.put(question, sheet, cell.coordinate, sources)
+                self.put(question, sheet, coordinate, sources)
         return [question.sheet, str(question.source_row), question.number, question.text, sources] if sources else None
-
-    def free_sheet_name(self, title: str) -> str:
-        """A name the client's workbook does not use yet."""
-        name, n = title, 2
-        while name in self.workbook.sheetnames:
-            name, n = f"{title} {n}", n + 1
-        return name
-
-    def add_table_sheet(self, name: str, rows: list[list[str]]) -> None:
-        """A sheet of our own at the end of the workbook, its first row in bold."""
-        sheet = self.workbook.create_sheet(name)
-        for row in rows:
-            sheet.append([safe_cell(v) for v in row])
-        for cell in sheet[1]:
-            cell.font = Font(bold=True)
 
 
 SOURCES_HEADER = "Sources (Spelunker)"
 COMPANION_HEADER = ["Sheet", "Row", "ID", "Question", "Sources"]
 
 
-def export_into_source_workbook(rfp: RFP, export_choices: deliverable.ExportChoices | None = None
-                                ) -> tuple[bytes, str, deliverable.ExportReport]:
-    """A copy of the client's workbook with each outgoing answer in its mapped cells; nothing else changes.
+def export_into_source_file(rfp: RFP, export_choices: deliverable.ExportChoices | None = None
+                            ) -> tuple[bytes, str, deliverable.ExportReport]:
+    """A copy of the client's workbook (or CSV) with each outgoing answer in its mapped cells; nothing else changes.
 
     Returns the file, its original name and the report of what was written where, and what stayed empty and why."""
     export_choices = export_choices or deliverable.ExportChoices()
-    record = source_workbook_import(rfp)
+    record = source_file_import(rfp)
     if record is None:
-        raise LookupError("This RFP's questions did not come from an XLSX workbook.")
+        raise LookupError("This RFP's questions did not come from an XLSX workbook or a CSV file.")
     with record.file.open("rb") as handle:
         data = handle.read()
-    workbook = load_workbook(io.BytesIO(data))
+    target = WorkbookCopy(data) if record.kind == QuestionImport.Kind.XLSX else CsvCopy(data)
     header_rows = {s["name"]: s.get("header_row") for s in record.mapping.get("sheets", [])}
-    writer = _Writer(workbook, data, header_rows, export_choices)
+    writer = _Writer(target, header_rows, export_choices)
     questions = rfp.questions.filter(source_import=record, source_row__isnull=False).select_related("answer")
     companion = [COMPANION_HEADER]
     for question in questions.order_by("order", "pk"):
-        if question.sheet in workbook.sheetnames:
+        if target.has_sheet(question.sheet):
             companion += [row for row in [writer.question(question)] if row]
     if export_choices.citations == "companion":
-        name = writer.free_sheet_name("Sources")
-        writer.report.notes.append(f"The sources of {len(companion) - 1} answers are on the added sheet “{name}”.")
-        writer.add_table_sheet(name, companion)
+        where = target.add_table("Sources", companion)
+        writer.report.notes.append(f"The sources of {len(companion) - 1} answers are on {where}.")
     if export_choices.report_sheet:
-        name = writer.free_sheet_name("Export report")
-        writer.report.notes.append(f"This report is the added sheet “{name}”.")
-        writer.add_table_sheet(name, writer.report.rows())
-    return dropdowns.keep_x14_validations(data, _save(workbook)), record.original_name or "questions.xlsx", writer.report
+        writer.report.notes.append(f"This report is {target.add_table('Export report', writer.report.rows())}.")
+    return target.save(), record.original_name or "questions.xlsx", writer.report
 
 
 def sources_csv(rfp: RFP, export_choices: deliverable.ExportChoices) -> bytes:

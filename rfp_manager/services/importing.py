@@ -412,6 +412,6 @@ def _questions_to_write(record: QuestionImport) -> tuple[list[Question], list[Qu
 def _question_values(record: QuestionImport, row: dict, order: int) -> dict:
     values = {"section": row["section"], "number": row["number"], "text": row["text"], "order": order,
               "sheet": row.get("sheet", ""), "answer_cells": row.get("cells", {})}
-    if record.kind == QuestionImport.Kind.XLSX:
+    if record.kind in (QuestionImport.Kind.XLSX, QuestionImport.Kind.CSV):  # a file the answers can go back into
         values.update(source_import=record, source_row=row["row"])
     return values

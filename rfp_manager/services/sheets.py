@@ -205,8 +205,8 @@ def _decode(data: bytes) -> str:
     raise SheetReadError("The CSV is neither UTF-8 nor Windows-1252 text.")
 
 
-def read_csv(data: bytes) -> list[Sheet]:
-    """A CSV is one sheet without a name."""
+def csv_rows(data: bytes) -> tuple[list[list[str]], str]:
+    """The CSV's rows and its delimiter (the export writes answers back with the same one)."""
     text = _decode(data)
     try:
         dialect = csv.Sniffer().sniff(text[:4096], delimiters=",;\t|")
@@ -214,9 +214,14 @@ def read_csv(data: bytes) -> list[Sheet]:
         dialect = csv.excel
     try:
         # Only the delimiter is sniffed: the sniffer also guesses doublequote=False, which cuts "" inside fields.
-        rows = list(csv.reader(io.StringIO(text), delimiter=dialect.delimiter))
+        return list(csv.reader(io.StringIO(text), delimiter=dialect.delimiter)), dialect.delimiter
     except csv.Error as exc:  # e.g. a field larger than the csv module's limit
         raise SheetReadError(f"The CSV cannot be read: {exc}.") from exc
+
+
+def read_csv(data: bytes) -> list[Sheet]:
+    """A CSV is one sheet without a name."""
+    rows, _ = csv_rows(data)
     sheet = Sheet(name="")
     for row_number, row in enumerate(rows, start=1):
         values = {column: value for column, value in enumerate(row, start=1) if value.strip()}

@@ -73,7 +73,7 @@ def test_choices_come_from_each_cells_own_list_and_only_for_closed_questions(rfp
     answer(rfp, "APPL-02", "Not applicable here [1].", "na", **approved)
     answer(rfp, "APPL-03", "Yes, within 30 days [1].", "yes", **approved)  # "How do you …": open
 
-    content, _, report = export.export_into_source_workbook(rfp)
+    content, _, report = export.export_into_source_file(rfp)
     result = load_workbook(io.BytesIO(content))
     values = {f"{s}!{c}": result[s][c].value for s, c in [("Company", "C4"), ("Company", "C5"), ("Data", "C4"), ("Data", "C5"),
                                                            ("Data", "C7"), ("Application", "C4"), ("Application", "C5"),
@@ -131,7 +131,7 @@ def test_a_list_that_cannot_be_read_leaves_the_cell_empty_and_says_what_to_do(rf
     computed.add("C2:C4")
     import_file(rfp, "indirect.xlsx", workbooks.save(workbook))
     answer(rfp, "Q1", "Yes [1].", "yes", review_verdict="approved")
-    content, _, report = export.export_into_source_workbook(rfp)
+    content, _, report = export.export_into_source_file(rfp)
     result = load_workbook(io.BytesIO(content)).active
     assert (result["C2"].value, result["D2"].value) == (None, "Yes.")
     outcome, detail = outcomes(report)["Sheet!C2"]
@@ -157,7 +157,7 @@ def test_only_the_answers_chosen_go_out_never_a_placeholder_or_a_rejected_draft(
     for number, (fields, _, _) in ANSWER_STATES.items():
         fields = dict(fields)
         answer(rfp, number, fields.pop("draft_text", f"Draft for {number} [1]."), **fields)
-    content, _, report = export.export_into_source_workbook(rfp, deliverable.ExportChoices(answers=which))
+    content, _, report = export.export_into_source_file(rfp, deliverable.ExportChoices(answers=which))
 
     expected = {}
     for number, (fields, by_default, with_drafts) in ANSWER_STATES.items():
@@ -181,12 +181,12 @@ def test_citations_in_a_column_or_a_companion_sheet_and_the_report_as_a_sheet(rf
     answer(rfp, "DATA-01", "Yes, AES-256 [1].", "yes", review_verdict="approved")
 
     chosen = deliverable.ExportChoices(citations="column", citation_column="H")
-    result = load_workbook(io.BytesIO(export.export_into_source_workbook(rfp, chosen)[0]))
+    result = load_workbook(io.BytesIO(export.export_into_source_file(rfp, chosen)[0]))
     assert (result["Data"]["D4"].value, result["Data"]["H4"].value) == ("Yes, AES-256.", "Security handbook (passage 7)")
     assert result.sheetnames == load_workbook(io.BytesIO(data)).sheetnames
 
     chosen = deliverable.ExportChoices(citations="companion", report_sheet=True)
-    content, _, report = export.export_into_source_workbook(rfp, chosen)
+    content, _, report = export.export_into_source_file(rfp, chosen)
     result = load_workbook(io.BytesIO(content))
     assert result.sheetnames[-2:] == ["Sources", "Export report"]
     assert [[c.value for c in row] for row in result["Sources"].iter_rows()] == [
@@ -282,7 +282,7 @@ def test_samm_export_writes_only_its_own_dropdown_values_and_no_marker_or_placeh
     ]
     for position, question in enumerate(rfp.questions.order_by("order")):
         Answer.objects.create(question=question, citations=[CITATION], **states[position % len(states)])
-    content, _, report = export.export_into_source_workbook(rfp)
+    content, _, report = export.export_into_source_file(rfp)
 
     before, after = load_workbook(io.BytesIO(data)), load_workbook(io.BytesIO(content))
     options = samm_options(data)
@@ -299,3 +299,39 @@ def test_samm_export_writes_only_its_own_dropdown_values_and_no_marker_or_placeh
         "rejected by the reviewer": 15,
         "the library has no supporting content (placeholder): an expert must answer": 15,
         "the cell's list has no option meaning “Partly”": 15, "the cell's list has no option meaning “N/A”": 15}
+
+
+# --- a CSV questionnaire comes back as the same CSV -------------------------------------------------------
+
+def test_a_csv_questionnaire_comes_back_with_its_answers_in_its_own_columns(rfp, user_client):
+    data = ("Ref;Requirement;Compliant;Response;Notes\n"
+            "R1;Do you encrypt data at rest?;;;keep\n"
+            "R2;Describe your backup process.;;;\n"
+            "R3;Do you test restores?;;;\n").encode()
+    import_file(rfp, "client.csv", data)
+    answer(rfp, "R1", "Yes, AES-256 [1].", "yes", review_verdict="approved")
+    answer(rfp, "R2", "Nightly, kept 35 days [1].", "yes", review_verdict="approved")  # open: no Yes
+    answer(rfp, "R3", "Yes [1].", "yes", review_verdict="rejected")
+    response = user_client.get(reverse("rfp_manager:export_workbook", args=[rfp.pk]))
+    assert response["Content-Disposition"] == 'attachment; filename="client-answered.csv"'
+    rows = list(csv.reader(io.StringIO(response.content.decode("utf-8-sig")), delimiter=";"))
+    assert rows == [["Ref", "Requirement", "Compliant", "Response", "Notes"],
+                    ["R1", "Do you encrypt data at rest?", "Yes", "Yes, AES-256.", "keep"],
+                    ["R2", "Describe your backup process.", "", "Nightly, kept 35 days.", ""],
+                    ["R3", "Do you test restores?", "", "", ""]]
+
+
+def test_asvs_sample_comes_back_with_an_answer_column_and_every_row_kept(rfp):
+    data = (SAMPLES / "OWASP Application Security Verification Standard 4.0.3-en.csv").read_bytes()
+    import_file(rfp, "asvs.csv", data)
+    assert rfp.questions.count() == 278
+    answer(rfp, "V1.1.1", "Yes: a secure SDLC is followed [1]. Sources: [1] SDLC policy", "yes", review_verdict="approved")
+    content, _, report = export.export_into_source_file(rfp)
+    before = list(csv.reader(io.StringIO(data.decode("utf-8-sig"))))
+    after = list(csv.reader(io.StringIO(content.decode("utf-8-sig"))))
+    assert len(after) == len(before)
+    assert after[0] == before[0] + [export.WRITE_BACK_HEADER]
+    answered = next(i for i, row in enumerate(before) if "V1.1.1" in row)
+    assert after[answered] == before[answered] + ["Yes: a secure SDLC is followed."]
+    assert all(a[:len(b)] == b and set(a[len(b):]) <= {""} for i, (a, b) in enumerate(zip(after, before)) if i not in (0, answered))
+    assert (report.count_written, report.count_empty) == (1, 277)

@@ -147,7 +147,7 @@ def test_write_back_adds_an_answer_column_when_the_sheet_has_none(rfp):
     rows = [["Question"], ["Do you encrypt data?"]]
     importing.apply_import(importing.prepare_import(rfp, None, upload=upload("q.xlsx", xlsx_bytes(rows))))
     _answer(rfp.questions.get(), "Yes [1]", final_text="Yes [1]\n\nSources: [1] Security handbook")  # edited by a person
-    content, _, _ = export.export_into_source_workbook(rfp)
+    content, _, _ = export.export_into_source_file(rfp)
     sheet = load_workbook(io.BytesIO(content)).active
     assert (sheet["B1"].value, sheet["B2"].value) == (export.WRITE_BACK_HEADER, "Yes")
 

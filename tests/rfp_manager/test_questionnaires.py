@@ -105,7 +105,7 @@ def test_structure_imports_exactly_and_exports_into_its_cells(rfp, build):
     assert all(q.answer_cells.get("text") for q in rfp.questions.all())
 
     answer_all(rfp)
-    content, name, report = export.export_into_source_workbook(rfp)
+    content, name, report = export.export_into_source_file(rfp)
     assert name == "client.xlsx"
     writes = expected_writes(rfp, data)
     assert_written_and_unchanged(data, content, writes)
@@ -144,7 +144,7 @@ def test_two_answer_columns_get_choice_and_clean_text(rfp):
     assert [q.answer_cells for q in rfp.questions.order_by("order")] == [
         {"choice": f"C{r}", "text": f"D{r}"} for r in (2, 3, 4)]
     answer_all(rfp)
-    sheet = load_workbook(io.BytesIO(export.export_into_source_workbook(rfp)[0]))["Assessment"]
+    sheet = load_workbook(io.BytesIO(export.export_into_source_file(rfp)[0]))["Assessment"]
     assert [sheet[f"C{r}"].value for r in (2, 3, 4)] == ["Yes", "No", "NA"]  # the dropdown's own spelling
     assert sheet["D2"].value == "Answer 0"  # no citation marker, no list of sources
     assert [sheet[f"{c}2"].value for c in "EFG"] == [None, None, None]  # the owner and other notes stay the client's
@@ -330,7 +330,7 @@ def test_samm_sample_imports_90_interview_questions_and_exports_into_itself(rfp)
     assert "dynamic-array formula metadata" in " ".join(record.lost_features)
 
     answer_all(rfp)
-    content, _, _ = export.export_into_source_workbook(rfp)
+    content, _, _ = export.export_into_source_file(rfp)
     assert_written_and_unchanged(data, content, expected_writes(rfp, data))
 
 
@@ -417,7 +417,7 @@ def test_merged_answer_boxes_and_unanswered_questions(rfp):
     for number in ("Q1", "Q3"):
         Answer.objects.create(question=rfp.questions.get(number=number), draft_text="Yes [1]", citations=[CITATION],
                               review_verdict="approved")
-    content, _, report = export.export_into_source_workbook(rfp)
+    content, _, report = export.export_into_source_file(rfp)
     result = load_workbook(io.BytesIO(content)).active
     assert (result["C2"].value, result["C3"].value) == ("Yes", "Please describe")
     assert [(line.where, line.outcome, line.detail) for line in report.lines] == [
