@@ -26,5 +26,7 @@ urlpatterns = [
     path("<int:pk>/questions/bulk/", views.workspace_bulk, name="workspace_bulk"),
     path("<int:pk>/export.xlsx", views.export_xlsx, name="export_xlsx"),
     path("<int:pk>/export.csv", views.export_csv, name="export_csv"),
+    path("<int:pk>/export-workbook/", views.export_choices, name="export_choices"),
     path("<int:pk>/export-workbook.xlsx", views.export_workbook, name="export_workbook"),
+    path("<int:pk>/export-sources.csv", views.export_sources, name="export_sources"),
 ]
