@@ -133,7 +133,7 @@ def main() -> None:
             _, reference_vectors = run_reference(python, folder, TEST_SENTENCES, cores, Path(work))
             TEST_VECTORS.write_text(json.dumps({
                 "made_by": "bench/bench_encoder.py --write-test-vectors", "model": MODEL, "torch": info["torch"],
-                "sentences": TEST_SENTENCES, "vectors": np.round(reference_vectors, 6).tolist(),
+                "sentences": TEST_SENTENCES, "vectors": np.round(reference_vectors.astype(np.float64), 6).tolist(),
             }, indent=1) + "\n")
     rates = {name: len(texts) / statistics.median(values) for name, values in seconds.items()}
     cosines = {name: (vectors[name] * vectors["reference"]).sum(axis=1) for name in variants}

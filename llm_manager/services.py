@@ -65,13 +65,24 @@ def get_default_model(model_type: str) -> LLMModel:
     return model
 
 
-def model_problem(model: LLMModel) -> str | None:
-    """Why an in-process model cannot run on this machine (a missing or damaged package), or None."""
+def model_problem(model: LLMModel, *, load: bool = True) -> str | None:
+    """Why an in-process model cannot run on this machine (a missing or damaged package), or None.
+
+    `load` loads it (once per process; what embedding with it would do next) so that
+    damage only loading finds is caught too; without, only the package's files are
+    checked, plus any failure to load seen by this process (for pages and /readyz).
+    """
     if model.api.kind != LLMApi.KIND_LOCAL:
         return None
-    from .providers.local import model_problem as local_model_problem
+    from .providers import local
 
-    return local_model_problem(model.name)
+    problem = local.model_problem(model.name)
+    if problem is None and load:
+        try:
+            local.encoder(model.name)
+        except LLMError as exc:
+            return str(exc)
+    return problem
 
 
 def _offline_model(model_type: str) -> LLMModel | None:
@@ -94,7 +105,7 @@ class EmbeddingFallback:
 def embedding_fallback() -> EmbeddingFallback | None:
     """For the LLM page and /readyz: why the default embedding model is not the one in use, or None."""
     model = LLMModel.objects.select_related("api").filter(model_type=LLMModel.TYPE_EMBEDDING, is_system_default=True).first()
-    problem = model_problem(model) if model else None
+    problem = model_problem(model, load=False) if model else None
     if not problem:
         return None
     return EmbeddingFallback(model, problem, _offline_model(LLMModel.TYPE_EMBEDDING))
