@@ -242,8 +242,12 @@ def _quantised(graph) -> bytes:
     with tempfile.TemporaryDirectory() as folder:
         source, target = Path(folder, "model.onnx"), Path(folder, "model.int8.onnx")
         onnx.save(graph, source)
-        quantize_dynamic(source, target, weight_type=QuantType.QInt8, per_channel=True, reduce_range=True,
-                         op_types_to_quantize=["MatMul"], nodes_to_quantize=weight_products)
+        logging.disable(logging.INFO)  # the quantiser logs a line per tensor on the root logger
+        try:
+            quantize_dynamic(source, target, weight_type=QuantType.QInt8, per_channel=True, reduce_range=True,
+                             op_types_to_quantize=["MatMul"], nodes_to_quantize=weight_products)
+        finally:
+            logging.disable(logging.NOTSET)
         return target.read_bytes()
 
 
