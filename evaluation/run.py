@@ -7,7 +7,11 @@ embedded default of `make run`, FTS5 included): no service, broker or network is
 needed. The library is embedded with the offline baseline first; when the real
 small model all-MiniLM-L6-v2 (a fresh install's default, requirements-models.txt)
 is installed, the library is then re-embedded with it by the library re-embed
-job, both vector models are measured, and the drafts and reviews use it. PostgreSQL's lexical ranking is covered by the tests, not measured here.
+job, both vector models are measured, and the drafts and reviews use it.
+PostgreSQL's lexical ranking is covered by the tests, not measured here.
+
+Every question is asked, dev and test alike; the page reports the test split
+with dev beside it (evaluation/split.py says why and how the set is split).
 """
 import os
 
@@ -59,13 +63,14 @@ def evaluate(use_local_model: bool = True) -> str:
 
     from llm_manager.services import get_default_model
 
-    from .dataset import document_paths, ingest, load_questions
+    from .dataset import document_formats, document_paths, ingest, load_questions
     from .library import evaluate_library
     from .measures import (
         draft_answers, evaluate_retrieval, evaluate_reviewer, local_embedding_model, offline_baseline_as_default,
         reembed_library, score_drafts,
     )
     from .report import render
+    from .split import SPLITS
 
     started = time.perf_counter()
     embedding, chat = offline_baseline_as_default(), get_default_model("chat")
@@ -81,10 +86,11 @@ def evaluate(use_local_model: bool = True) -> str:
         embedding = local
         library.append(evaluate_library(local, user))
     drafts = draft_answers(questions, names, chat, user)
-    reviewer = evaluate_reviewer(drafts, chat, user)
+    reviewer = evaluate_reviewer(drafts, names, embedding, chat, user)
     return render(
-        retrieval=retrieval, library=library, drafts=drafts, draft_score=score_drafts(drafts), reviewer=reviewer,
-        documents=len(names), questions=questions, models=(embedding.name, chat.name),
+        retrieval=retrieval, library=library, drafts=drafts,
+        draft_scores={split: score_drafts(drafts, split) for split in SPLITS}, reviewer=reviewer,
+        documents=document_formats(), questions=questions, models=(embedding.name, chat.name),
         seconds=time.perf_counter() - started,
     )
 
