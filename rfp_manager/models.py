@@ -185,6 +185,8 @@ class Answer(models.Model):
     review_score = models.FloatField(null=True, blank=True)
     reviewer_job = models.ForeignKey("RFPBatchJob", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     reviewed_at = models.DateTimeField(null=True, blank=True)
+    # The answer the verdict was given on: a redraft or an edit since makes the verdict stale (review_is_stale).
+    reviewed_text = models.TextField(blank=True)
 
     # The Yes / No / NA the questionnaire's choice column asks for, proposed from the draft (services/choices.py).
     choice = models.CharField(max_length=3, choices=[("yes", "Yes"), ("no", "No"), ("na", "N/A")], blank=True)
@@ -203,6 +205,11 @@ class Answer(models.Model):
     @property
     def final_answer(self) -> str:
         return self.final_text or self.draft_text
+
+    @property
+    def review_is_stale(self) -> bool:
+        """The verdict was given on another text: the answer was redrafted or edited since its review."""
+        return bool(self.review_verdict) and self.reviewed_text != self.final_answer
 
     @property
     def cited_passages(self) -> list[dict]:
