@@ -27,13 +27,15 @@ Similarity = Callable[[list[str], list[str]], list[list[float]]]
 SEMANTIC_WEIGHT = 0.5
 # A sentence answers a part when its relevance reaches this (with the similarity; lexical only: LEXICAL_PART_MIN).
 PART_MIN = 0.35
-LEXICAL_PART_MIN = 0.5
+LEXICAL_PART_MIN = 0.45
 # A second sentence for the same part must be nearly as relevant as the part's best and hold a subject word of
 # the part that the first does not: no padding.
 CLOSE_TO_BEST = 0.7
 # The words of a sentence's heading count this much: "Rate limits" tells what the sentence under it is about,
 # but not every sentence under "Product roadmap" is the roadmap.
 HEADING_SHARE = 0.5
+# A part's lexical match counts fully from this many subject words up (a one-word part's match counts half).
+FULL_LEXICAL_WORDS = 2
 SENTENCES_PER_PART = 2
 MAX_SENTENCES = 5
 TARGET_ANSWER_CHARS = 700
@@ -127,7 +129,8 @@ def _parts(question: str) -> list[Part]:
             items = [i.strip() for i in LIST_ITEM_BREAK.split(INCLUDING.sub("", piece)) if i.strip()]
             parts += [Part(f"{head}: {item}", item) for item in items]
         else:
-            parts.append(Part(f"{piece} ({head})", f"{piece} {head}") if head and PRONOUN.search(piece) else Part(piece, piece))
+            refers = head and PRONOUN.search(piece) and grounding.stems(head, subject_only=True)
+            parts.append(Part(f"{piece} ({head})", f"{piece} {head}") if refers else Part(piece, piece))
             head = head or piece
     parts = [p for p in parts if grounding.stems(p.words, subject_only=True)]
     return parts if len(parts) > 1 else [Part(question.strip(), question.strip())]
@@ -182,7 +185,8 @@ def _lexical(wanted: set[str], text: str, context: str, weights: dict[str, float
     """The share of the wanted words in the text, the words only its heading holds counting HEADING_SHARE."""
     own = grounding.coverage(wanted, text, weights)
     with_heading = grounding.coverage(wanted, f"{context} {text}", weights) if context else own
-    return own + HEADING_SHARE * (with_heading - own)
+    # One shared word is weak evidence: "where it is based" is not answered by "Browser-based: …".
+    return (own + HEADING_SHARE * (with_heading - own)) * min(1.0, len(wanted) / FULL_LEXICAL_WORDS)
 
 
 def part_minimum(similarity: Similarity | None) -> float:

@@ -4,7 +4,8 @@ import json
 import pytest
 
 from llm_manager.models import LLMModel
-from llm_manager.providers.offline import NO_PASSAGE_ANSWER, TARGET_ANSWER_CHARS
+from llm_manager.providers.evidence import TARGET_ANSWER_CHARS
+from llm_manager.providers.offline import NO_PASSAGE_ANSWER
 from rfp_manager.models import Answer, Question
 from rfp_manager.services import answering
 
