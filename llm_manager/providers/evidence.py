@@ -27,15 +27,15 @@ Similarity = Callable[[list[str], list[str]], list[list[float]]]
 SEMANTIC_WEIGHT = 0.5
 # A sentence answers a part when its relevance reaches this (with the similarity; lexical only: LEXICAL_PART_MIN).
 PART_MIN = 0.35
-LEXICAL_PART_MIN = 0.45
+LEXICAL_PART_MIN = 0.5
+# With no sentence above those, the best one for the whole question is taken from this share of them up.
+FALLBACK_SHARE = 0.5
 # A second sentence for the same part must be nearly as relevant as the part's best and hold a subject word of
 # the part that the first does not: no padding.
 CLOSE_TO_BEST = 0.7
 # The words of a sentence's heading count this much: "Rate limits" tells what the sentence under it is about,
 # but not every sentence under "Product roadmap" is the roadmap.
 HEADING_SHARE = 0.5
-# A part's lexical match counts fully from this many subject words up (a one-word part's match counts half).
-FULL_LEXICAL_WORDS = 2
 SENTENCES_PER_PART = 2
 MAX_SENTENCES = 5
 TARGET_ANSWER_CHARS = 700
@@ -185,8 +185,7 @@ def _lexical(wanted: set[str], text: str, context: str, weights: dict[str, float
     """The share of the wanted words in the text, the words only its heading holds counting HEADING_SHARE."""
     own = grounding.coverage(wanted, text, weights)
     with_heading = grounding.coverage(wanted, f"{context} {text}", weights) if context else own
-    # One shared word is weak evidence: "where it is based" is not answered by "Browser-based: …".
-    return (own + HEADING_SHARE * (with_heading - own)) * min(1.0, len(wanted) / FULL_LEXICAL_WORDS)
+    return own + HEADING_SHARE * (with_heading - own)
 
 
 def part_minimum(similarity: Similarity | None) -> float:
@@ -235,14 +234,28 @@ def choose(question: str, passages: dict[int, str], similarity: Similarity | Non
                 break  # the list is the answer to this part
             if sum(c.part == part for c, _ in chosen) >= SENTENCES_PER_PART:
                 break
+    if not chosen:
+        chosen = _best_for_the_whole_question(question, found, similarity, weights, least * FALLBACK_SHARE)
     return [choice for choice, _ in sorted(chosen, key=lambda c: (c[0].part, c[1].rank, c[1].position))]
+
+
+def _best_for_the_whole_question(question, found, similarity, weights, least) -> list:
+    """No sentence answers a part clearly: the one most relevant to the whole question, if it is about it at all.
+
+    The evidence gate has already found the question's subject in the passages;
+    a weak embedding model (the offline baseline) scores paraphrases low.
+    """
+    row = relevance([question], [c.text for c in found], similarity, weights, [c.unit.heading for c in found])[0]
+    best = max(range(len(found)), key=lambda i: (row[i] - RANK_PENALTY * found[i].rank, -found[i].rank))
+    return [(Choice(found[best].n, found[best].text, 0, round(row[best], 3)), found[best])] if row[best] >= least else []
 
 
 def enumerates(candidate: Candidate) -> bool:
     """A list item, or a sentence that names several things: "…including Fenmoor Water Authority, Harrowgate…"."""
-    if candidate.unit.kind == grounding.ITEM:
-        return True
-    text = candidate.text
+    return candidate.unit.kind == grounding.ITEM or names_several(candidate.text)
+
+
+def names_several(text: str) -> bool:
     names = sum(word[:1].isupper() for word in text.split()[1:])
     return text.count(",") + len(re.findall(r"\band\b", text)) >= 2 and names >= ENUMERATION_NAMES
 
@@ -294,6 +307,9 @@ def addressing_problems(question: str, claims: list[tuple[str, list[int]]], pass
     given = relevance([p.text for p in parts], [sentence for sentence, _ in claims], similarity, weights, contexts,
                       [p.words for p in parts])
     available = score_candidates(parts, found, similarity, weights)
+    if asks_for_list(question):  # judged as the responder chooses: a list question wants the names
+        given = [[g + LIST_BONUS * names_several(s) for g, (s, _) in zip(row, claims)] for row in given]
+        available = [[a + LIST_BONUS * enumerates(c) for a, c in zip(row, found)] for row in available]
     reasons = []
     for part, given_row, available_row in zip(parts, given, available):
         best = max(range(len(found)), key=lambda i: available_row[i])
