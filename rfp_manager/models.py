@@ -188,8 +188,9 @@ class Answer(models.Model):
     # The answer the verdict was given on: a redraft or an edit since makes the verdict stale (review_is_stale).
     reviewed_text = models.TextField(blank=True)
 
-    # The Yes / No / NA the questionnaire's choice column asks for, proposed from the draft (services/choices.py).
-    choice = models.CharField(max_length=3, choices=[("yes", "Yes"), ("no", "No"), ("na", "N/A")], blank=True)
+    # The Yes / No / Partly / NA the questionnaire's choice column asks for, proposed from the draft (services/choices.py).
+    choice = models.CharField(max_length=6, choices=[("yes", "Yes"), ("no", "No"), ("partly", "Partly"), ("na", "N/A")],
+                              blank=True)
     choice_needs_review = models.BooleanField(default=False, help_text="The proposal was a guess: a person should check it")
 
     final_text = models.TextField(blank=True, help_text="A person's edited answer; wins over the draft")

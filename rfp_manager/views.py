@@ -5,6 +5,8 @@ Every lookup goes through `RFP.objects.visible_to(user)`, so an RFP, its
 questions, answers, jobs and exports are only reachable by their owner and
 the groups it is shared with.
 """
+from urllib.parse import urlencode
+
 from django.contrib import messages
 from django.db import transaction
 from django.http import HttpResponse
@@ -18,7 +20,7 @@ from spelunker.jobs.views import job_progress_response, progress_context
 from . import tasks
 from .forms import AnswerEditForm, ImportRemapForm, InformationDocumentForm, QuestionImportForm, RFPForm
 from .models import RFP, Answer, InformationDocument, Question, QuestionImport, RFPBatchJob
-from .services import analysis, answering, batch, choices, export, importing
+from .services import analysis, answering, batch, choices, deliverable, export, importing
 
 XLSX_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 
@@ -73,7 +75,7 @@ def _render_rfp(request, rfp, status=200, error=""):
         "import_form": QuestionImportForm(),
         "document_form": InformationDocumentForm(),
         "reviewer_blocker": batch.reviewer_blocker(rfp),
-        "source_workbook": export.source_workbook_import(rfp),
+        "source_workbook": export.source_file_import(rfp),
         # Checked before export: the page shows every answer that states a canonical fact differently.
         "fact_mismatches": facts.check_rfp(rfp),
         "error": error,
@@ -261,11 +263,41 @@ def export_csv(request, pk):
     return _download(export.export_csv(rfp), _export_name(rfp, "csv"), "text/csv; charset=utf-8")
 
 
+def _answered_name(original: str) -> tuple[str, str]:
+    """The download's name (the client's, "-answered") and its content type: a CSV comes back as a CSV."""
+    stem, _, suffix = original.rpartition(".")
+    stem = "".join(c if c.isalnum() or c in "-_." else "-" for c in stem)[:60]
+    if suffix.lower() in ("csv", "tsv", "txt"):
+        return f"{stem}-answered.{suffix.lower()}", "text/csv; charset=utf-8"
+    return f"{stem}-answered.xlsx", XLSX_TYPE
+
+
+def export_choices(request, pk):
+    """Before the download: what goes into the client's file, chosen by the user, and the report of it."""
+    rfp = _rfp(request, pk)
+    chosen = deliverable.ExportChoices.from_params(request.GET)
+    try:
+        _, original, report = export.export_into_source_file(rfp, chosen)
+    except LookupError as exc:
+        return _render_rfp(request, rfp, status=404, error=str(exc))
+    return render(request, "rfp_manager/export_choices.html", {
+        "rfp": rfp, "chosen": chosen, "report": report, "filename": _answered_name(original)[0],
+        "answer_options": deliverable.ANSWERS, "citation_options": deliverable.CITATIONS,
+        "query": urlencode(chosen.as_params()), "source_workbook": export.source_file_import(rfp),
+    })
+
+
 def export_workbook(request, pk):
     rfp = _rfp(request, pk)
     try:
-        content, original = export.export_into_source_workbook(rfp)
+        content, original, _ = export.export_into_source_file(rfp, deliverable.ExportChoices.from_params(request.GET))
     except LookupError as exc:
         return _render_rfp(request, rfp, status=404, error=str(exc))
-    stem = "".join(c if c.isalnum() or c in "-_." else "-" for c in original.rsplit(".", 1)[0])[:60]
-    return _download(content, f"{stem}-answered.xlsx", XLSX_TYPE)
+    return _download(content, *_answered_name(original))
+
+
+def export_sources(request, pk):
+    """The companion CSV: each answered question and the library passages its answer comes from."""
+    rfp = _rfp(request, pk)
+    content = export.sources_csv(rfp, deliverable.ExportChoices.from_params(request.GET))
+    return _download(content, _export_name(rfp, "csv").replace("-answers.", "-sources."), "text/csv; charset=utf-8")
