@@ -89,7 +89,9 @@ def test_answer_edit_form(world, owner_client, text):
         assert error_messages(response)
     else:
         assert answer.final_text == text.strip() or answer.final_text == text.replace("\r\n", "\n").strip()
-    _assert_untouched_except(before, may_change={("Answer", answer.pk)})
+    # An edit moves the question's status, and the RFP's status and progress follow its questions.
+    _assert_untouched_except(before, may_change={("Answer", answer.pk), ("Question", question.pk),
+                                                 ("RFP", question.rfp_id)})
 
 
 @fuzz_settings("upload")
