@@ -18,7 +18,7 @@ from spelunker.jobs.views import job_progress_response, progress_context
 from . import tasks
 from .forms import AnswerEditForm, ImportRemapForm, InformationDocumentForm, QuestionImportForm, RFPForm
 from .models import RFP, Answer, InformationDocument, Question, QuestionImport, RFPBatchJob
-from .services import analysis, answering, batch, choices, export, importing
+from .services import analysis, answering, batch, choices, document_export, export, importing, pdf, word
 
 XLSX_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 
@@ -74,6 +74,7 @@ def _render_rfp(request, rfp, status=200, error=""):
         "document_form": InformationDocumentForm(),
         "reviewer_blocker": batch.reviewer_blocker(rfp),
         "source_workbook": export.source_workbook_import(rfp),
+        "source_document": document_export.source_document_import(rfp),
         # Checked before export: the page shows every answer that states a canonical fact differently.
         "fact_mismatches": facts.check_rfp(rfp),
         "error": error,
@@ -267,5 +268,38 @@ def export_workbook(request, pk):
         content, original = export.export_into_source_workbook(rfp)
     except LookupError as exc:
         return _render_rfp(request, rfp, status=404, error=str(exc))
-    stem = "".join(c if c.isalnum() or c in "-_." else "-" for c in original.rsplit(".", 1)[0])[:60]
-    return _download(content, f"{stem}-answered.xlsx", XLSX_TYPE)
+    return _download(content, document_export.answered_name(original, "xlsx"), XLSX_TYPE)
+
+
+def export_docx(request, pk):
+    rfp = _rfp(request, pk)
+    return _download(document_export.export_docx(rfp), _export_name(rfp, "docx"), document_export.DOCX_TYPE)
+
+
+def _document_export(request, rfp):
+    """(content, import, report), or the RFP page with why not (no Word/PDF source, or its file unreadable)."""
+    try:
+        return document_export.export_into_source_document(rfp), None
+    except (LookupError, word.WordReadError, pdf.PdfQuestionnaireError) as exc:
+        return None, _render_rfp(request, rfp, status=404 if isinstance(exc, LookupError) else 400, error=str(exc))
+
+
+def export_document(request, pk):
+    """What goes into the client's Word or PDF file, where, and what stays empty, before the download."""
+    rfp = _rfp(request, pk)
+    result, refusal = _document_export(request, rfp)
+    if refusal:
+        return refusal
+    _, record, report = result
+    return render(request, "rfp_manager/export_document.html", {
+        "rfp": rfp, "record": record, "report": report, "written": sum(1 for line in report if line.written)})
+
+
+def export_document_download(request, pk):
+    rfp = _rfp(request, pk)
+    result, refusal = _document_export(request, rfp)
+    if refusal:
+        return refusal
+    content, record, _ = result
+    return _download(content, document_export.answered_name(record.original_name, record.kind),
+                     document_export.CONTENT_TYPES[record.kind])

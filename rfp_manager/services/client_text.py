@@ -1,0 +1,36 @@
+"""What of an answer may go into the client's own file (issue 20, point 1).
+
+Only an approved or human-edited answer goes out, and without its citation
+markers; a placeholder, a rejected draft or an unreviewed one leaves its place
+empty, and the export report says why. (The XLSX export's choices of which
+answers go out are being built beside this; the two are to become one.)
+"""
+import re
+
+from llm_manager.providers.grounding import CITATION
+
+from .answering import says_no_support
+
+SPACE_BEFORE_PUNCTUATION = re.compile(r"\s+([.,;:!?)])")
+
+
+def why_left_empty(answer) -> str:
+    """Why this answer does not go to the client ("" when it does)."""
+    if answer is None or not answer.final_answer.strip():
+        return "not answered"
+    if answer.review_verdict == answer.Verdict.REJECTED and not answer.final_text:
+        return "rejected by the reviewer"
+    if not answer.final_text and (answer.needs_expert or says_no_support(answer.draft_text)):
+        return "no supporting content in the library (placeholder): an expert must answer"
+    if not answer.final_text and answer.review_verdict != answer.Verdict.APPROVED:
+        return "neither approved nor edited by a person"
+    return ""
+
+
+def clean_client_text(answer) -> str | None:
+    """The clean text for the client of this answer, or None (then `why_left_empty` says why)."""
+    if why_left_empty(answer):
+        return None
+    text = CITATION.sub(" ", answer.final_answer)
+    lines = (SPACE_BEFORE_PUNCTUATION.sub(r"\1", " ".join(line.split())) for line in text.splitlines())
+    return "\n".join(lines).strip() or None

@@ -1,0 +1,95 @@
+"""Word and PDF questionnaires built in code, shaped like the public-sector ones (no real client files here).
+
+- `table_questionnaire()`: a cover table (not questions), then under a heading a
+  question / response table with IDs, merged section rows and placeholder
+  response cells; header and footer text.
+- `numbered_questionnaire()`: headings as sections, questions in Word list
+  numbering, each followed by an empty paragraph or a "Response:" line, and a
+  typed "3.1" question; a numbered instruction list that asks nothing.
+- `fillable_pdf()` / `text_pdf()`: a PDF form with tooltips on its text fields,
+  and a text-only PDF of numbered questions.
+"""
+import io
+
+from docx import Document
+from docx.enum.text import WD_ALIGN_PARAGRAPH
+from docx.shared import Pt
+
+TABLE_QUESTIONS = {
+    "A. Access control": [
+        ("AC-1", "Describe how access to production systems is granted and revoked."),
+        ("AC-2", "Do you enforce multi-factor authentication for administrators?"),
+    ],
+    "B. Data protection": [
+        ("DP-1", "How is customer data encrypted at rest and in transit?"),
+        ("DP-2", "How often are backups taken and how long are they kept?"),
+    ],
+}
+NUMBERED_QUESTIONS = {
+    "1 General": ["Describe your company and the services you offer.", "Which data centres host the service?"],
+    "2 Operations": ["How often are backups taken and how long are they kept?",
+                     "What support hours and response times do you offer?"],
+}
+TYPED_QUESTION = ("3.1", "Provide the name of your security officer.")
+
+
+def _save(document) -> bytes:
+    buffer = io.BytesIO()
+    document.save(buffer)
+    return buffer.getvalue()
+
+
+def _header_and_footer(document) -> None:
+    section = document.sections[0]
+    section.header.paragraphs[0].text = "City of Example · RFP 2026-17 · Confidential"
+    section.footer.paragraphs[0].text = "Return by 30 June 2026"
+    section.footer.paragraphs[0].alignment = WD_ALIGN_PARAGRAPH.CENTER
+
+
+def table_questionnaire() -> bytes:
+    document = Document()
+    _header_and_footer(document)
+    document.add_heading("Supplier questionnaire", level=0)
+    document.add_paragraph("Complete the response column of every row. Do not change the questions.")
+    cover = document.add_table(rows=2, cols=2, style="Table Grid")
+    cover.cell(0, 0).text, cover.cell(1, 0).text = "Company name", "Contact e-mail"
+    document.add_heading("Security and data", level=1)
+    table = document.add_table(rows=1, cols=3, style="Table Grid")
+    for cell, label in zip(table.rows[0].cells, ("ID", "Question", "Response")):
+        cell.text = label
+        cell.paragraphs[0].runs[0].bold = True
+    for section, questions in TABLE_QUESTIONS.items():
+        row = table.add_row()
+        merged = row.cells[0].merge(row.cells[2])
+        merged.text = section
+        for number, question in questions:
+            cells = table.add_row().cells
+            cells[0].text, cells[1].text = number, question
+            cells[2].text = "[Insert response]" if number.endswith("1") else ""
+    document.add_paragraph("End of the questionnaire.", style="Intense Quote")
+    return _save(document)
+
+
+def numbered_questionnaire() -> bytes:
+    document = Document()
+    _header_and_footer(document)
+    document.add_heading("Request for proposal: managed hosting", level=0)
+    document.add_paragraph("How to respond:")
+    for step in ("Answer below each question.", "Send the document back as .docx."):
+        document.add_paragraph(step, style="List Bullet")
+    for section, questions in NUMBERED_QUESTIONS.items():
+        document.add_heading(section, level=1)
+        for position, question in enumerate(questions):
+            document.add_paragraph(question, style="List Number")
+            if position % 2:
+                response = document.add_paragraph()
+                label = response.add_run("Response:")
+                label.bold = True
+            else:
+                document.add_paragraph("")
+    document.add_heading("3 Contacts", level=1)
+    typed = document.add_paragraph(f"{TYPED_QUESTION[0]} {TYPED_QUESTION[1]}")
+    typed.runs[0].font.size = Pt(11)
+    document.add_paragraph("")
+    document.add_paragraph("Thank you for your response.")
+    return _save(document)
