@@ -2,7 +2,7 @@
 
 - A PDF with form fields becomes the sheet "Form fields": one row per text
   field, in reading order (page, then top to bottom, left to right); row N is
-  field N - 1 (row 1 is the header). The question is the field's tooltip (what
+  field N - 1 (row 1 is the header; the last column shows the field's name). The question is the field's tooltip (what
   a screen reader says), else the nearest line of text above the field. The
   export fills those fields in a copy of the file.
 - A PDF without fields becomes the sheet "PDF text": its numbered lines (a
@@ -21,7 +21,7 @@ from .sheets import Sheet
 
 FORM_SHEET = "Form fields"
 TEXT_SHEET = "PDF text"
-FORM_HEADERS = ("No.", "Question", "Response")
+FORM_HEADERS = ("No.", "Question", "Response", "Field")
 TEXT_HEADERS = ("Section", "No.", "Question")
 MAX_HEADING_CHARS = 80
 
@@ -126,7 +126,8 @@ def _form_sheet(reader: PdfReader, fields: list[FormField]) -> Sheet:
             question = _label_above(lines[field.page], field)
         numbered = NUMBERED_LINE.match(question)
         number, text = (numbered.group(1), numbered.group(2)) if numbered else ("", question)
-        sheet.cells[row] = {c: v for c, v in {1: number, 2: text, 3: field.value}.items() if v}
+        # The field's name on every row: a label-only field ("Company name") is a place to fill, not a heading.
+        sheet.cells[row] = {c: v for c, v in {1: number, 2: text, 3: field.value, 4: field.name}.items() if v}
     return sheet
 
 

@@ -93,3 +93,53 @@ def numbered_questionnaire() -> bytes:
     document.add_paragraph("")
     document.add_paragraph("Thank you for your response.")
     return _save(document)
+
+
+PDF_QUESTIONS = [
+    ("1", "How is customer data encrypted at rest and in transit?"),
+    ("2", "How often are backups taken and how long are they kept?"),
+    ("3", "Which data centres host the service?"),
+]
+
+
+def fillable_pdf() -> bytes:
+    """A one-page form: a title, each numbered question drawn above its text field (tooltip = the question),
+    and a "Company" field with no tooltip whose label is drawn above it."""
+    from reportlab.lib.pagesizes import A4
+    from reportlab.pdfgen import canvas
+
+    buffer = io.BytesIO()
+    pdf = canvas.Canvas(buffer, pagesize=A4)
+    pdf.setFont("Helvetica-Bold", 14)
+    pdf.drawString(50, 800, "Supplier security form")
+    pdf.setFont("Helvetica", 10)
+    pdf.drawString(50, 770, "Company name")
+    pdf.acroForm.textfield(name="company", x=50, y=740, width=300, height=20)
+    y = 700
+    for number, question in PDF_QUESTIONS:
+        pdf.drawString(50, y, f"{number}. {question}")
+        pdf.acroForm.textfield(name=f"answer_{number}", tooltip=f"{number}. {question}", x=50, y=y - 50, width=480,
+                               height=40, fieldFlags="multiline")
+        y -= 90
+    pdf.drawString(50, 120, "Signed on behalf of the supplier")
+    pdf.save()
+    return buffer.getvalue()
+
+
+def text_pdf() -> bytes:
+    """Numbered questions under section lines; the second question wraps onto a second line."""
+    from reportlab.lib.pagesizes import A4
+    from reportlab.pdfgen import canvas
+
+    buffer = io.BytesIO()
+    pdf = canvas.Canvas(buffer, pagesize=A4)
+    lines = ["Vendor questionnaire", "", "Security", "1.1 How is customer data encrypted at rest and in transit?",
+             "1.2 Describe how access to production systems is granted", "and revoked for administrators.", "",
+             "Operations", "2.1 How often are backups taken and how long are they kept?",
+             "2.2 Which data centres host the service?"]
+    y = 800
+    for line in lines:
+        pdf.drawString(50, y, line)
+        y -= 18
+    pdf.save()
+    return buffer.getvalue()
