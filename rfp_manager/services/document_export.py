@@ -31,6 +31,7 @@ class ReportLine:
     written: bool
     where: str
     why_empty: str = ""
+    choice: str = ""  # the Yes / No / N/A written into the row's choice cell, and where; or why not
 
 
 def source_document_import(rfp: RFP) -> QuestionImport | None:
@@ -54,22 +55,27 @@ def export_into_source_document(rfp: RFP) -> tuple[bytes, QuestionImport, list[R
     if record is None:
         raise LookupError("This RFP's questions did not come from a Word document or a fillable PDF.")
     writer = _writer(record)
-    report = []
     questions = rfp.questions.filter(source_import=record).select_related("answer").order_by("order", "pk")
-    for question in questions:
-        answer = getattr(question, "answer", None)
-        place = question.answer_cells.get("text")
-        text = clean_client_text(answer)
-        line = ReportLine(question.label, question.text, written=False, where="")
-        if not place:
-            line.why_empty = "no answer place mapped for this question"
-        elif text is None:
-            line.why_empty = why_left_empty(answer)
-        else:
-            line.written, line.where = writer.write(question.sheet, place, text)
-            line.why_empty = "" if line.written else "the client's own text is in that place (left as it was)"
-        report.append(line)
+    report = [_place(writer, question, getattr(question, "answer", None)) for question in questions]
     return writer.save(), record, report
+
+
+def _place(writer, question, answer) -> ReportLine:
+    """Write one question's clean answer (and its choice, in a Word table) at its place; say what happened."""
+    place, choice_place = question.answer_cells.get("text"), question.answer_cells.get("choice")
+    text = clean_client_text(answer)
+    line = ReportLine(question.label, question.text, written=False, where="")
+    if not place:
+        line.why_empty = "no answer place mapped for this question"
+    elif text is None:
+        line.why_empty = why_left_empty(answer)
+    else:
+        line.written, line.where = writer.write(question.sheet, place, text)
+        line.why_empty = "" if line.written else "the client's own text is in that place (left as it was)"
+    if choice_place and text is not None and answer.choice and isinstance(writer, WordWriter):
+        written, where = writer.write_choice(question.sheet, choice_place, answer.choice)
+        line.choice = f"{answer.get_choice_display()} in {where}" if written else f"not written: {where}"
+    return line
 
 
 def answered_name(original: str, suffix: str) -> str:

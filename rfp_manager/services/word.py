@@ -25,11 +25,14 @@ import zipfile
 from dataclasses import dataclass
 
 from docx import Document
-from docx.oxml.ns import qn
+from docx.oxml import OxmlElement
+from docx.oxml.ns import nsmap, qn
 from docx.table import Table
 from docx.text.paragraph import Paragraph
+from lxml import etree
 
 from .analysis import NUMBERED_LINE, looks_like_question
+from .export import CHOICE_LABELS, choice_value
 from .sheets import OLE_MAGIC, Sheet, column_index, column_letter
 
 BODY_SHEET = "Numbered questions"
@@ -39,7 +42,7 @@ RESPONSE_LABEL = re.compile(r"^\s*((?:vendor |supplier |bidder |your )?(?:respon
 # What a client leaves in an answer slot for the respondent to overwrite.
 PLACEHOLDER = re.compile(
     r"^[\s_.…\-–\[\]()<>]*$|^\[.*\]$|^<.*>$|click or tap here to enter text|^(insert|enter|type|add) (your )?(response|answer|text)"
-    r"|^(vendor|supplier|bidder) (to complete|response)|^to be completed|^tbc$|^response here",
+    r"|^(vendor|supplier|bidder) to complete|^to be completed|^tbc$|^response here",
     re.IGNORECASE,
 )
 MACRO_PARTS = ("word/vbaProject.bin",)
@@ -107,6 +110,10 @@ def _table_sheet(number: int, table: Table, heading: str) -> Sheet:
             if text and above.get(column) is not cell._tc and not PLACEHOLDER.search(text):
                 values[column] = text
         above = {c: cell._tc for c, cell in cells.items()}
+        for column, cell in cells.items():
+            items = list_items(content_control(cell._tc))
+            if items:  # a drop-down content control: the analysis reads it as the row's choice cell
+                sheet.list_validations.append((f"{column_letter(column)}{row_number}", ",".join(items)))
         if values:
             sheet.cells[row_number] = values
         if width > 1 and len(cells) == 1 and row.cells and row.cells[0].grid_span >= width:
@@ -280,11 +287,60 @@ def read_docx(data: bytes, name: str = "") -> list[Sheet]:
     return sheets
 
 
+# --- content controls (Word's form fields) -----------------------------------------------------------
+
+CONTROLS = etree.XPath(".//w:sdt", namespaces=nsmap)
+LIST_ITEMS = etree.XPath("./w:sdtPr/w:dropDownList/w:listItem | ./w:sdtPr/w:comboBox/w:listItem", namespaces=nsmap)
+PLACEHOLDER_FLAG = etree.XPath("./w:sdtPr/w:showingPlcHdr", namespaces=nsmap)
+
+
+def content_control(element):
+    """The first content control (w:sdt) inside a cell or paragraph, or None."""
+    found = CONTROLS(element)
+    return found[0] if found else None
+
+
+def list_items(sdt) -> list[str]:
+    """The display texts of a drop-down or combo-box content control ([] for any other kind)."""
+    if sdt is None:
+        return []
+    return [item.get(qn("w:displayText")) or item.get(qn("w:value")) or ""
+            for item in LIST_ITEMS(sdt)]
+
+
+def fill_content_control(sdt, text: str) -> None:
+    """Replace a content control's content (its grey placeholder included) with the text, in one plain run."""
+    content = sdt.find(qn("w:sdtContent"))
+    paragraphs = content.findall(qn("w:p"))
+    holder = paragraphs[0] if paragraphs else content  # a block control holds paragraphs, an inline one runs
+    for child in list(content if not paragraphs else holder):
+        if child.tag != qn("w:pPr"):
+            child.getparent().remove(child)
+    for extra in paragraphs[1:]:
+        content.remove(extra)
+    run = OxmlElement("w:r")
+    for number, line in enumerate(text.split("\n")):
+        if number:
+            run.append(OxmlElement("w:br"))
+        piece = OxmlElement("w:t")
+        piece.text = line
+        piece.set("{http://www.w3.org/XML/1998/namespace}space", "preserve")
+        run.append(piece)
+    holder.append(run)
+    for flag in PLACEHOLDER_FLAG(sdt):
+        flag.getparent().remove(flag)
+
+
 # --- writing answers back ---------------------------------------------------------------------------
 
 def write_into_slot(paragraph: Paragraph, answer: str) -> None:
-    """Put the answer in the slot paragraph, after its "Response:" label when it has one; the
-    paragraph's style, numbering and properties stay, and so does the label's formatting."""
+    """Put the answer in the slot paragraph, after its "Response:" label when it has one (or into
+    its content control); the paragraph's style, numbering and properties stay, and so does the
+    label's formatting."""
+    control = content_control(paragraph._p)
+    if control is not None and not list_items(control):
+        fill_content_control(control, answer)
+        return
     label = RESPONSE_LABEL.match(paragraph.text.strip())
     keep = len(label.group(1)) if label else 0
     kept = 0
@@ -321,6 +377,10 @@ def write_cell(cell, answer: str) -> bool:
     text = cell.text.strip()
     if text and not PLACEHOLDER.search(text):
         return False
+    control = content_control(cell._tc)
+    if control is not None and not list_items(control):
+        fill_content_control(control, answer)
+        return True
     first, *others = cell.paragraphs
     for extra in others:  # placeholder paragraphs beyond the first
         extra._p.getparent().remove(extra._p)
@@ -348,16 +408,35 @@ class WordWriter:
 
     def write(self, sheet: str, coordinate: str, answer: str) -> tuple[bool, str]:
         """(written, where) for one answer at its mapped place."""
+        if sheet == BODY_SHEET:
+            return self._write_body(int(coordinate.lstrip("ABCDEFGHIJKLMNOPQRSTUVWXYZ")) - 2, answer)
+        cell, where = self._cell(sheet, coordinate)
+        if cell is None:
+            return False, where
+        return write_cell(cell, answer), where
+
+    def write_choice(self, sheet: str, coordinate: str, choice: str) -> tuple[bool, str]:
+        """Yes / No / N/A into a table's choice cell: an item of its drop-down when it has one, never another value."""
+        cell, where = self._cell(sheet, coordinate)
+        if cell is None:
+            return False, where
+        control = content_control(cell._tc)
+        items = list_items(control)
+        if items:
+            value = choice_value(choice, items)
+            if value not in items:
+                return False, f"{where}: none of its drop-down items ({', '.join(items)}) means “{CHOICE_LABELS[choice]}”"
+            fill_content_control(control, value)
+            return True, where
+        return write_cell(cell, CHOICE_LABELS[choice]), where
+
+    def _cell(self, sheet: str, coordinate: str):
         match = re.fullmatch(r"([A-Z]+)(\d+)", coordinate)
         column, row = column_index(match.group(1)), int(match.group(2))
-        if sheet == BODY_SHEET:
-            return self._write_body(row - 2, answer)
         number = int(sheet.rsplit(" ", 1)[-1])
-        cell = grid_cells(self.tables[number - 1].rows[row - 1]).get(column)
         where = f"{sheet}, row {row}, column {column_letter(column)}"
-        if cell is None:
-            return False, f"{where} (no cell there)"
-        return write_cell(cell, answer), where
+        cell = grid_cells(self.tables[number - 1].rows[row - 1]).get(column)
+        return cell, where if cell is not None else f"{where} (no cell there)"
 
     def _write_body(self, index: int, answer: str) -> tuple[bool, str]:
         question = self.paragraphs[index]

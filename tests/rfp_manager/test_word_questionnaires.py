@@ -310,3 +310,44 @@ def test_an_unreadable_stored_document_gives_a_message_not_a_half_written_file(r
 
     assert response.status_code == 400 and "cannot be read as .docx" in response.content.decode()
     assert "attachment" not in response.get("Content-Disposition", "")
+
+
+# --- Word's own form fields (content controls) ------------------------------------------------------------------
+
+def test_content_controls_take_the_answer_and_an_item_of_their_own_drop_down(rfp, user_client):
+    original = word_fixtures.content_control_questionnaire()
+    record = import_file(user_client, rfp, "compliance.docx", original)
+    table = next(s for s in record.mapping["sheets"] if s["include"])
+    assert table["roles"] == {"1": "id", "2": "question", "3": "choice", "4": "text"}  # the drop-downs say "choice"
+    answer(rfp, "R1", draft_text="Yes, with AES-256 [1].", review_verdict="approved", choice="yes")
+    answer(rfp, "R2", draft_text="Not applicable: no card data is processed [2].", final_text="Not applicable: no card data is processed.",
+           choice="na")
+    answer(rfp, "R3", draft_text="We triage within an hour [1].", choice="yes")  # unreviewed: nothing goes out
+
+    exported, report = download_document(user_client, rfp)
+
+    changed = changed_cells(original, exported)
+    assert sorted(changed) == [(0, 1, 2), (0, 1, 3), (0, 2, 2), (0, 2, 3)]
+    texts = {place: "".join(tc.xpath(".//w:sdtContent//w:t/text()")) for place, tc in changed.items()}
+    assert texts == {(0, 1, 2): "Yes", (0, 1, 3): "Yes, with AES-256.",
+                     (0, 2, 2): "Not applicable", (0, 2, 3): "Not applicable: no card data is processed."}
+    for tc in changed.values():  # the control stays a control (same kind, same list), no longer showing its placeholder
+        sdt = tc.find(".//" + qn("w:sdt"))
+        assert sdt.find(qn("w:sdtPr") + "/" + qn("w:showingPlcHdr")) is None
+        assert not tc.xpath(".//w:rStyle[@w:val='PlaceholderText']")
+        assert sdt.find(qn("w:sdtPr") + "/" + qn("w:dropDownList")) is not None or sdt.find(
+            qn("w:sdtPr") + "/" + qn("w:text")) is not None
+    assert_other_parts_unchanged(original, exported)
+    assert "Yes in Table 1, row 2, column C" in report and "N/A in Table 1, row 3, column C" in report
+
+
+def test_a_choice_the_drop_down_cannot_say_is_left_empty_with_the_reason(rfp, user_client):
+    data = word_fixtures.content_control_questionnaire(choices=("Yes", "No", "Partly"))
+    import_file(user_client, rfp, "compliance.docx", data)
+    answer(rfp, "R2", draft_text="", final_text="This does not apply to us.", choice="na")
+
+    exported, report = download_document(user_client, rfp)
+
+    dropdown = Document(io.BytesIO(exported)).tables[0].rows[2].cells[2]._tc
+    assert dropdown.xpath(".//w:showingPlcHdr") and "".join(dropdown.xpath(".//w:sdtContent//w:t/text()")) == "Choose an item."
+    assert "none of its drop-down items (Choose an item., Yes, No, Partly) means “N/A”" in report

@@ -143,3 +143,50 @@ def text_pdf() -> bytes:
         y -= 18
     pdf.save()
     return buffer.getvalue()
+
+
+W = 'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"'
+PLACEHOLDER_RUN = '<w:r><w:rPr><w:rStyle w:val="PlaceholderText"/></w:rPr><w:t>{}</w:t></w:r>'
+CHOICE_ITEMS = ("Yes", "No", "Not applicable")
+CONTROL_QUESTIONS = [
+    ("R1", "Is all customer data encrypted at rest?"),
+    ("R2", "Do you process payment card data on behalf of the authority?"),
+    ("R3", "Describe your incident response process."),
+]
+
+
+def _dropdown(choices) -> str:
+    items = "".join(f'<w:listItem w:displayText="{v}" w:value="{v}"/>' for v in ("Choose an item.", *choices))
+    return (f'<w:sdt {W}><w:sdtPr><w:showingPlcHdr/><w:dropDownList>{items}</w:dropDownList></w:sdtPr>'
+            f'<w:sdtContent>{PLACEHOLDER_RUN.format("Choose an item.")}</w:sdtContent></w:sdt>')
+
+
+def _text_control(block: bool) -> str:
+    run = PLACEHOLDER_RUN.format("Click or tap here to enter text.")
+    content = f"<w:p>{run}</w:p>" if block else run
+    return (f'<w:sdt {W}><w:sdtPr><w:showingPlcHdr/><w:text w:multiLine="1"/></w:sdtPr>'
+            f"<w:sdtContent>{content}</w:sdtContent></w:sdt>")
+
+
+def content_control_questionnaire(choices=CHOICE_ITEMS) -> bytes:
+    """Word's own form fields in the table: a Yes / No / Not applicable drop-down per row, and a text control
+    for the response (inside the cell's paragraph on odd rows, around it on even rows)."""
+    from docx.oxml import parse_xml
+
+    document = Document()
+    _header_and_footer(document)
+    document.add_heading("Compliance schedule", level=1)
+    table = document.add_table(rows=1, cols=4, style="Table Grid")
+    for cell, label in zip(table.rows[0].cells, ("Ref", "Requirement", "Compliant", "Supplier response")):
+        cell.text = label
+    for position, (number, question) in enumerate(CONTROL_QUESTIONS):
+        cells = table.add_row().cells
+        cells[0].text, cells[1].text = number, question
+        cells[2].paragraphs[0]._p.append(parse_xml(_dropdown(choices)))
+        if position % 2:
+            tc = cells[3]._tc
+            tc.remove(cells[3].paragraphs[0]._p)
+            tc.append(parse_xml(_text_control(block=True)))
+        else:
+            cells[3].paragraphs[0]._p.append(parse_xml(_text_control(block=False)))
+    return _save(document)
