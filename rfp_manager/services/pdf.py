@@ -14,7 +14,6 @@ import io
 from dataclasses import dataclass
 
 from pypdf import PdfReader, PdfWriter
-from pypdf.errors import PdfReadError, PyPdfError
 
 from .analysis import NUMBERED_LINE
 from .sheets import Sheet
@@ -37,10 +36,10 @@ def open_pdf(data: bytes) -> PdfReader:
             raise PdfQuestionnaireError(
                 "The PDF is password-protected. Open it with its password, save or print it as a PDF without a password "
                 "and upload that.")
-        reader.pages  # noqa: B018 — reading the page tree is what fails on a broken file
-    except (PdfReadError, PyPdfError, ValueError, KeyError, TypeError) as exc:
-        if isinstance(exc, PdfQuestionnaireError):
-            raise
+        len(reader.pages)  # reading the page tree is what fails on a broken file
+    except PdfQuestionnaireError:
+        raise
+    except Exception as exc:  # pypdf raises many types for a broken file
         raise PdfQuestionnaireError(f"The PDF cannot be read ({type(exc).__name__}). Open it in a PDF reader, save it "
                                     "again as PDF and upload that.") from exc
     return reader
@@ -157,8 +156,12 @@ def _text_sheet(reader: PdfReader) -> Sheet:
 
 def read_pdf(data: bytes) -> list[Sheet]:
     reader = open_pdf(data)
-    fields = text_fields(reader)
-    return [_form_sheet(reader, fields)] if fields else [_text_sheet(reader)]
+    try:
+        fields = text_fields(reader)
+        return [_form_sheet(reader, fields)] if fields else [_text_sheet(reader)]
+    except Exception as exc:  # pypdf parses lazily: a broken page or field fails here, with many exception types
+        raise PdfQuestionnaireError(f"Part of the PDF cannot be read ({type(exc).__name__}). Open it in a PDF reader, "
+                                    "save it again as PDF and upload that.") from exc
 
 
 # --- filling the form --------------------------------------------------------------------------------

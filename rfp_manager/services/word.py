@@ -275,6 +275,14 @@ def _body_sheet(questions: list[BodyQuestion]) -> Sheet:
 def read_docx(data: bytes, name: str = "") -> list[Sheet]:
     """The sheets of a Word questionnaire: each top-level table, then the numbered questions of the body."""
     document = open_docx(data, name)
+    try:
+        return _document_sheets(document)
+    except Exception as exc:  # a package that opens but holds XML python-docx cannot follow (a bad span, a lost style)
+        raise WordReadError(f"Part of the document cannot be read ({type(exc).__name__}). Open it in Word, save it again "
+                            "as .docx and upload that.") from exc
+
+
+def _document_sheets(document) -> list[Sheet]:
     sheets, heading = [], ""
     for index, block in _body_blocks(document):
         if index is not None:
