@@ -213,8 +213,7 @@ class BodyQuestion:
     section: str
     number: str
     text: str
-    slot: Paragraph | None  # where the answer goes; None: a new paragraph after the question
-    slot_text: str
+    slot_text: str  # what its answer slot holds now ("Response:", a placeholder, "")
 
 
 def _body_blocks(document):
@@ -228,23 +227,36 @@ def _body_blocks(document):
             yield None, block
 
 
-def answer_slot(block) -> tuple[Paragraph | None, str]:
-    """The paragraph after a question that takes its answer: empty, a placeholder, or a "Response:" line."""
-    if not isinstance(block, Paragraph) or is_heading(block) or _numbering_of(block)[0]:
+CONTENT_TAGS = (qn("w:p"), qn("w:tbl"), qn("w:sdt"), qn("w:sectPr"))
+
+
+def answer_slot(question: Paragraph):
+    """What right after a question takes its answer, with the text it holds now: a paragraph that is
+    empty, a placeholder or a "Response:" line, or a (non drop-down) content control; else (None, "")."""
+    following = question._p.getnext()
+    while following is not None and following.tag not in CONTENT_TAGS:  # bookmarks, proofing marks
+        following = following.getnext()
+    if following is None:
         return None, ""
-    text = block.text.strip()
+    if following.tag == qn("w:sdt"):
+        return (following, "") if not list_items(following) else (None, "")
+    if following.tag != qn("w:p"):
+        return None, ""
+    paragraph = Paragraph(following, question._parent)
+    if is_heading(paragraph) or _numbering_of(paragraph)[0]:
+        return None, ""
+    text = paragraph.text.strip()
     label = RESPONSE_LABEL.match(text)
     if not text or PLACEHOLDER.search(text) or (label and (not label.group(2) or PLACEHOLDER.search(label.group(2)))):
-        return block, text
+        return paragraph, text
     return None, ""
 
 
 def body_questions(document) -> list[BodyQuestion]:
     """Numbered paragraphs followed by an answer slot, or worded as questions; headings give sections."""
     numbers = ListNumbers(document)
-    blocks = list(_body_blocks(document))
     found, section = [], ""
-    for position, (index, block) in enumerate(blocks):
+    for index, block in _body_blocks(document):
         if index is None:
             continue
         text = " ".join(block.text.split())
@@ -257,9 +269,9 @@ def body_questions(document) -> list[BodyQuestion]:
             number, question = typed.group(1), typed.group(2).strip()
         if not number or not question:
             continue
-        slot, slot_text = answer_slot(blocks[position + 1][1]) if position + 1 < len(blocks) else (None, "")
+        slot, slot_text = answer_slot(block)
         if slot is not None or looks_like_question(question):
-            found.append(BodyQuestion(index, section, number, question, slot, slot_text))
+            found.append(BodyQuestion(index, section, number, question, slot_text))
     return found
 
 
@@ -448,11 +460,13 @@ class WordWriter:
 
     def _write_body(self, index: int, answer: str) -> tuple[bool, str]:
         question = self.paragraphs[index]
-        block = question._p.getnext()
-        slot, _ = answer_slot(Paragraph(block, question._parent)) if block is not None and block.tag == qn("w:p") else (None, "")
-        if slot is not None:
+        slot, _ = answer_slot(question)
+        if isinstance(slot, Paragraph):
             write_into_slot(slot, answer)
             return True, f"paragraph {index + 2} (after the question)"
+        if slot is not None:
+            fill_content_control(slot, answer)
+            return True, f"the content control after the question (paragraph {index + 1})"
         paragraph_after(question, answer)
         return True, f"a new paragraph after the question (paragraph {index + 1})"
 

@@ -12,7 +12,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 from docx import Document
-from docx.oxml.ns import qn
+from docx.oxml.ns import nsmap, qn
 from lxml import etree
 from openpyxl import load_workbook
 from pypdf import PdfReader, PdfWriter
@@ -196,6 +196,31 @@ def test_a_numbered_question_without_a_slot_gets_a_new_paragraph_after_it(rfp, u
         "What is your uptime commitment?", "Which certifications do you hold?", "ISO 27001.",
         "How do you report incidents?", "Signature: ________"]
     assert "a new paragraph after the question" in report
+
+
+def test_a_content_control_after_a_numbered_question_takes_its_answer(rfp, user_client):
+    from docx.oxml import parse_xml
+
+    document = Document()
+    questions = ("What is your uptime commitment?", "Which certifications do you hold?", "How do you report incidents?")
+    for question in questions:
+        asked = document.add_paragraph(question, style="List Number")
+        asked._p.addnext(parse_xml(word_fixtures._text_control(block=True)))
+    buffer = io.BytesIO()
+    document.save(buffer)
+    original = buffer.getvalue()
+    import_file(user_client, rfp, "controls in the body.docx", original)
+    assert list(rfp.questions.order_by("order").values_list("number", flat=True)) == ["1", "2", "3"]
+    answer(rfp, "2", draft_text="ISO 27001 [1].", review_verdict="approved")
+
+    exported, report = download_document(user_client, rfp)
+
+    before, after = list(body(original)), list(body(exported))
+    changed = [i for i, (old, new) in enumerate(zip(before, after)) if canonical(old) != canonical(new)]
+    assert len(before) == len(after) and changed == [3]  # question 2's control, nothing else
+    assert "".join(etree.XPath(".//w:t/text()", namespaces=nsmap)(after[3])) == "ISO 27001."
+    assert not etree.XPath(".//w:showingPlcHdr", namespaces=nsmap)(after[3])
+    assert "the content control after the question" in report
 
 
 # --- PDF -------------------------------------------------------------------------------------------------------
