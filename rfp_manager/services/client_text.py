@@ -3,12 +3,14 @@
 Only an approved or human-edited answer goes out, and without its citation
 markers; a placeholder, a rejected draft or an unreviewed one leaves its place
 empty, and the export report says why. (The XLSX export's choices of which
-answers go out are being built beside this; the two are to become one.)
+answers go out are being built beside this; the two are to become one: the
+Word and PDF writers use only the functions of this module.)
 """
 import re
 
 from llm_manager.providers.grounding import CITATION
 
+from . import export
 from .answering import says_no_support
 
 SPACE_BEFORE_PUNCTUATION = re.compile(r"\s+([.,;:!?)])")
@@ -34,3 +36,14 @@ def clean_client_text(answer) -> str | None:
     text = CITATION.sub(" ", answer.final_answer)
     lines = (SPACE_BEFORE_PUNCTUATION.sub(r"\1", " ".join(line.split())) for line in text.splitlines())
     return "\n".join(lines).strip() or None
+
+
+def choice_label(choice: str) -> str:
+    """Yes / No / N/A as a plain word (a cell without a list of its own)."""
+    return export.CHOICE_LABELS[choice]
+
+
+def choice_from_list(choice: str, items: list[str]) -> str | None:
+    """The item of a drop-down that says the answer's Yes / No / N/A, or None when none of them does."""
+    value = export.choice_value(choice, items)
+    return value if value in items else None

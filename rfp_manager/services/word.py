@@ -32,7 +32,7 @@ from docx.text.paragraph import Paragraph
 from lxml import etree
 
 from .analysis import NUMBERED_LINE, looks_like_question
-from .export import CHOICE_LABELS, choice_value
+from .client_text import choice_from_list, choice_label
 from .sheets import OLE_MAGIC, Sheet, column_index, column_letter
 
 BODY_SHEET = "Numbered questions"
@@ -443,12 +443,12 @@ class WordWriter:
         control = content_control(cell._tc)
         items = list_items(control)
         if items:
-            value = choice_value(choice, items)
-            if value not in items:
-                return False, f"{where}: none of its drop-down items ({', '.join(items)}) means “{CHOICE_LABELS[choice]}”"
+            value = choice_from_list(choice, items)
+            if value is None:
+                return False, f"{where}: none of its drop-down items ({', '.join(items)}) means “{choice_label(choice)}”"
             fill_content_control(control, value)
             return True, where
-        return write_cell(cell, CHOICE_LABELS[choice]), where
+        return write_cell(cell, choice_label(choice)), where
 
     def _cell(self, sheet: str, coordinate: str):
         match = re.fullmatch(r"([A-Z]+)(\d+)", coordinate)
