@@ -17,15 +17,16 @@ SPACE_BEFORE_PUNCTUATION = re.compile(r"\s+([.,;:!?)])")
 
 
 def why_left_empty(answer) -> str:
-    """Why this answer does not go to the client ("" when it does)."""
+    """Why this answer does not go to the client ("" when it does); worded like the workbook export's report."""
     if answer is None or not answer.final_answer.strip():
-        return "not answered"
+        return "no answer yet"
+    if says_no_support(answer.final_answer) or (answer.needs_expert and not answer.final_text):
+        return "the library has no supporting content (placeholder): an expert must answer"
     if answer.review_verdict == answer.Verdict.REJECTED and not answer.final_text:
         return "rejected by the reviewer"
-    if not answer.final_text and (answer.needs_expert or says_no_support(answer.draft_text)):
-        return "no supporting content in the library (placeholder): an expert must answer"
     if not answer.final_text and answer.review_verdict != answer.Verdict.APPROVED:
-        return "neither approved nor edited by a person"
+        state = answer.get_review_verdict_display().lower() if answer.review_verdict else "not reviewed"
+        return f"draft {state}: only approved or edited answers go out"
     return ""
 
 

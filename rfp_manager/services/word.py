@@ -37,7 +37,6 @@ from .sheets import OLE_MAGIC, Sheet, column_index, column_letter
 
 BODY_SHEET = "Numbered questions"
 BODY_HEADERS = ("Section", "No.", "Question", "Response")
-BODY_TEXT_COLUMN = 4
 RESPONSE_LABEL = re.compile(r"^\s*((?:vendor |supplier |bidder |your )?(?:response|answer|reply)\s*[:\-–]?)\s*(.*)$", re.IGNORECASE | re.DOTALL)
 # What a client leaves in an answer slot for the respondent to overwrite.
 PLACEHOLDER = re.compile(
@@ -165,7 +164,7 @@ class ListNumbers:
         counters[level] = counters.get(level, levels[level][0] - 1) + 1
         for deeper in [k for k in counters if k > level]:
             del counters[deeper]
-        start, fmt, text = levels[level]
+        _, fmt, text = levels[level]
         if fmt in ("bullet", "none") or not text:
             return ""
         for shown in range(level + 1):
@@ -406,16 +405,6 @@ def write_cell(cell, answer: str) -> bool:
         extra._p.getparent().remove(extra._p)
     write_into_slot(first, answer)
     return True
-
-
-@dataclass
-class Placed:
-    """One question's answer as the export placed it (or did not), for the export report."""
-
-    label: str
-    place: str
-    written: bool
-    note: str = ""
 
 
 class WordWriter:

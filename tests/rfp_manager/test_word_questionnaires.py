@@ -140,7 +140,7 @@ def test_table_questionnaire_round_trip(rfp, user_client):
     # And the report says what went where and why the rest is empty.
     assert "2 of 4 answers will be written" in report
     assert "Table 2, row 3, column C" in report and "Table 2, row 4, column C" in report
-    assert "no supporting content in the library (placeholder)" in report and "rejected by the reviewer" in report
+    assert "the library has no supporting content (placeholder)" in report and "rejected by the reviewer" in report
 
 
 # --- numbered questions in the body -------------------------------------------------------------------------
@@ -176,7 +176,7 @@ def test_numbered_questionnaire_round_trip(rfp, user_client):
     assert [r.bold for r in paragraphs[8].runs] == [True, None]  # the bold "Response:" label stays bold, the answer not
     assert paragraphs[11].text == ""  # question 3's slot: not approved, left empty
     assert_other_parts_unchanged(original, exported)
-    assert "neither approved nor edited by a person" in report
+    assert "draft not reviewed: only approved or edited answers" in report
 
 
 def test_a_numbered_question_without_a_slot_gets_a_new_paragraph_after_it(rfp, user_client):
