@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from django.db import transaction
 from django.utils import timezone
 
+from spelunker.storage import save_or_refuse
+
 from ..models import RFP, ImportFormat, Question, QuestionImport
 from . import analysis, pdf, sheets, word
 from .analysis import NUMBERED_LINE, cell_text, normalize_header
@@ -306,7 +308,8 @@ def prepare_import(rfp, user, *, upload=None, pasted_text: str = "") -> Question
             record.lost_features = sheets.features_lost_on_save(data, keeps_macros=upload.name.lower().endswith(".xlsm"))
         record.original_name = upload.name[:255]
         upload.seek(0)
-        record.file.save(upload.name, upload, save=False)  # kept for remapping and the write-back export
+        # Kept for remapping and the write-back export.
+        save_or_refuse(record.file, upload.name, upload, QuestionImportError)
     elif pasted_text.strip():
         record.kind, table = QuestionImport.Kind.TEXT, parse_text(pasted_text)
     else:
