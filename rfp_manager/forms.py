@@ -103,5 +103,5 @@ class AnswerEditForm(forms.ModelForm):
     class Meta:
         model = Answer
         fields = ["final_text", "choice"]
-        labels = {"final_text": "Final answer", "choice": "Yes / No / N/A (for the questionnaire's choice column)"}
+        labels = {"final_text": "Final answer", "choice": "Yes / No / Partly / N/A (for the questionnaire's choice column)"}
         widgets = {"final_text": forms.Textarea(attrs={"rows": 10})}

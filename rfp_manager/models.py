@@ -80,7 +80,7 @@ class QuestionImport(models.Model):
         PDF = "pdf", "PDF"
 
     # The kinds whose questions keep their place in the stored file (for the answers written back into it).
-    FILE_KINDS_WITH_PLACES = (Kind.XLSX, Kind.DOCX, Kind.PDF)
+    FILE_KINDS_WITH_PLACES = (Kind.XLSX, Kind.CSV, Kind.DOCX, Kind.PDF)
 
     class MappingSource(models.TextChoices):
         PROPOSED = "proposed", "Proposed by the analysis"
@@ -191,8 +191,9 @@ class Answer(models.Model):
     reviewer_job = models.ForeignKey("RFPBatchJob", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     reviewed_at = models.DateTimeField(null=True, blank=True)
 
-    # The Yes / No / NA the questionnaire's choice column asks for, proposed from the draft (services/choices.py).
-    choice = models.CharField(max_length=3, choices=[("yes", "Yes"), ("no", "No"), ("na", "N/A")], blank=True)
+    # The Yes / No / Partly / NA the questionnaire's choice column asks for, proposed from the draft (services/choices.py).
+    choice = models.CharField(max_length=6, choices=[("yes", "Yes"), ("no", "No"), ("partly", "Partly"), ("na", "N/A")],
+                              blank=True)
     choice_needs_review = models.BooleanField(default=False, help_text="The proposal was a guess: a person should check it")
 
     final_text = models.TextField(blank=True, help_text="A person's edited answer; wins over the draft")

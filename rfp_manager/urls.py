@@ -22,8 +22,10 @@ urlpatterns = [
     path("questions/<int:pk>/answer/", views.answer_edit, name="answer_edit"),
     path("<int:pk>/export.xlsx", views.export_xlsx, name="export_xlsx"),
     path("<int:pk>/export.csv", views.export_csv, name="export_csv"),
+    path("<int:pk>/export-workbook/", views.export_choices, name="export_choices"),
     path("<int:pk>/export-workbook.xlsx", views.export_workbook, name="export_workbook"),
     path("<int:pk>/export.docx", views.export_docx, name="export_docx"),
     path("<int:pk>/export-document/", views.export_document, name="export_document"),
     path("<int:pk>/export-document/download", views.export_document_download, name="export_document_download"),
+    path("<int:pk>/export-sources.csv", views.export_sources, name="export_sources"),
 ]

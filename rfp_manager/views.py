@@ -5,6 +5,8 @@ Every lookup goes through `RFP.objects.visible_to(user)`, so an RFP, its
 questions, answers, jobs and exports are only reachable by their owner and
 the groups it is shared with.
 """
+from urllib.parse import urlencode
+
 from django.contrib import messages
 from django.db import transaction
 from django.http import HttpResponse
@@ -18,7 +20,7 @@ from spelunker.jobs.views import job_progress_response, progress_context
 from . import tasks
 from .forms import AnswerEditForm, ImportRemapForm, InformationDocumentForm, QuestionImportForm, RFPForm
 from .models import RFP, Answer, InformationDocument, Question, QuestionImport, RFPBatchJob
-from .services import analysis, answering, batch, choices, document_export, export, importing, pdf, word
+from .services import analysis, answering, batch, choices, deliverable, document_export, export, importing, pdf, word
 
 XLSX_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 
@@ -73,7 +75,7 @@ def _render_rfp(request, rfp, status=200, error=""):
         "import_form": QuestionImportForm(),
         "document_form": InformationDocumentForm(),
         "reviewer_blocker": batch.reviewer_blocker(rfp),
-        "source_workbook": export.source_workbook_import(rfp),
+        "source_workbook": export.source_file_import(rfp),
         "source_document": document_export.source_document_import(rfp),
         # Checked before export: the page shows every answer that states a canonical fact differently.
         "fact_mismatches": facts.check_rfp(rfp),
@@ -262,24 +264,55 @@ def export_csv(request, pk):
     return _download(export.export_csv(rfp), _export_name(rfp, "csv"), "text/csv; charset=utf-8")
 
 
+def _answered_name(original: str) -> tuple[str, str]:
+    """The download's name (the client's, "-answered") and its content type: a CSV comes back as a CSV."""
+    suffix = original.rpartition(".")[2].lower()
+    if suffix in ("csv", "tsv", "txt"):
+        return deliverable.answered_name(original, suffix), "text/csv; charset=utf-8"
+    return deliverable.answered_name(original, "xlsx"), XLSX_TYPE
+
+
+def export_choices(request, pk):
+    """Before the download: what goes into the client's file, chosen by the user, and the report of it."""
+    rfp = _rfp(request, pk)
+    chosen = deliverable.ExportChoices.from_params(request.GET)
+    try:
+        _, original, report = export.export_into_source_file(rfp, chosen)
+    except LookupError as exc:
+        return _render_rfp(request, rfp, status=404, error=str(exc))
+    return render(request, "rfp_manager/export_choices.html", {
+        "rfp": rfp, "chosen": chosen, "report": report, "filename": _answered_name(original)[0],
+        "answer_options": deliverable.ANSWERS, "citation_options": deliverable.CITATIONS,
+        "query": urlencode(chosen.as_params()), "source_workbook": export.source_file_import(rfp),
+    })
+
+
 def export_workbook(request, pk):
     rfp = _rfp(request, pk)
     try:
-        content, original = export.export_into_source_workbook(rfp)
+        content, original, _ = export.export_into_source_file(rfp, deliverable.ExportChoices.from_params(request.GET))
     except LookupError as exc:
         return _render_rfp(request, rfp, status=404, error=str(exc))
-    return _download(content, document_export.answered_name(original, "xlsx"), XLSX_TYPE)
+    return _download(content, *_answered_name(original))
+
+
+def export_sources(request, pk):
+    """The companion CSV: each answered question and the library passages its answer comes from."""
+    rfp = _rfp(request, pk)
+    content = export.sources_csv(rfp, deliverable.ExportChoices.from_params(request.GET))
+    return _download(content, _export_name(rfp, "csv").replace("-answers.", "-sources."), "text/csv; charset=utf-8")
 
 
 def export_docx(request, pk):
     rfp = _rfp(request, pk)
-    return _download(document_export.export_docx(rfp), _export_name(rfp, "docx"), document_export.DOCX_TYPE)
+    content = document_export.export_docx(rfp, deliverable.ExportChoices.from_params(request.GET))
+    return _download(content, _export_name(rfp, "docx"), document_export.DOCX_TYPE)
 
 
-def _document_export(request, rfp):
+def _document_export(request, rfp, chosen):
     """(content, import, report), or the RFP page with why not (no Word/PDF source, or its file unreadable)."""
     try:
-        return document_export.export_into_source_document(rfp), None
+        return document_export.export_into_source_document(rfp, chosen), None
     except (LookupError, word.WordReadError, pdf.PdfQuestionnaireError) as exc:
         return None, _render_rfp(request, rfp, status=404 if isinstance(exc, LookupError) else 400, error=str(exc))
 
@@ -287,19 +320,21 @@ def _document_export(request, rfp):
 def export_document(request, pk):
     """What goes into the client's Word or PDF file, where, and what stays empty, before the download."""
     rfp = _rfp(request, pk)
-    result, refusal = _document_export(request, rfp)
+    chosen = deliverable.ExportChoices.from_params(request.GET)
+    result, refusal = _document_export(request, rfp, chosen)
     if refusal:
         return refusal
     _, record, report = result
     return render(request, "rfp_manager/export_document.html", {
-        "rfp": rfp, "record": record, "report": report, "written": sum(1 for line in report if line.written)})
+        "rfp": rfp, "record": record, "report": report, "written": sum(1 for line in report if line.written),
+        "chosen": chosen, "answer_options": deliverable.ANSWERS, "query": urlencode(chosen.as_params())})
 
 
 def export_document_download(request, pk):
     rfp = _rfp(request, pk)
-    result, refusal = _document_export(request, rfp)
+    result, refusal = _document_export(request, rfp, deliverable.ExportChoices.from_params(request.GET))
     if refusal:
         return refusal
     content, record, _ = result
-    return _download(content, document_export.answered_name(record.original_name, record.kind),
+    return _download(content, deliverable.answered_name(record.original_name, record.kind),
                      document_export.CONTENT_TYPES[record.kind])

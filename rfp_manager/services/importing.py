@@ -280,7 +280,8 @@ def _no_questions_message(mapping: dict) -> str:
                 "a table with a question column, or from numbered paragraphs each followed by an empty paragraph or a "
                 "“Response:” line. Check that this is the questionnaire itself, or paste its questions as text.")
     reasons = "; ".join(f"“{s['name'] or 'the file'}”: {s['reason']}" for s in mapping["sheets"])
-    return f"No sheet or table has a question-like column ({reasons}). Check that this is the questionnaire itself."
+    return (f"No sheet or table has a question-like column ({reasons}). Check that this is the questionnaire itself; "
+            "if it is, paste its questions as text (one per line) instead.")
 
 
 def propose_mapping(workbook: list[sheets.Sheet]) -> tuple[dict, str, str]:
@@ -305,7 +306,7 @@ def prepare_import(rfp, user, *, upload=None, pasted_text: str = "") -> Question
         record.mapping, record.mapping_source, record.fingerprint = propose_mapping(workbook)
         table = extract(workbook, record.mapping)
         if record.kind == QuestionImport.Kind.XLSX:
-            record.lost_features = sheets.features_lost_on_save(data, keeps_macros=upload.name.lower().endswith(".xlsm"))
+            record.lost_features = sheets.features_lost_on_save(data)
         record.original_name = upload.name[:255]
         upload.seek(0)
         # Kept for remapping and the write-back export.
@@ -360,7 +361,8 @@ def sheet_summaries(record: QuestionImport) -> list[dict]:
         summaries.append({
             "index": index, "spec": spec, "questions": kept[name], "skipped": skipped[name],
             "columns": [{"number": c, "letter": sheets.column_letter(c), "header": headers.get(str(c), ""),
-                         "role": spec["roles"].get(str(c), "ignore")} for c in columns],
+                         "role": spec["roles"].get(str(c), "ignore"), "note": spec.get("notes", {}).get(str(c), "")}
+                        for c in columns],
             "first_rows": [r for r in record.rows if r["sheet"] == name][:PREVIEW_ROWS_PER_SHEET],
         })
     return summaries

@@ -32,7 +32,6 @@ from docx.text.paragraph import Paragraph
 from lxml import etree
 
 from .analysis import NUMBERED_LINE, looks_like_question
-from .client_text import choice_from_list, choice_label
 from .sheets import OLE_MAGIC, Sheet, column_index, column_letter
 
 BODY_SHEET = "Numbered questions"
@@ -424,20 +423,23 @@ class WordWriter:
             return False, where
         return write_cell(cell, answer), where
 
-    def write_choice(self, sheet: str, coordinate: str, choice: str) -> tuple[bool, str]:
-        """Yes / No / N/A into a table's choice cell: an item of its drop-down when it has one, never another value."""
+    def choice_options(self, sheet: str, coordinate: str) -> list[str] | None:
+        """The items of the choice cell's drop-down (a content control), or None when it has none."""
+        cell, _ = self._cell(sheet, coordinate)
+        items = list_items(content_control(cell._tc)) if cell is not None else []
+        return items or None
+
+    def write_choice(self, sheet: str, coordinate: str, value: str) -> tuple[bool, str]:
+        """A choice into a table's choice cell: into its drop-down when it has one (`value` is then one of its
+        items, see `choice_options`), else as the cell's text."""
         cell, where = self._cell(sheet, coordinate)
         if cell is None:
             return False, where
         control = content_control(cell._tc)
-        items = list_items(control)
-        if items:
-            value = choice_from_list(choice, items)
-            if value is None:
-                return False, f"{where}: none of its drop-down items ({', '.join(items)}) means “{choice_label(choice)}”"
+        if list_items(control):
             fill_content_control(control, value)
             return True, where
-        return write_cell(cell, choice_label(choice)), where
+        return write_cell(cell, value), where
 
     def _cell(self, sheet: str, coordinate: str):
         match = re.fullmatch(r"([A-Z]+)(\d+)", coordinate)

@@ -43,10 +43,11 @@ def answer(rfp, number: str, **fields) -> Answer:
     return Answer.objects.create(question=Question.objects.get(rfp=rfp, number=number), **fields)
 
 
-def download_document(client, rfp) -> tuple[bytes, str]:
-    report = client.get(reverse("rfp_manager:export_document", args=[rfp.pk]))
+def download_document(client, rfp, **choices) -> tuple[bytes, str]:
+    """The export report page and the download, with the export choices (the defaults when none)."""
+    report = client.get(reverse("rfp_manager:export_document", args=[rfp.pk]), choices)
     assert report.status_code == 200
-    response = client.get(reverse("rfp_manager:export_document_download", args=[rfp.pk]))
+    response = client.get(reverse("rfp_manager:export_document_download", args=[rfp.pk]), choices)
     assert response.status_code == 200
     return response.content, report.content.decode()
 
@@ -177,6 +178,11 @@ def test_numbered_questionnaire_round_trip(rfp, user_client):
     assert paragraphs[11].text == ""  # question 3's slot: not approved, left empty
     assert_other_parts_unchanged(original, exported)
     assert "draft not reviewed: only approved or edited answers" in report
+
+    # Chosen on the export page: every draft that is not rejected nor a placeholder goes out, question 3's too.
+    exported, report = download_document(user_client, rfp, answers="drafts")
+    assert Document(io.BytesIO(exported)).paragraphs[11].text == "Hourly, kept 35 days."
+    assert "5 of 5 answers will be written" in report
 
 
 def test_a_numbered_question_without_a_slot_gets_a_new_paragraph_after_it(rfp, user_client):
@@ -363,7 +369,8 @@ def test_content_controls_take_the_answer_and_an_item_of_their_own_drop_down(rfp
         assert sdt.find(qn("w:sdtPr") + "/" + qn("w:dropDownList")) is not None or sdt.find(
             qn("w:sdtPr") + "/" + qn("w:text")) is not None
     assert_other_parts_unchanged(original, exported)
-    assert "Yes in Table 1, row 2, column C" in report and "N/A in Table 1, row 3, column C" in report
+    assert "Yes in Table 1, row 2, column C" in report
+    assert "Not applicable in Table 1, row 3, column C (“N/A” → “Not applicable”)" in report
 
 
 def test_a_choice_the_drop_down_cannot_say_is_left_empty_with_the_reason(rfp, user_client):
@@ -375,4 +382,4 @@ def test_a_choice_the_drop_down_cannot_say_is_left_empty_with_the_reason(rfp, us
 
     dropdown = Document(io.BytesIO(exported)).tables[0].rows[2].cells[2]._tc
     assert dropdown.xpath(".//w:showingPlcHdr") and "".join(dropdown.xpath(".//w:sdtContent//w:t/text()")) == "Choose an item."
-    assert "none of its drop-down items (Choose an item., Yes, No, Partly) means “N/A”" in report
+    assert "left empty: the cell&#x27;s list has no option meaning “N/A”" in report

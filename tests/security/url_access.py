@@ -85,6 +85,8 @@ URL_ACCESS: dict[str, Rule] = {
     # Nor a Word or PDF questionnaire to write into.
     "rfp_manager:export_document": Rule(OWNER, "rfp", rightful_status=404),
     "rfp_manager:export_document_download": Rule(OWNER, "rfp", rightful_status=404),
+    "rfp_manager:export_choices": Rule(OWNER, "rfp", rightful_status=404),
+    "rfp_manager:export_sources": Rule(OWNER, "rfp"),
     # The answer library is shared like the document library; approving an RFP's answer is the RFP owner's.
     "answer_library:index": Rule(SIGNED_IN),
     "answer_library:entry": Rule(SIGNED_IN, "library_entry"),
