@@ -33,6 +33,7 @@ class Rule:
 
 
 URL_ACCESS: dict[str, Rule] = {
+    "favicon": Rule(OPEN),
     "healthz": Rule(OPEN),
     "readyz": Rule(OPEN),
     "login": Rule(OPEN),
@@ -78,6 +79,10 @@ URL_ACCESS: dict[str, Rule] = {
     "rfp_manager:job_cancel": Rule(OWNER, "rfp_job", "POST"),
     "rfp_manager:job_retry": Rule(OWNER, "rfp_job", "POST"),
     "rfp_manager:answer_edit": Rule(OWNER, "question"),
+    "rfp_manager:answer_sources": Rule(OWNER, "question"),
+    "rfp_manager:question_approve": Rule(OWNER, "question", "POST"),
+    "rfp_manager:question_redraft": Rule(OWNER, "question", "POST"),
+    "rfp_manager:workspace_bulk": Rule(OWNER, "rfp", "POST"),
     "rfp_manager:export_xlsx": Rule(OWNER, "rfp"),
     "rfp_manager:export_csv": Rule(OWNER, "rfp"),
     "rfp_manager:export_workbook": Rule(OWNER, "rfp", rightful_status=404),
