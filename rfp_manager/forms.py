@@ -34,9 +34,10 @@ class RFPForm(forms.ModelForm):
 
 class QuestionImportForm(forms.Form):
     file = forms.FileField(
-        required=False, help_text="An .xlsx workbook or a .csv file; the question column is detected.",
-        # .xls passes here so the import can say what to do with it (save as .xlsx), not just "not allowed".
-        validators=[FileExtensionValidator(["xlsx", "xlsm", "xls", "csv", "tsv", "txt"])],
+        required=False,
+        help_text="An .xlsx workbook, a .csv file, a Word .docx or a PDF; the questions and answer places are detected.",
+        # .xls, .doc and .docm pass here so the import can say what to do with them (save as .xlsx / .docx).
+        validators=[FileExtensionValidator(["xlsx", "xlsm", "xls", "csv", "tsv", "txt", "docx", "docm", "doc", "pdf"])],
     )
     text = forms.CharField(
         required=False, widget=forms.Textarea(attrs={"rows": 6, "placeholder": "# Security\n1.1 Do you encrypt data at rest?"}),

@@ -89,6 +89,11 @@ class QuestionImport(models.Model):
         XLSX = "xlsx", "Excel workbook"
         CSV = "csv", "CSV"
         TEXT = "text", "Pasted text"
+        DOCX = "docx", "Word document"
+        PDF = "pdf", "PDF"
+
+    # The kinds whose questions keep their place in the stored file (for the answers written back into it).
+    FILE_KINDS_WITH_PLACES = (Kind.XLSX, Kind.CSV, Kind.DOCX, Kind.PDF)
 
     class MappingSource(models.TextChoices):
         PROPOSED = "proposed", "Proposed by the analysis"

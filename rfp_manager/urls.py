@@ -28,5 +28,8 @@ urlpatterns = [
     path("<int:pk>/export.csv", views.export_csv, name="export_csv"),
     path("<int:pk>/export-workbook/", views.export_choices, name="export_choices"),
     path("<int:pk>/export-workbook.xlsx", views.export_workbook, name="export_workbook"),
+    path("<int:pk>/export.docx", views.export_docx, name="export_docx"),
+    path("<int:pk>/export-document/", views.export_document, name="export_document"),
+    path("<int:pk>/export-document/download", views.export_document_download, name="export_document_download"),
     path("<int:pk>/export-sources.csv", views.export_sources, name="export_sources"),
 ]

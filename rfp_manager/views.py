@@ -25,7 +25,9 @@ from .forms import (
     AnswerEditForm, ImportRemapForm, InformationDocumentForm, QuestionImportForm, RFPForm, WorkspaceFilterForm,
 )
 from .models import RFP, Answer, InformationDocument, Question, QuestionImport, RFPBatchJob
-from .services import analysis, answering, batch, choices, deliverable, export, importing, workflow, workspace
+from .services import (
+    analysis, answering, batch, choices, deliverable, document_export, export, importing, pdf, word, workflow, workspace,
+)
 
 XLSX_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 SOURCES_LISTED = 5  # passages and entries the answer editor offers to insert
@@ -93,6 +95,7 @@ def _render_rfp(request, rfp, status=200, error=""):
         "document_form": InformationDocumentForm(),
         "reviewer_blocker": batch.reviewer_blocker(rfp),
         "source_workbook": export.source_file_import(rfp),
+        "source_document": document_export.source_document_import(rfp),
         # Checked before export: the page shows every answer that states a canonical fact differently.
         "fact_mismatches": facts.check_rfp(rfp),
         "error": error,
@@ -292,11 +295,10 @@ def export_csv(request, pk):
 
 def _answered_name(original: str) -> tuple[str, str]:
     """The download's name (the client's, "-answered") and its content type: a CSV comes back as a CSV."""
-    stem, _, suffix = original.rpartition(".")
-    stem = "".join(c if c.isalnum() or c in "-_." else "-" for c in stem)[:60]
-    if suffix.lower() in ("csv", "tsv", "txt"):
-        return f"{stem}-answered.{suffix.lower()}", "text/csv; charset=utf-8"
-    return f"{stem}-answered.xlsx", XLSX_TYPE
+    suffix = original.rpartition(".")[2].lower()
+    if suffix in ("csv", "tsv", "txt"):
+        return deliverable.answered_name(original, suffix), "text/csv; charset=utf-8"
+    return deliverable.answered_name(original, "xlsx"), XLSX_TYPE
 
 
 def export_choices(request, pk):
@@ -328,6 +330,43 @@ def export_sources(request, pk):
     rfp = _rfp(request, pk)
     content = export.sources_csv(rfp, deliverable.ExportChoices.from_params(request.GET))
     return _download(content, _export_name(rfp, "csv").replace("-answers.", "-sources."), "text/csv; charset=utf-8")
+
+
+def export_docx(request, pk):
+    rfp = _rfp(request, pk)
+    content = document_export.export_docx(rfp, deliverable.ExportChoices.from_params(request.GET))
+    return _download(content, _export_name(rfp, "docx"), document_export.DOCX_TYPE)
+
+
+def _document_export(request, rfp, chosen):
+    """(content, import, report), or the RFP page with why not (no Word/PDF source, or its file unreadable)."""
+    try:
+        return document_export.export_into_source_document(rfp, chosen), None
+    except (LookupError, word.WordReadError, pdf.PdfQuestionnaireError) as exc:
+        return None, _render_rfp(request, rfp, status=404 if isinstance(exc, LookupError) else 400, error=str(exc))
+
+
+def export_document(request, pk):
+    """What goes into the client's Word or PDF file, where, and what stays empty, before the download."""
+    rfp = _rfp(request, pk)
+    chosen = deliverable.ExportChoices.from_params(request.GET)
+    result, refusal = _document_export(request, rfp, chosen)
+    if refusal:
+        return refusal
+    _, record, report = result
+    return render(request, "rfp_manager/export_document.html", {
+        "rfp": rfp, "record": record, "report": report, "written": sum(1 for line in report if line.written),
+        "chosen": chosen, "answer_options": deliverable.ANSWERS, "query": urlencode(chosen.as_params())})
+
+
+def export_document_download(request, pk):
+    rfp = _rfp(request, pk)
+    result, refusal = _document_export(request, rfp, deliverable.ExportChoices.from_params(request.GET))
+    if refusal:
+        return refusal
+    content, record, _ = result
+    return _download(content, deliverable.answered_name(record.original_name, record.kind),
+                     document_export.CONTENT_TYPES[record.kind])
 
 
 # --- the workspace's actions: on one question (htmx swaps its row) or on many ------------------

@@ -71,6 +71,8 @@ def names_a_domain(header: str) -> bool:
     return bool(normalized) and normalized not in ("control", "controls") and not any(
         w in normalized for w in GENERIC_QUESTION_WORDS)
 QUESTION_SHARE = 0.25  # of a question column's cells; prose, labels and notes fall below it
+# "1.2 Text", "Q3) Text", "Question 4: Text" (pasted lines, Word paragraphs, PDF lines): the number, the question.
+NUMBERED_LINE = re.compile(r"^\s*(?:Q(?:uestion)?\s*)?(\d+(?:\.\d+)*)[.):]?\s+(\S.*)$", re.IGNORECASE)
 
 
 def normalize_header(value) -> str:

@@ -113,6 +113,12 @@ def choice_value(question: Question, answer: Answer | None, options: list[str] |
     return value, "", (f"“{label}” → “{value}”" + (f" ({note})" if note else "")) if value != label else ""
 
 
+def answered_name(original: str, suffix: str) -> str:
+    """The download's name: the client's own, "-answered", with the suffix of what it is."""
+    stem = "".join(c if c.isalnum() or c in "-_." else "-" for c in original.rsplit(".", 1)[0])[:60] or "questions"
+    return f"{stem}-answered.{suffix}"
+
+
 @dataclass
 class ReportLine:
     question: str  # its label and the start of its text

@@ -1,4 +1,4 @@
-"""Question import: a questionnaire file (XLSX, CSV) or pasted text into a preview, then into questions.
+"""Question import: a questionnaire file (XLSX, CSV, DOCX, PDF) or pasted text into a preview, then into questions.
 
 A file goes through three steps (see DESIGN.md, "Real inputs, measured answers"):
 `analysis` proposes a mapping (which sheets, header rows, column roles), the
@@ -19,8 +19,8 @@ from django.utils import timezone
 from spelunker.storage import save_or_refuse
 
 from ..models import RFP, ImportFormat, Question, QuestionImport
-from . import analysis, sheets
-from .analysis import cell_text, normalize_header
+from . import analysis, pdf, sheets, word
+from .analysis import NUMBERED_LINE, cell_text, normalize_header
 
 MAX_QUESTION_CHARS = 5000
 IMPORT_BATCH = 500
@@ -162,7 +162,7 @@ def sheet_rows(plan: SheetPlan, table: ParsedTable, seen: dict) -> None:
     """Walk a sheet below its header: questions, and every other row with why it is not one."""
     sheet = plan.sheet
     typical = analysis.typical_filled_cells(sheet, plan.header_row, plan.question)
-    heading, ended, previous = plan.domain, False, None
+    heading, ended, previous = plan.domain or sheet.heading, False, None
     # A section column written once per group (or merged over it, which keeps the value in the first row only)
     # holds for the rows below until the next value.
     sections = dict.fromkeys(plan.sections, "")
@@ -193,7 +193,7 @@ def sheet_rows(plan: SheetPlan, table: ParsedTable, seen: dict) -> None:
         elif plan.id and not number and previous and previous["row"] == row - 1 and set(texts) == {plan.question}:
             previous["text"] = f"{previous['text']}\n{question}"[:MAX_QUESTION_CHARS]
             skip(row, f"criteria of the question in row {previous['row']} (joined to it)", question)
-        elif _is_heading(plan, texts, typical):
+        elif row in sheet.heading_rows or _is_heading(plan, texts, typical):
             heading = (texts.get(plan.question) or next(iter(texts.values())))[:255]
             previous = None
             skip(row, "section heading", heading)
@@ -218,7 +218,6 @@ def extract(workbook: list[sheets.Sheet], mapping: dict) -> ParsedTable:
     return table
 
 
-NUMBERED_LINE = re.compile(r"^\s*(?:Q(?:uestion)?\s*)?(\d+(?:\.\d+)*)[.):]?\s+(\S.*)$", re.IGNORECASE)
 SECTION_LINE = re.compile(r"^\s*(?:#+\s*|section\s*[:\-]?\s*)(\S.*)$", re.IGNORECASE)
 
 
@@ -251,23 +250,38 @@ def kind_for_filename(name: str) -> str:
         return QuestionImport.Kind.XLSX
     if lowered.endswith((".csv", ".tsv", ".txt")):
         return QuestionImport.Kind.CSV
+    if lowered.endswith((".docx", ".docm")):
+        return QuestionImport.Kind.DOCX  # a .docm is refused when read, with what to do
+    if lowered.endswith(".pdf"):
+        return QuestionImport.Kind.PDF
     if lowered.endswith(".xls"):
         raise QuestionImportError("Legacy .xls files cannot be read. Open it in Excel and save it as .xlsx, then upload that.")
-    raise QuestionImportError("Upload an .xlsx or .csv file, or paste the questions as text.")
+    if lowered.endswith(".doc"):
+        raise QuestionImportError("Legacy .doc files cannot be read. Open it in Word and save it as .docx, then upload that.")
+    raise QuestionImportError("Upload an .xlsx, .csv, .docx or .pdf file, or paste the questions as text.")
 
 
 def read_sheets(data: bytes, kind: str, name: str = "") -> list[sheets.Sheet]:
+    """The file as sheets: a workbook's own, a CSV as one, a Word document's tables and numbered questions, a PDF's."""
     try:
+        if kind == QuestionImport.Kind.DOCX:
+            return word.read_docx(data, name)
         sheets.check_questionnaire_bytes(data, name)
+        if kind == QuestionImport.Kind.PDF:
+            return pdf.read_pdf(data)
         return sheets.read_workbook(data) if kind == QuestionImport.Kind.XLSX else sheets.read_csv(data)
-    except sheets.SheetReadError as exc:
+    except (sheets.SheetReadError, word.WordReadError, pdf.PdfQuestionnaireError) as exc:
         raise QuestionImportError(str(exc)) from exc
 
 
 def _no_questions_message(mapping: dict) -> str:
+    if not mapping["sheets"]:
+        return ("No questions were found: the document has no table and no numbered questions. Questions are read from "
+                "a table with a question column, or from numbered paragraphs each followed by an empty paragraph or a "
+                "“Response:” line. Check that this is the questionnaire itself, or paste its questions as text.")
     reasons = "; ".join(f"“{s['name'] or 'the file'}”: {s['reason']}" for s in mapping["sheets"])
-    return (f"No sheet has a question-like column ({reasons}). Check that this is the questionnaire itself; if it is, "
-            "paste its questions as text (one per line) instead.")
+    return (f"No sheet or table has a question-like column ({reasons}). Check that this is the questionnaire itself; "
+            "if it is, paste its questions as text (one per line) instead.")
 
 
 def propose_mapping(workbook: list[sheets.Sheet]) -> tuple[dict, str, str]:
@@ -415,6 +429,6 @@ def _questions_to_write(record: QuestionImport) -> tuple[list[Question], list[Qu
 def _question_values(record: QuestionImport, row: dict, order: int) -> dict:
     values = {"section": row["section"], "number": row["number"], "text": row["text"], "order": order,
               "sheet": row.get("sheet", ""), "answer_cells": row.get("cells", {})}
-    if record.kind in (QuestionImport.Kind.XLSX, QuestionImport.Kind.CSV):  # a file the answers can go back into
+    if record.kind in QuestionImport.FILE_KINDS_WITH_PLACES:
         values.update(source_import=record, source_row=row["row"])
     return values

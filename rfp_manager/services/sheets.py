@@ -37,6 +37,9 @@ class Sheet:
     formulas: set[tuple[int, int]] = field(default_factory=set)
     hidden_columns: set[int] = field(default_factory=set)
     list_validations: list[tuple[str, str]] = field(default_factory=list)  # (sqref, formula1) of dropdowns
+    # A Word table: the heading above it (its rows' section) and its rows that are one cell across (section rows).
+    heading: str = ""
+    heading_rows: set[int] = field(default_factory=set)
 
     @property
     def max_row(self) -> int:

@@ -273,7 +273,7 @@ def no_question_workbook() -> bytes:
 @pytest.mark.parametrize("name, data, message", [
     ("locked.xlsx", encrypted_workbook(), "password-protected"),
     ("old.xls", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\0" * 512, "save it as .xlsx"),
-    ("figures.xlsx", no_question_workbook(), "No sheet has a question-like column"),
+    ("figures.xlsx", no_question_workbook(), "No sheet or table has a question-like column"),
 ], ids=["encrypted", "legacy-xls", "no-question-column"])
 def test_bad_files_get_a_clear_message(rfp, user_client, name, data, message):
     response = user_client.post(reverse("rfp_manager:import", args=[rfp.pk]), {"file": SimpleUploadedFile(name, data)})

@@ -78,7 +78,24 @@ def _merge_within(rows):
         lambda rc: (rc[0], rc[1], rc[0] + 1, rc[1]))  # a cell merged with the one below (a section spanning rows)
 
 
-raw_files = st.tuples(st.sampled_from(["q.csv", "q.xlsx", "q.tsv", "q.txt", "q.xlsm"]), st.binary(max_size=3000))
+raw_files = st.tuples(st.sampled_from(["q.csv", "q.xlsx", "q.tsv", "q.txt", "q.xlsm", "q.docx", "q.docm", "q.pdf"]),
+                      st.binary(max_size=3000))
+
+
+@st.composite
+def damaged_documents(draw):
+    """A real Word or PDF questionnaire with a few bytes overwritten or its end cut off."""
+    from tests.rfp_manager import word_fixtures
+
+    name, data = draw(st.sampled_from([
+        ("table.docx", word_fixtures.table_questionnaire()), ("numbered.docx", word_fixtures.numbered_questionnaire()),
+        ("controls.docx", word_fixtures.content_control_questionnaire()), ("form.pdf", word_fixtures.fillable_pdf()),
+        ("text.pdf", word_fixtures.text_pdf())]))
+    data = bytearray(data)
+    for _ in range(draw(st.integers(0, 4))):
+        data[draw(st.integers(0, len(data) - 1))] = draw(st.integers(0, 255))
+    cut = draw(st.integers(len(data) // 2, len(data))) if draw(st.booleans()) else len(data)
+    return name, bytes(data[:cut])
 
 
 @pytest.fixture
@@ -150,6 +167,12 @@ def test_workbooks_with_formulas_merged_cells_and_empty_sheets(world, owner_clie
 @fuzz_settings("import")
 @given(upload=raw_files)
 def test_random_bytes_under_any_name(world, owner_client, upload):
+    _import(owner_client, _fresh_rfp(world.rfp.owner), *upload)
+
+
+@fuzz_settings("import")
+@given(upload=damaged_documents())
+def test_damaged_word_and_pdf_questionnaires(world, owner_client, upload):
     _import(owner_client, _fresh_rfp(world.rfp.owner), *upload)
 
 

@@ -86,6 +86,10 @@ URL_ACCESS: dict[str, Rule] = {
     "rfp_manager:export_xlsx": Rule(OWNER, "rfp"),
     "rfp_manager:export_csv": Rule(OWNER, "rfp"),
     "rfp_manager:export_workbook": Rule(OWNER, "rfp", rightful_status=404),
+    "rfp_manager:export_docx": Rule(OWNER, "rfp"),
+    # Nor a Word or PDF questionnaire to write into.
+    "rfp_manager:export_document": Rule(OWNER, "rfp", rightful_status=404),
+    "rfp_manager:export_document_download": Rule(OWNER, "rfp", rightful_status=404),
     "rfp_manager:export_choices": Rule(OWNER, "rfp", rightful_status=404),
     "rfp_manager:export_sources": Rule(OWNER, "rfp"),
     # The answer library is shared like the document library; approving an RFP's answer is the RFP owner's.
