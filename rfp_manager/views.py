@@ -2,8 +2,10 @@
 
 Views never do long work: they write rows and dispatch tasks after commit.
 Every lookup goes through `RFP.objects.visible_to(user)`, so an RFP, its
-questions, answers, jobs and exports are only reachable by their owner and
-the groups it is shared with.
+questions, answers, jobs and exports are only reachable by the people who
+work on it (404 for anyone else); each lookup then names the role the action
+needs (teamwork.services.roles: owner, contributor, viewer — 403 with the
+reason when it is missing).
 """
 from django.contrib import messages
 from django.db import transaction
@@ -14,6 +16,8 @@ from django.views.decorators.http import require_POST
 
 from answer_library.services import facts
 from spelunker.jobs.views import job_progress_response, progress_context
+from teamwork.models import Role
+from teamwork.services import roles
 
 from . import tasks
 from .forms import AnswerEditForm, ImportRemapForm, InformationDocumentForm, QuestionImportForm, RFPForm
@@ -25,12 +29,22 @@ XLSX_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 
 # --- lookups that enforce who may see what -------------------------------------
 
-def _rfp(request, pk) -> RFP:
-    return get_object_or_404(RFP.objects.visible_to(request.user), pk=pk)
+def _rfp(request, pk, need: str = Role.VIEWER) -> RFP:
+    rfp = get_object_or_404(RFP.objects.visible_to(request.user), pk=pk)
+    roles.require(rfp, request.user, need)
+    return rfp
 
 
-def _visible(model, request, pk, rfp_path: str):
-    return get_object_or_404(model.objects.filter(**{f"{rfp_path}__in": RFP.objects.visible_to(request.user)}), pk=pk)
+def _visible(model, request, pk, rfp_path: str, need: str = Role.VIEWER):
+    """An object under an RFP the user sees (`rfp_path` leads to it), if they hold the role `need`."""
+    obj = get_object_or_404(model.objects.filter(**{f"{rfp_path}__in": RFP.objects.visible_to(request.user)}), pk=pk)
+    roles.require(obj.rfp, request.user, need)
+    return obj
+
+
+def _owner_on_post(request) -> str:
+    """Pages anyone on the RFP may read, whose form only an owner may send."""
+    return Role.OWNER if request.method == "POST" else Role.VIEWER
 
 
 # --- RFPs ------------------------------------------------------------------------
@@ -52,7 +66,7 @@ def rfp_create(request):
 
 
 def rfp_edit(request, pk):
-    rfp = _rfp(request, pk)
+    rfp = _rfp(request, pk, _owner_on_post(request))
     form = RFPForm(request.POST or None, instance=rfp, user=request.user)
     if request.method == "POST" and form.is_valid():
         form.save()
@@ -89,7 +103,7 @@ def rfp_detail(request, pk):
 
 @require_POST
 def import_upload(request, pk):
-    rfp = _rfp(request, pk)
+    rfp = _rfp(request, pk, Role.OWNER)
     form = QuestionImportForm(request.POST, request.FILES)
     if not form.is_valid():
         return _render_rfp(request, rfp, status=400, error=" ".join(m for ms in form.errors.values() for m in ms))
@@ -108,7 +122,7 @@ def _preview_context(record) -> dict:
 
 
 def import_preview(request, pk):
-    record = _visible(QuestionImport, request, pk, "rfp")
+    record = _visible(QuestionImport, request, pk, "rfp", _owner_on_post(request))
     if request.method == "POST":
         counts = importing.apply_import(record)
         messages.success(
@@ -122,7 +136,7 @@ def import_preview(request, pk):
 @require_POST
 def import_remap(request, pk):
     """One correction of the mapping; htmx swaps the preview in place, a plain POST goes back to it."""
-    record = _visible(QuestionImport, request, pk, "rfp")
+    record = _visible(QuestionImport, request, pk, "rfp", Role.OWNER)
     form = ImportRemapForm(request.POST, sheet_count=len(record.mapping.get("sheets", [])))
     if not form.is_valid():
         return HttpResponse(" ".join(m for ms in form.errors.values() for m in ms), status=400)
@@ -139,7 +153,7 @@ def import_remap(request, pk):
 
 @require_POST
 def document_upload(request, pk):
-    rfp = _rfp(request, pk)
+    rfp = _rfp(request, pk, Role.OWNER)
     form = InformationDocumentForm(request.POST, request.FILES)
     if not form.is_valid():
         return _render_rfp(request, rfp, status=400, error=" ".join(m for ms in form.errors.values() for m in ms))
@@ -154,7 +168,7 @@ def document_upload(request, pk):
 
 @require_POST
 def document_summarize(request, pk):
-    document = _visible(InformationDocument, request, pk, "rfp")
+    document = _visible(InformationDocument, request, pk, "rfp", Role.OWNER)
     with transaction.atomic():
         tasks.dispatch_summary(document)
     messages.info(request, f"Summarizing “{document.title}”.")
@@ -178,7 +192,7 @@ def _start(request, rfp, create):
 
 @require_POST
 def start_responder(request, pk):
-    rfp = _rfp(request, pk)
+    rfp = _rfp(request, pk, Role.OWNER)
     review = request.POST.get("review_when_done") == "on"
     return _start(request, rfp, lambda: batch.create_batch_job(
         rfp, RFPBatchJob.JOB_TYPE_RESPONDER, request.user, review_when_done=review))
@@ -186,7 +200,7 @@ def start_responder(request, pk):
 
 @require_POST
 def start_reviewer(request, pk):
-    rfp = _rfp(request, pk)
+    rfp = _rfp(request, pk, Role.OWNER)
     blocker = batch.reviewer_blocker(rfp)
     if blocker:
         return _render_rfp(request, rfp, status=409, error=blocker)
@@ -209,7 +223,7 @@ def job_status(request, pk):
 
 @require_POST
 def job_cancel(request, pk):
-    job = _visible(RFPBatchJob, request, pk, "rfp")
+    job = _visible(RFPBatchJob, request, pk, "rfp", Role.OWNER)
     if job.request_cancel(f"Cancelled by {request.user.get_username()}"):
         messages.info(request, "Cancelled: questions in flight finish, no new ones start. Answers so far are kept.")
     else:
@@ -219,7 +233,7 @@ def job_cancel(request, pk):
 
 @require_POST
 def job_retry(request, pk):
-    job = _visible(RFPBatchJob, request, pk, "rfp")
+    job = _visible(RFPBatchJob, request, pk, "rfp", Role.OWNER)
     return _start(request, job.rfp, lambda: batch.create_retry_job(job, request.user))
 
 
@@ -227,6 +241,8 @@ def job_retry(request, pk):
 
 def answer_edit(request, pk):
     question = _visible(Question, request, pk, "rfp")
+    if request.method == "POST":
+        roles.require_edit(question, request.user)
     answer, _ = Answer.objects.get_or_create(question=question)
     form = AnswerEditForm(request.POST or None, instance=answer, initial={"final_text": answer.final_answer})
     if request.method == "POST" and form.is_valid():
@@ -235,7 +251,8 @@ def answer_edit(request, pk):
             choices.save_choice(answer, form.cleaned_data["choice"])  # a person set or confirmed it
         messages.success(request, f"Saved the final answer to {question.label}.")
         return redirect(reverse("rfp_manager:detail", args=[question.rfp_id]) + f"#q{question.pk}")
-    return render(request, "rfp_manager/answer_edit.html", {"form": form, "question": question, "answer": answer, "rfp": question.rfp})
+    return render(request, "rfp_manager/answer_edit.html", {"form": form, "question": question, "answer": answer, "rfp": question.rfp,
+                                                            "edit_refusal": roles.edit_refusal(question, request.user)})
 
 
 # --- export ----------------------------------------------------------------------------
