@@ -109,9 +109,15 @@ def _library_changed(sender, instance, created, raw=False, **kwargs):
         previous = (EntryVersion.objects.filter(entry_id=instance.entry_id, number__lt=instance.number)
                     .order_by("-number").values_list("answer_text", flat=True).first() or "")
         services.record(AuditEvent.Action.LIBRARY_CHANGED, f"answer library entry {instance.entry_id}",
-                        actor=instance.changed_by, entry_id=instance.entry_id, version=instance.number,
+                        rfp=_origin_rfp(instance.entry), actor=instance.changed_by, entry_id=instance.entry_id, version=instance.number,
                         note=instance.note, before=previous[:services.KEPT_TEXT],
                         after=instance.answer_text[:services.KEPT_TEXT])
+
+
+def _origin_rfp(entry):
+    """The RFP an entry was approved from (its events show under that RFP too), or None."""
+    answer = entry.origin_answer if entry.origin_answer_id else None
+    return answer.question.rfp if answer else None
 
 
 @receiver(post_save, sender=LibraryJob, dispatch_uid="audit.library_import")

@@ -304,8 +304,8 @@ EMAIL_TIMEOUT = env.int("EMAIL_TIMEOUT", default=10)
 # A transient failure (server down, 4xx, timeout) is retried this many times, after base·2^n seconds at most
 # (full jitter), capped; a refusal (5xx) or the last failure marks the email failed, shown to staff.
 EMAIL_MAX_RETRIES = env.int("EMAIL_MAX_RETRIES", default=6)
-EMAIL_RETRY_BASE_SECONDS = env.float("EMAIL_RETRY_BASE_SECONDS", default=30)
-EMAIL_RETRY_MAX_SECONDS = env.float("EMAIL_RETRY_MAX_SECONDS", default=3600)
+EMAIL_RETRY_BASE_SECONDS = env.int("EMAIL_RETRY_BASE_SECONDS", default=30)
+EMAIL_RETRY_MAX_SECONDS = env.int("EMAIL_RETRY_MAX_SECONDS", default=3600)
 # Where the links in emails point (the public address of the site).
 SPELUNKER_SITE_URL = env.str("SPELUNKER_SITE_URL", default="http://127.0.0.1:8000")
 # An assignee is reminded this many days before the question's due date.

@@ -38,8 +38,10 @@ def my_questions(request):
 
 
 def notification_list(request):
-    rows = Notification.objects.filter(recipient=request.user).select_related("question__rfp")[:NOTIFICATIONS_SHOWN]
-    return render(request, "teamwork/notifications.html", {"notifications": rows})
+    """The latest notifications, the unread ones marked "new" this once: seeing the list reads them."""
+    rows = list(Notification.objects.filter(recipient=request.user).select_related("question__rfp")[:NOTIFICATIONS_SHOWN])
+    notifications.mark_all_read(request.user)
+    return render(request, "teamwork/notifications.html", {"notifications": rows, "unread_notifications": 0})
 
 
 @require_POST
