@@ -3,6 +3,18 @@ import pytest
 from tests.workers import Worker
 
 
+@pytest.fixture(autouse=True)
+def empty_cache():
+    """Every test starts with an empty Memcached, as on a new machine.
+
+    Nothing an earlier test cached (sessions, locks, throttles) may decide a
+    later test's outcome; the second, reversed pass of `make test` shows it.
+    """
+    from django.core.cache import cache
+
+    cache.clear()
+
+
 @pytest.fixture(scope="session")
 def purged_broker():
     """Start the session with empty queues: nothing left from an earlier run."""

@@ -91,9 +91,10 @@ def test_five_step_tour_on_the_demo_data(live_worker, load_demo, staff_user, log
     assert exported.sheetnames == ["Instructions", "Questionnaire"]
 
     # The home page after the tour: what it says once there is something to say.
+    # The sync first: until it completes it may still add documents, which start out processing.
+    wait_for(lambda: SyncJob.objects.filter(status="completed").exists(), timeout=60, message="the docs sync")
     wait_for(lambda: not Document.objects.filter(review_status=ReviewStatus.PROCESSING).exists(), timeout=60,
              message="every document processed")
-    wait_for(lambda: SyncJob.objects.filter(status="completed").exists(), timeout=60, message="the docs sync")
     page.goto("/")
     page.click("#check-workers")
     page.wait_for_selector(".progress-block[data-status=completed]", timeout=30_000)

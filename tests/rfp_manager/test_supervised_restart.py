@@ -28,7 +28,7 @@ from tests.workers import database_url_for_current_connection, wait_for
 
 from .conftest import LIBRARY, QUESTIONS, make_rfp
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.supervised]
 
 ROOT = Path(__file__).resolve().parents[2]
 TOTAL = 24
@@ -61,8 +61,16 @@ def supervisorctl(run_dir: Path, *args: str) -> str:
 
 
 def program_pids(run_dir: Path) -> dict[str, int]:
-    """{program: pid} of the running programs, from `supervisorctl status`."""
-    return {m[1]: int(m[2]) for m in re.finditer(r"^(\S+)\s+RUNNING\s+pid (\d+)", supervisorctl(run_dir, "status"), re.M)}
+    """{program: pid} of every program that has a process, STARTING as well as RUNNING.
+
+    `supervisorctl status` prints a pid for RUNNING programs only, and a program
+    stays STARTING for its first START_SECONDS (bin/supervisord-conf) although
+    its process is up and working; `supervisorctl pid NAME` gives the pid in
+    every state (0 when there is no process).
+    """
+    names = re.findall(r"^(\S+)\s", supervisorctl(run_dir, "status"), re.M)
+    pids = {name: int(supervisorctl(run_dir, "pid", name).strip() or 0) for name in names}
+    return {name: pid for name, pid in pids.items() if pid}
 
 
 def ask_batch_worker(broker_url: str, command: str):
