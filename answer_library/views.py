@@ -171,9 +171,10 @@ def approve(request, pk):
 
 
 @require_POST
-@editor_required
 def candidate_dismiss(request, pk):
     candidate = get_object_or_404(Candidate.objects.filter(answer__question__rfp__in=RFP.objects.visible_to(request.user)), pk=pk)
+    if not is_editor(request.user):  # after the lookup: an RFP one cannot see stays a 404
+        raise PermissionDenied(NOT_AN_EDITOR)
     candidate.status = Candidate.Status.DISMISSED
     candidate.save(update_fields=["status", "updated_at"])
     return redirect("answer_library:index")
