@@ -66,6 +66,19 @@ def _record_revisions_as_events(answer, revisions: list[AnswerRevision], previou
                    before=revision.previous_text[:KEPT_TEXT], after=revision.text[:KEPT_TEXT])
 
 
+def record_approvals(answers, actor) -> list[AuditEvent]:
+    """Answers a person approved at once (a bulk update sends no signals): one event each, with the text approved."""
+    events = []
+    for answer in answers:
+        question = answer.question
+        rfp = question.rfp
+        events.append(AuditEvent(action=AuditEvent.Action.ANSWER_APPROVED, rfp=rfp, actor=actor or current_user(),
+                                 target=f"{question.label} of RFP {rfp.pk} {rfp.name}"[:300],
+                                 detail={"question": question.label, "before": "",
+                                         "after": answer.final_answer[:KEPT_TEXT]}))
+    return AuditEvent.objects.bulk_create(events)
+
+
 # --- reading it back ---------------------------------------------------------------------------
 
 def filtered(events, rfp_id: str = "", actor_id: str = "", action: str = ""):

@@ -46,14 +46,20 @@ class MailServer:
         return f"smtp://127.0.0.1:{self.port}"
 
     def start(self) -> "MailServer":
-        self._controller = Controller(_Handler(self), hostname="127.0.0.1", port=self.port)
-        self._controller.start()
+        """Listen (again) on the same port; nothing to do when it already listens."""
+        if self._controller is None:
+            self._controller = Controller(_Handler(self), hostname="127.0.0.1", port=self.port)
+            self._controller.start()
         return self
 
     def stop(self) -> None:
         if self._controller:
             self._controller.stop()
             self._controller = None
+
+    def clear(self) -> None:
+        with self.lock:
+            self.messages.clear()
 
     def received_by(self, address: str) -> list[EmailMessage]:
         with self.lock:

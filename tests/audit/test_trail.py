@@ -114,3 +114,13 @@ def test_the_log_filters_by_rfp_and_user_and_exports_formula_safe_csv(rfp, user,
     assert [r[1:] for r in rows[1:]] == [["bob", "Edited an answer", "Acme RFP",
                                          f"bob edited the answer to Q1 of RFP {rfp.pk} Acme RFP.",
                                          "'+1 yes", "'=HYPERLINK(\"http://evil\")"]]
+
+
+def test_answers_approved_at_once_are_recorded_one_by_one(rfp, user):
+    from audit.services import record_approvals
+
+    answers = [Answer.objects.create(question=q, draft_text=f"Answer {q.number}.") for q in rfp.questions.all()]
+    record_approvals(answers, user)
+    assert _sentences("answer_approved") == [f"alice approved the answer to Q{n} of RFP {rfp.pk} Acme RFP."
+                                             for n in ("1", "2")]
+    assert [e.detail["after"] for e in AuditEvent.objects.order_by("pk")] == ["Answer 1.", "Answer 2."]

@@ -8,6 +8,7 @@ import time
 
 import pytest
 from django.core import mail
+from django.test import Client
 from django.urls import reverse
 
 from teamwork.models import Notification
@@ -25,6 +26,12 @@ def _wait_until(condition, timeout: float = 60, what: str = "the condition"):
             return result
         time.sleep(0.1)
     raise TimeoutError(f"waited {timeout}s for {what}")
+
+
+def _client(user) -> Client:
+    client = Client()
+    client.force_login(user)
+    return client
 
 
 def _notification(recipient) -> Notification | None:
@@ -64,7 +71,7 @@ def test_an_unreachable_mail_server_delays_the_email_never_the_action(live_worke
 
 
 def test_a_refused_address_fails_at_once_and_staff_see_why(live_worker, mail_server, rfp, user, user_client,
-                                                           staff_user, client_factory, django_user_model):
+                                                           staff_user, django_user_model):
     zoe = add_member(rfp, django_user_model, "zoe", "contributor", email="zoe@refused.test")
     user_client.post(reverse("teamwork:assign", args=[rfp.pk]), {"questions": [rfp.questions.first().pk],
                                                                  "assignee": zoe.pk})
@@ -72,9 +79,9 @@ def test_a_refused_address_fails_at_once_and_staff_see_why(live_worker, mail_ser
     failed = _wait_until(lambda: (n := _notification(zoe)) and n.email_status == "failed" and n, what="failed")
 
     assert failed.email_attempts == 1 and "550" in failed.email_error  # a refusal is not retried
-    page = client_factory(staff_user).get(reverse("teamwork:undelivered")).content.decode()
+    page = _client(staff_user).get(reverse("teamwork:undelivered")).content.decode()
     assert "zoe@refused.test" in page and "No such user here" in page and "Send again" in page
-    assert client_factory(zoe).get(reverse("teamwork:notifications")).content.decode().count("alice assigned you Q1") == 1
+    assert _client(zoe).get(reverse("teamwork:notifications")).content.decode().count("alice assigned you Q1") == 1
 
 
 @pytest.mark.django_db
