@@ -2,7 +2,9 @@
 
 evaluation/library_entries.json holds approved entries (question and answer),
 each with questions that ask the same thing in other words, and questions no
-entry answers — some of them close to an entry's topic on purpose. The entries
+entry answers — most of them near misses, on an entry's topic on purpose ("How
+long are backups retained?" beside "How often are backups taken?"). Every
+question records its split (dev or test, see split.py). The entries
 are written through the library's own service (save_entry, which indexes
 their wordings) and every question goes through the responder's own
 `find_match`; nothing here re-implements the match.
@@ -23,8 +25,10 @@ class LibraryScore:
     model: str
     threshold: float
     entries: int
+    split: str = "all"
     questions: list[tuple[str | None, str]] = field(default_factory=list)  # (right entry's set id or None, question)
     matches: dict[tuple[str, float], str | None] = field(default_factory=dict)  # (question, threshold) → matched id
+    splits: dict[str, str] = field(default_factory=dict)  # question → its split
 
     def at(self, threshold: float) -> tuple[float, float]:
         """(recall@1, false-match rate) at `threshold`."""
@@ -33,6 +37,17 @@ class LibraryScore:
         found = sum(self.matches[(q, threshold)] == gold for gold, q in reworded)
         false = sum(self.matches[(q, threshold)] is not None for q in unrelated)
         return found / max(1, len(reworded)), false / max(1, len(unrelated))
+
+    def for_split(self, split: str) -> "LibraryScore":
+        """The same matches, scored on the questions of one split."""
+        kept = {q for q, s in self.splits.items() if s == split}
+        return LibraryScore(self.model, self.threshold, self.entries, split,
+                            [(gold, q) for gold, q in self.questions if q in kept], self.matches, self.splits)
+
+    @property
+    def wrong_entry(self) -> int:
+        """Reworded questions matched to another entry: the worst miss, a wrong answer reused."""
+        return sum(self.matches[(q, self.threshold)] not in (gold, None) for gold, q in self.questions if gold)
 
     @property
     def reworded(self) -> int:
@@ -87,10 +102,10 @@ def seed_entries(data: dict, user) -> dict[int, str]:
 
 
 def evaluate_library(model, user, data: dict | None = None) -> LibraryScore:
-    """Seed the entries (indexed with `model`, the default embedding model now) and score every question.
+    """Seed the entries (indexed with `model`, the default embedding model now) and match every question.
 
     Each question goes through the responder's own `find_match`, at the configured threshold and at each of
-    the sweep's.
+    the sweep's. The score covers every split; `for_split` scores one.
     """
     from answer_library.models import Entry
     from answer_library.services.matching import MATCH_THRESHOLD, Index, find_match
@@ -99,9 +114,10 @@ def evaluate_library(model, user, data: dict | None = None) -> LibraryScore:
     names = seed_entries(data, user)
     index = Index.load(model)
     score = LibraryScore(model=model.name, threshold=MATCH_THRESHOLD, entries=len(names))
-    questions = [(item["id"], q) for item in data["entries"] for q in item["reworded"]]
-    questions += [(None, q) for q in data["unrelated"]]
-    for gold, question in questions:
+    questions = [(item["id"], r) for item in data["entries"] for r in item["reworded"]]
+    questions += [(None, u) for u in data["unrelated"]]
+    score.splits = {item["question"]: item["split"] for _, item in questions}
+    for gold, question in ((gold, item["question"]) for gold, item in questions):
         for threshold in sorted({MATCH_THRESHOLD, *SWEEP}):
             match = find_match(question, threshold=threshold, index=index, model=model)
             score.matches[(question, threshold)] = names.get(match.entry.pk) if match else None

@@ -4,10 +4,13 @@ Every function runs against the configured database and the default models,
 through the same services the application uses (search_passages,
 generate_answer, judge); nothing here re-implements them.
 """
+import re
+from collections import defaultdict
 from dataclasses import dataclass, field
 
 from .dataset import EvalQuestion
 from .metrics import mean, ndcg_at, recall_at, reciprocal_rank
+from .split import SPLITS
 
 DEPTH = 10
 # Fabricated claims for the "unsupported sentence" fault: plausible in a
@@ -75,26 +78,32 @@ class RetrievalScore:
     mrr: float
     ndcg_at_10: float
     missed_at_5: list[str]  # ids of the questions with no relevant passage in the first five
+    questions: int = 0
 
 
 def evaluate_retrieval(
     questions: list[EvalQuestion], document_names: dict[int, str], model, baselines: bool = True
-) -> dict[str, RetrievalScore]:
+) -> dict[str, dict[str, RetrievalScore]]:
+    """{method: {split: score}} over the answerable questions, each ranked once."""
     from solution_library.models import Chunk
 
     chunk_documents = dict(Chunk.objects.filter(embedding_model=model).values_list("id", "document_id"))
     answerable = [q for q in questions if q.answerable]
     scores = {}
     for name, rank in retrieval_methods(model, baselines).items():
-        recalls, rrs, ndcgs = [], [], []
-        for question in answerable:
-            ranked = [document_names.get(chunk_documents.get(c), "") for c in rank(question.text)]
-            recalls.append(recall_at(ranked, question.relevant, 5))
-            rrs.append(reciprocal_rank(ranked, question.relevant, DEPTH))
-            ndcgs.append(ndcg_at(ranked, question.relevant, DEPTH))
-        missed = [q.id for q, hit in zip(answerable, recalls, strict=True) if not hit]
-        scores[name] = RetrievalScore(mean(recalls), mean(rrs), mean(ndcgs), missed)
+        ranked = {q.id: [document_names.get(chunk_documents.get(c), "") for c in rank(q.text)] for q in answerable}
+        scores[name] = {split: _retrieval_score([q for q in answerable if q.split == split], ranked)
+                        for split in SPLITS}
     return scores
+
+
+def _retrieval_score(questions: list[EvalQuestion], ranked: dict[str, list[str]]) -> RetrievalScore:
+    recalls = [recall_at(ranked[q.id], q.relevant, 5) for q in questions]
+    return RetrievalScore(
+        mean(recalls), mean([reciprocal_rank(ranked[q.id], q.relevant, DEPTH) for q in questions]),
+        mean([ndcg_at(ranked[q.id], q.relevant, DEPTH) for q in questions]),
+        [q.id for q, hit in zip(questions, recalls, strict=True) if not hit], len(questions),
+    )
 
 
 # --- drafts ------------------------------------------------------------------------------------
@@ -138,6 +147,8 @@ class DraftScore:
     unanswerable: int
     answerable: int
     grounded_in_relevant: int
+    near_misses: int = 0
+    near_misses_flagged: int = 0
 
     @property
     def no_support_precision(self) -> float:
@@ -148,7 +159,9 @@ class DraftScore:
         return self.flagged_correctly / self.unanswerable if self.unanswerable else 0.0
 
 
-def score_drafts(drafts: list[Draft]) -> DraftScore:
+def score_drafts(drafts: list[Draft], split: str | None = None) -> DraftScore:
+    """How the "no supporting content" flag sorts the drafts (of one split, or all)."""
+    drafts = [d for d in drafts if split is None or d.question.split == split]
     flagged = [d for d in drafts if d.needs_expert]
     return DraftScore(
         flagged=len(flagged),
@@ -156,15 +169,33 @@ def score_drafts(drafts: list[Draft]) -> DraftScore:
         unanswerable=sum(not d.question.answerable for d in drafts),
         answerable=sum(d.question.answerable for d in drafts),
         grounded_in_relevant=sum(d.question.answerable and not d.needs_expert and d.cites_relevant for d in drafts),
+        near_misses=sum(d.question.kind == "near_miss" for d in drafts),
+        near_misses_flagged=sum(d.question.kind == "near_miss" for d in flagged),
     )
 
 
 # --- the reviewer --------------------------------------------------------------------------------
+# Every fault is built from the evaluation set and the library's own rows, never with the reviewer's code
+# (judge, grounding.support): a fault chosen with the reviewer's own measure is caught by construction.
+NEIGHBOUR = "a neighbouring question's correct answer (same topic)"
+CHANGED = "one changed figure or a negation"
+SWAPPED = "a citation swapped to a real passage of another topic"
+WRITTEN = "a hand-written plausible but wrong answer"
+FABRICATED = "a fabricated sentence citing a real passage"
+FAULT_KINDS = (NEIGHBOUR, CHANGED, SWAPPED, WRITTEN, FABRICATED)
+CITATIONS = re.compile(r"(\s*\[\d{1,3}\])+")
+FIGURE = re.compile(r"\d+")
+# A verb to negate, not one already contracted ("can't", "doesn't"); an existing " not" is removed instead.
+NEGATABLE = re.compile(r"\b(is|are|was|were|can|should|must|will|does|do|may|shall)\b(?!['’]|n['’]t)( not\b)?",
+                       re.IGNORECASE)
+WORD = re.compile(r"[a-z]{4,}")
+
+
 @dataclass
 class ReviewerScore:
     correct_judged: int = 0
     correct_approved: int = 0
-    faults: dict[str, list[bool]] = field(default_factory=dict)  # kind → caught per planted fault
+    faults: dict[str, list[bool]] = field(default_factory=lambda: {kind: [] for kind in FAULT_KINDS})
 
     @property
     def approval_rate(self) -> float:
@@ -182,9 +213,17 @@ class ReviewerScore:
     def detection_rate(self) -> float:
         return self.caught / self.planted if self.planted else 0.0
 
+    def rate(self, kind: str) -> float:
+        return mean([float(c) for c in self.faults[kind]])
 
-def evaluate_reviewer(drafts: list[Draft], chat_model, user) -> ReviewerScore:
-    """The reviewer on every draft (for confidence after review), and on three faults planted into each correct one."""
+
+def evaluate_reviewer(
+    drafts: list[Draft], document_names: dict[int, str], embedding_model, chat_model, user
+) -> dict[str, ReviewerScore]:
+    """The reviewer on every draft (for confidence after review), and on faults planted beside each correct one.
+
+    {split: score}: a correct draft and its faults count in the draft's question's split.
+    """
     from rfp_manager.models import RFP, Question
     from rfp_manager.services.answering import confidence, judge
 
@@ -195,52 +234,102 @@ def evaluate_reviewer(drafts: list[Draft], chat_model, user) -> ReviewerScore:
             draft.verdict = judge(questions[draft.question.id], draft.text, draft.passages, model=chat_model)["verdict"]
             draft.reviewed_confidence = confidence(draft.evidence, draft.verdict)
     correct = [d for d in drafts if d.question.answerable and not d.needs_expert and d.cites_relevant]
-    score = ReviewerScore(faults={"answer from an unrelated passage": [], "sentence with no support": [],
-                                  "citation of the wrong passage": []})
+    other_topics = OtherTopicPassages([d.question for d in drafts], document_names, embedding_model)
+    scores = {split: ReviewerScore() for split in SPLITS}
     for index, draft in enumerate(correct):
+        score = scores[draft.question.split]
         score.correct_judged += 1
         score.correct_approved += draft.verdict == "approved"
-        for kind, (text, passages) in planted_faults(draft, correct, index).items():
+        for kind, (text, passages) in planted_faults(draft, correct, index, other_topics).items():
             caught = judge(questions[draft.question.id], text, passages, model=chat_model)["verdict"] != "approved"
             score.faults[kind].append(caught)
-    return score
+    return scores
 
 
-def planted_faults(draft: Draft, correct: list[Draft], index: int) -> dict[str, tuple[str, list[dict]]]:
-    """Faulty versions of a correct draft: (answer text, the passages the reviewer is shown) per kind."""
-    from llm_manager.providers import grounding
-
+def planted_faults(
+    draft: Draft, correct: list[Draft], index: int, other_topics: "OtherTopicPassages"
+) -> dict[str, tuple[str, list[dict]]]:
+    """Faulty answers to a correctly drafted question: (answer text, the passages the reviewer is shown) per kind."""
     faults = {}
-    other = _unrelated_draft(draft, correct, index)
-    if other is not None:
-        faults["answer from an unrelated passage"] = (other.text, other.passages)
-    cited = [p["n"] for p in draft.passages if p["cited"]]
+    neighbour = _neighbour(draft, correct, index)
+    if neighbour is not None:
+        faults[NEIGHBOUR] = (neighbour.text, neighbour.passages)
+    changed = changed_figure_or_negation(draft.text)
+    if changed is not None:
+        faults[CHANGED] = (changed, draft.passages)
+    swapped = other_topics.swap_first_citation(draft)
+    if swapped is not None:
+        faults[SWAPPED] = swapped
+    first_cited = next(p["n"] for p in draft.passages if p["cited"])
+    if draft.question.wrong_answer:
+        faults[WRITTEN] = (f"{draft.question.wrong_answer.rstrip(' .')} [{first_cited}].", draft.passages)
     claim = FABRICATED_CLAIMS[index % len(FABRICATED_CLAIMS)]
-    faults["sentence with no support"] = (f"{draft.text} {claim} [{cited[0]}].", draft.passages)
-    wrong = _wrong_citation(draft, grounding)
-    if wrong is not None:
-        faults["citation of the wrong passage"] = (wrong, draft.passages)
+    faults[FABRICATED] = (f"{draft.text} {claim} [{first_cited}].", draft.passages)
     return faults
 
 
-def _unrelated_draft(draft: Draft, correct: list[Draft], index: int) -> Draft | None:
-    """The next correct draft about other documents: a responder that retrieved the wrong passages."""
+def _neighbour(draft: Draft, correct: list[Draft], index: int) -> Draft | None:
+    """The next correct draft on the same topic answering from other documents: right words, wrong question."""
     for offset in range(1, len(correct)):
         other = correct[(index + offset) % len(correct)]
-        if not other.question.relevant & draft.question.relevant:
+        if other.question.topic == draft.question.topic and other.question.relevant != draft.question.relevant:
             return other
     return None
 
 
-def _wrong_citation(draft: Draft, grounding) -> str | None:
-    """The draft with each citation moved to a retrieved passage that does not support its sentence."""
-    texts = {p["n"]: p["text"] for p in draft.passages}
-    sentences = []
-    for sentence, numbers in grounding.cited_sentences(draft.text):
-        wrong = next(
-            (n for n in texts if n not in numbers and grounding.support(sentence, [texts[n]]) < 0.5), None
-        )
-        if wrong is None:
+def changed_figure_or_negation(text: str) -> str | None:
+    """The text with its first figure changed (15 → 30), else its first negatable verb flipped; None if neither."""
+    for match in FIGURE.finditer(text):
+        in_citation = text[match.start() - 1:match.start()] == "[" and text[match.end():match.end() + 1] == "]"
+        if not in_citation:
+            value = int(match.group())
+            return f"{text[:match.start()]}{value * 2 if value >= 2 else value + 2}{text[match.end():]}"
+    match = NEGATABLE.search(text)
+    if match is None:
+        return None
+    verb, negated = match.group(1), match.group(2)
+    if negated:
+        flipped = verb
+    elif verb.lower() == "can":
+        flipped = verb + "not"
+    else:
+        flipped = verb + (" NOT" if verb.isupper() else " not")
+    return f"{text[:match.start()]}{flipped}{text[match.end():]}"
+
+
+class OtherTopicPassages:
+    """The library's passages by document, and which topics each document answers questions on.
+
+    A passage of a document that answers no question on a question's topic (and is not one of its relevant
+    documents) cannot support an answer to it: citing one is a wrong citation, whatever the reviewer measures.
+    """
+
+    def __init__(self, questions: list[EvalQuestion], document_names: dict[int, str], embedding_model):
+        from solution_library.models import Chunk
+
+        self.topics = defaultdict(set)  # document name → topics of the questions it answers
+        for question in questions:
+            for name in question.relevant:
+                self.topics[name].add(question.topic)
+        rows = Chunk.objects.filter(document_id__in=document_names, embedding_model=embedding_model).order_by("id").values(
+            "id", "document_id", "title", "heading", "text")
+        self.passages = [(document_names[row["document_id"]], row, set(WORD.findall(row["text"].lower())))
+                         for row in rows]
+
+    def swap_first_citation(self, draft: Draft) -> tuple[str, list[dict]] | None:
+        """The draft with its first sentence's citation moved to the most word-alike passage of another topic."""
+        marker = CITATIONS.search(draft.text)
+        if marker is None:
             return None
-        sentences.append(f"{sentence.rstrip(' .')} [{wrong}].")
-    return " ".join(sentences)
+        sentence = draft.text[:marker.start()].rsplit(". ", 1)[-1]
+        words = set(WORD.findall(sentence.lower()))
+        candidates = [(len(words & passage_words), -row["id"], row) for name, row, passage_words in self.passages
+                      if name not in draft.question.relevant and draft.question.topic not in self.topics[name]]
+        if not candidates:
+            return None
+        row = max(candidates, key=lambda c: c[:2])[2]
+        n = max(p["n"] for p in draft.passages) + 1
+        passage = {"n": n, "chunk_id": row["id"], "document_id": row["document_id"], "document_title": row["title"],
+                   "heading": row["heading"], "text": row["text"], "score": 0.0, "cited": True}
+        space = " " if marker.group().startswith(" ") else ""
+        return f"{draft.text[:marker.start()]}{space}[{n}]{draft.text[marker.end():]}", [*draft.passages, passage]

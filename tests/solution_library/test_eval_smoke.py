@@ -4,10 +4,11 @@ import pytest
 from evaluation.dataset import document_paths, ingest, load_questions
 from evaluation.library import evaluate_library
 from evaluation.library import load as load_library_set
-from evaluation.measures import draft_answers, evaluate_retrieval, evaluate_reviewer, score_drafts
+from evaluation.measures import FAULT_KINDS, draft_answers, evaluate_retrieval, evaluate_reviewer, score_drafts
 from evaluation.report import render
 
-DOCUMENTS = {"debian-handbook-backup", "debian-handbook-quotas", "postgresql-ddl-rowsecurity", "postgresql-ssl-tcp"}
+DOCUMENTS = {"debian-handbook-backup", "debian-handbook-quotas", "postgresql-ddl-rowsecurity", "postgresql-ssl-tcp",
+             "owasp-file-upload"}
 
 
 @pytest.fixture
@@ -20,26 +21,33 @@ def test_eval_measures_a_small_subset_end_to_end(subset, offline_embedding, user
     from llm_manager.services import get_default_model
 
     questions, names = subset
+    assert {q.split for q in questions} == {"dev", "test"}
     retrieval = evaluate_retrieval(questions, names, offline_embedding)
     chat = get_default_model("chat")
     drafts = draft_answers(questions, names, chat, user)
-    reviewer = evaluate_reviewer(drafts, chat, user)
-    draft_score = score_drafts(drafts)
+    reviewer = evaluate_reviewer(drafts, names, offline_embedding, chat, user)
+    draft_scores = {split: score_drafts(drafts, split) for split in ("dev", "test")}
 
     assert list(retrieval)[0].startswith("BM25 baseline") and list(retrieval)[-1].startswith("Hybrid")
-    assert all(0 <= s.recall_at_5 <= 1 and 0 <= s.ndcg_at_10 <= 1 for s in retrieval.values())
-    assert list(retrieval.values())[-1].recall_at_5 >= 0.75  # a passage of the right document in the top five
-    assert draft_score.flagged_correctly == 2  # both questions the library cannot answer
-    assert reviewer.correct_judged > 0 and reviewer.planted >= 2 * reviewer.correct_judged
+    assert all(0 <= s.recall_at_5 <= 1 and 0 <= s.ndcg_at_10 <= 1 for m in retrieval.values() for s in m.values())
+    hybrid = list(retrieval.values())[-1]
+    assert hybrid["test"].questions + hybrid["dev"].questions == sum(q.answerable for q in questions)
+    assert hybrid["test"].recall_at_5 >= 0.75  # a passage of the right document in the top five
+    assert draft_scores["dev"].flagged_correctly == 2  # both off-topic questions the library cannot answer
+    judged = sum(r.correct_judged for r in reviewer.values())
+    assert judged > 0 and sum(r.planted for r in reviewer.values()) >= 2 * judged
+    assert set(reviewer["test"].faults) == set(FAULT_KINDS)
     library = evaluate_library(offline_embedding, user, _small_library_set())
     assert library.recall_at_1 == 1.0 and library.false_match_rate == 0.0  # each entry's own wording finds it
-    report = render(retrieval=retrieval, library=[library], drafts=drafts, draft_score=draft_score, reviewer=reviewer,
-                    documents=len(names), questions=questions, models=("m", "c"), seconds=1)
-    assert "| hybrid recall@5" in report and "planted fault" in report and "## Answer library" in report
+    report = render(retrieval=retrieval, library=[library], drafts=drafts, draft_scores=draft_scores,
+                    reviewer=reviewer, documents={"HTML": 4, "Markdown": 1}, questions=questions,
+                    models=("m", "c"), seconds=1)
+    assert "| hybrid recall@5" in report and "| fault (test) | planted" in report and "## Answer library" in report
+    assert "source hash `" in report
 
 
 def _small_library_set() -> dict:
-    """Three entries asked in their own words, and two questions none answers."""
+    """Three entries asked in their own words (as test questions), and two questions none answers."""
     data = load_library_set()
-    entries = [dict(item, reworded=[item["question"]]) for item in data["entries"][:3]]
-    return {"entries": entries, "unrelated": data["unrelated"][:2]}
+    entries = [dict(item, reworded=[{"question": item["question"], "split": "test"}]) for item in data["entries"][:3]]
+    return {"entries": entries, "unrelated": [u for u in data["unrelated"] if u["origin"] == "v1"][:2]}
