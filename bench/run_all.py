@@ -317,6 +317,31 @@ def search(report: Report, sizes: list[int], folder: Path, quick: bool) -> None:
     report.search_results = results
 
 
+WORKSPACE_AIM_MS, WORKSPACE_AIM_KB = 200, 300
+
+
+def workspace_page(report: Report, questions: int, runs: int, folder: Path) -> None:
+    """The answers workspace of one RFP of `questions` questions: server time and HTML size of each request."""
+    out = folder / "workspace.json"
+    run_script(["bench/bench_workspace.py", "--questions", str(questions), "--runs", str(runs), "--json", str(out)])
+    found = json.loads(out.read_text())
+    requests, baseline = found["requests"], found["baseline"]
+    first = requests["RFP page, first page"]
+    worst_ms = max(r["p50_ms"] for r in requests.values())
+    worst_kb = max(r["kb"] for r in requests.values())
+    report.add(Figure(
+        f"Answers workspace at {questions:,} questions: server time p50 (p90; CPU of the web process) and HTML per request",
+        "; ".join(f"{name} {r['p50_ms']:.0f} ({r['p90_ms']:.0f}; CPU {r['cpu_ms']:.0f}) ms, {r['kb']:.0f} KB"
+                  for name, r in requests.items()),
+        f"every question on one page, as before paging: {baseline['p50_ms']:.0f} (CPU {baseline['cpu_ms']:.0f}) ms, "
+        f"{baseline['kb']:.0f} KB",
+        first["p50_ms"] / baseline["p50_ms"], f"≤ {WORKSPACE_AIM_MS} ms and ≤ {WORKSPACE_AIM_KB} KB per page",
+        worst_ms <= WORKSPACE_AIM_MS and worst_kb <= WORKSPACE_AIM_KB,
+        f"bench/bench_workspace.py --questions {questions} --runs {runs}: Django's test client against PostgreSQL "
+        "(no network), signed in; median of the runs",
+    ))
+
+
 def ingestion(report: Report, documents: int, workers: int) -> dict:
     out = run_script(["bench/bench_ingest.py", "--documents", str(documents), "--workers", str(workers), "--start", "http"])
     loop = float(re.search(r"plain loop.*?([\d.]+) documents/s", out).group(1))
@@ -523,6 +548,7 @@ def run_figures(report: Report, args, folder: Path) -> None:
     finally:
         worker.stop()
         web.stop()
+    workspace_page(report, 2_000, 5 if quick else 20, folder)
     ingestion_figures(report, 10 if quick else 200, scaling=not quick)
     if quick:
         batch_answering(report, 16, 20, [1, 2])

@@ -1,8 +1,9 @@
 from django import forms
 from django.core.validators import FileExtensionValidator, MaxValueValidator
 
-from .models import RFP, Answer, InformationDocument
+from .models import RFP, Answer, InformationDocument, QuestionStatus
 from .services.analysis import ROLES
+from .services.workspace import CONFIDENCE_BANDS, ORIGINS, SORTS
 
 MAX_UPLOAD_BYTES = 20 * 1024 * 1024
 DOCUMENT_EXTENSIONS = ["pdf", "docx", "txt", "md", "html", "htm", "csv"]
@@ -102,5 +103,29 @@ class AnswerEditForm(forms.ModelForm):
     class Meta:
         model = Answer
         fields = ["final_text", "choice"]
-        labels = {"final_text": "Final answer", "choice": "Yes / No / N/A (for the questionnaire's choice column)"}
+        labels = {"final_text": "Final answer", "choice": "Yes / No / Partly / N/A (for the questionnaire's choice column)"}
         widgets = {"final_text": forms.Textarea(attrs={"rows": 10})}
+
+
+class WorkspaceFilterForm(forms.Form):
+    """The answers workspace's filters, sort and page, read from the query string (all optional).
+
+    `sections` are the RFP's own; the assignee choices come from whoever may be
+    assigned (empty until assignment exists, and then the field is hidden).
+    """
+
+    q = forms.CharField(required=False, label="Text", widget=forms.TextInput(attrs={"type": "search", "placeholder": "Words in a question or answer"}))
+    section = forms.ChoiceField(required=False)
+    status = forms.ChoiceField(required=False, choices=[("", "Any status"), *QuestionStatus.choices])
+    verdict = forms.ChoiceField(required=False, choices=[("", "Any verdict"), ("none", "Not reviewed"), *Answer.Verdict.choices])
+    band = forms.ChoiceField(required=False, label="Confidence", choices=[("", "Any confidence"), *CONFIDENCE_BANDS])
+    origin = forms.ChoiceField(required=False, choices=[("", "Any origin"), *ORIGINS])
+    assignee = forms.TypedChoiceField(required=False, coerce=int, empty_value=None)
+    mine = forms.BooleanField(required=False, label="Mine")
+    sort = forms.ChoiceField(required=False, choices=SORTS)
+    page = forms.IntegerField(required=False, min_value=1)
+
+    def __init__(self, *args, sections=(), assignees=(), **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["section"].choices = [("", "Any section"), *[(s, s) for s in sections]]
+        self.fields["assignee"].choices = [("", "Anyone"), *[(u.pk, u.get_username()) for u in assignees]]

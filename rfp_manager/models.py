@@ -1,7 +1,7 @@
 """RFPs, their questions and answers, and the batch jobs that answer and review them."""
 from django.conf import settings
 from django.db import models
-from django.db.models import Q
+from django.db.models import Count, Q
 from django.utils import timezone
 
 from spelunker.jobs.models import ACTIVE_STATUSES, BaseJob, JobStatus
@@ -15,13 +15,26 @@ class RFPQuerySet(models.QuerySet):
             return self
         return self.filter(Q(owner=user) | Q(shared_with__in=user.groups.all()) | Q(memberships__user=user)).distinct()
 
+    def with_progress(self):
+        """question_count and approved_count on each RFP: its progress, in the same query.
+
+        Distinct counts, so the joins visible_to adds (groups, roles) never count a question twice."""
+        return self.annotate(
+            question_count=Count("questions", distinct=True),
+            approved_count=Count("questions", filter=Q(questions__status=QuestionStatus.APPROVED), distinct=True),
+        )
+
 
 class RFP(models.Model):
     class Status(models.TextChoices):
         DRAFT = "draft", "Draft"
         IN_PROGRESS = "in_progress", "In progress"
+        APPROVED = "approved", "All approved"
         SUBMITTED = "submitted", "Submitted"
         ARCHIVED = "archived", "Archived"
+
+    # Set by a person; the others follow the questions (services/workflow.refresh_rfp_status).
+    MANUAL_STATUSES = (Status.SUBMITTED, Status.ARCHIVED)
 
     name = models.CharField(max_length=200)
     client = models.CharField(max_length=200, blank=True)
@@ -104,7 +117,39 @@ class QuestionImport(models.Model):
         return f"{self.get_kind_display()} import {self.pk} for {self.rfp}"
 
 
+class QuestionStatus(models.TextChoices):
+    """Where a question stands: unanswered → drafted → in review → approved, or needs an expert."""
+
+    UNANSWERED = "unanswered", "Unanswered"
+    DRAFTED = "drafted", "Drafted"
+    IN_REVIEW = "in_review", "In review"
+    APPROVED = "approved", "Approved"
+    NEEDS_EXPERT = "needs_expert", "Needs an expert"
+
+
+def status_of(answer) -> str:
+    """A question's status from its answer's fields (None: no answer yet).
+
+    A person's approval wins; then the expert flag (until someone writes the
+    answer, which clears it); an edit or a reviewer's verdict puts it in review;
+    a draft alone is drafted. Reads attributes only, so migrations can use it.
+    """
+    if answer is None:
+        return QuestionStatus.UNANSWERED
+    if answer.approved_at:
+        return QuestionStatus.APPROVED
+    if answer.needs_expert and not answer.final_text:
+        return QuestionStatus.NEEDS_EXPERT
+    if answer.final_text or answer.review_verdict:
+        return QuestionStatus.IN_REVIEW
+    if answer.draft_text:
+        return QuestionStatus.DRAFTED
+    return QuestionStatus.UNANSWERED
+
+
 class Question(models.Model):
+    Status = QuestionStatus
+
     rfp = models.ForeignKey(RFP, on_delete=models.CASCADE, related_name="questions")
     section = models.CharField(max_length=255, blank=True)
     number = models.CharField(max_length=50, blank=True)
@@ -116,11 +161,14 @@ class Question(models.Model):
     source_row = models.PositiveIntegerField(null=True, blank=True, help_text="Row in the source workbook (1-based)")
     sheet = models.CharField(max_length=100, blank=True, help_text="Sheet of the source workbook")
     answer_cells = models.JSONField(default=dict, blank=True, help_text='Where its answer goes: {"choice": "F18", "text": "I18"}')
+    # Kept from the answer by services/workflow.sync_status: a column, so thousands filter and count by it.
+    status = models.CharField(max_length=20, choices=QuestionStatus.choices, default=QuestionStatus.UNANSWERED)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         ordering = ["rfp", "order", "pk"]
         constraints = [models.UniqueConstraint(fields=["rfp", "import_key"], name="rfp_question_unique_key")]
+        indexes = [models.Index(fields=["rfp", "status"], name="rfp_question_status")]
 
     def __str__(self):
         return f"{self.label}: {self.text[:60]}"
@@ -187,13 +235,19 @@ class Answer(models.Model):
     reviewer_job = models.ForeignKey("RFPBatchJob", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     reviewed_at = models.DateTimeField(null=True, blank=True)
 
-    # The Yes / No / NA the questionnaire's choice column asks for, proposed from the draft (services/choices.py).
-    choice = models.CharField(max_length=3, choices=[("yes", "Yes"), ("no", "No"), ("na", "N/A")], blank=True)
+    # The Yes / No / Partly / NA the questionnaire's choice column asks for, proposed from the draft (services/choices.py).
+    choice = models.CharField(max_length=6, choices=[("yes", "Yes"), ("no", "No"), ("partly", "Partly"), ("na", "N/A")],
+                              blank=True)
     choice_needs_review = models.BooleanField(default=False, help_text="The proposal was a guess: a person should check it")
 
     final_text = models.TextField(blank=True, help_text="A person's edited answer; wins over the draft")
     edited_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     edited_at = models.DateTimeField(null=True, blank=True)
+
+    # A person approved this text for the client; a redraft or an edit withdraws it.
+    approved_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                                    related_name="+")
+    approved_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["question__order"]
@@ -208,6 +262,11 @@ class Answer(models.Model):
     @property
     def cited_passages(self) -> list[dict]:
         return [c for c in self.citations if c.get("cited")]
+
+    @property
+    def review_is_stale(self) -> bool:
+        """The verdict judged another text: the answer was edited after its review (a redraft clears the review)."""
+        return bool(self.review_verdict and self.reviewed_at and self.edited_at and self.edited_at > self.reviewed_at)
 
     @property
     def origin(self) -> str:

@@ -20,7 +20,13 @@ urlpatterns = [
     path("jobs/<int:pk>/cancel/", views.job_cancel, name="job_cancel"),
     path("jobs/<int:pk>/retry/", views.job_retry, name="job_retry"),
     path("questions/<int:pk>/answer/", views.answer_edit, name="answer_edit"),
+    path("questions/<int:pk>/answer/sources/", views.answer_sources, name="answer_sources"),
+    path("questions/<int:pk>/approve/", views.question_approve, name="question_approve"),
+    path("questions/<int:pk>/redraft/", views.question_redraft, name="question_redraft"),
+    path("<int:pk>/questions/bulk/", views.workspace_bulk, name="workspace_bulk"),
     path("<int:pk>/export.xlsx", views.export_xlsx, name="export_xlsx"),
     path("<int:pk>/export.csv", views.export_csv, name="export_csv"),
+    path("<int:pk>/export-workbook/", views.export_choices, name="export_choices"),
     path("<int:pk>/export-workbook.xlsx", views.export_workbook, name="export_workbook"),
+    path("<int:pk>/export-sources.csv", views.export_sources, name="export_sources"),
 ]

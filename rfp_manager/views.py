@@ -7,6 +7,8 @@ work on it (404 for anyone else); each lookup then names the role the action
 needs (teamwork.services.roles: owner, contributor, viewer — 403 with the
 reason when it is missing).
 """
+from urllib.parse import urlencode
+
 from django.contrib import messages
 from django.db import transaction
 from django.http import HttpResponse
@@ -14,17 +16,23 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from answer_library.services import facts
+from answer_library.services import facts, matching
+from llm_manager.exceptions import LLMError
+from solution_library.services import snippets
+from solution_library.services.search import search_passages
 from spelunker.jobs.views import job_progress_response, progress_context
 from teamwork.models import Role
 from teamwork.services import roles
 
 from . import tasks
-from .forms import AnswerEditForm, ImportRemapForm, InformationDocumentForm, QuestionImportForm, RFPForm
+from .forms import (
+    AnswerEditForm, ImportRemapForm, InformationDocumentForm, QuestionImportForm, RFPForm, WorkspaceFilterForm,
+)
 from .models import RFP, Answer, InformationDocument, Question, QuestionImport, RFPBatchJob
-from .services import analysis, answering, batch, choices, export, importing
+from .services import analysis, answering, batch, choices, deliverable, export, importing, workflow, workspace
 
 XLSX_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+SOURCES_LISTED = 5  # passages and entries the answer editor offers to insert
 
 
 # --- lookups that enforce who may see what -------------------------------------
@@ -50,7 +58,7 @@ def _owner_on_post(request) -> str:
 # --- RFPs ------------------------------------------------------------------------
 
 def index(request):
-    rfps = RFP.objects.visible_to(request.user).select_related("owner")
+    rfps = RFP.objects.visible_to(request.user).with_progress().select_related("owner")
     return render(request, "rfp_manager/index.html", {"rfps": rfps})
 
 
@@ -74,20 +82,31 @@ def rfp_edit(request, pk):
     return render(request, "rfp_manager/rfp_form.html", {"form": form, "rfp": rfp})
 
 
+def _workspace_context(request, rfp) -> dict:
+    """The answers workspace: the filter form, one page of questions, the counts per status."""
+    form = WorkspaceFilterForm(request.GET or None, sections=workspace.sections(rfp))
+    filters = form.cleaned_data if form.is_valid() else {}
+    page = workspace.page_of(workspace.filtered_questions(rfp, filters, request.user), filters.get("page"))
+    counts = workflow.status_counts(rfp)
+    return {
+        "rfp": rfp, "filter_form": form, "page": page, "counts": counts,
+        "page_range": page.paginator.get_elided_page_range(page.number, on_each_side=2, on_ends=1),
+        "status_chips": [(value, label, counts[value]) for value, label in Question.Status.choices],
+        "percent": workflow.progress_percent(counts), "assignment_enabled": workspace.assignment_enabled(),
+        "assign_url": workspace.assign_url(rfp),
+        "filtered": any(v for k, v in filters.items() if k not in ("page", "sort")),
+    }
+
+
 def _render_rfp(request, rfp, status=200, error=""):
-    questions = rfp.questions.select_related("answer", "answer__library_entry", "answer__edited_by")
-    by_attention = request.GET.get("order") != "document"
-    questions = answering.attention_order(questions) if by_attention else questions.order_by("order", "pk")
     context = {
-        "rfp": rfp,
-        "questions": questions,
-        "by_attention": by_attention,
+        **_workspace_context(request, rfp),
         "documents": rfp.information_documents.all(),
         "jobs": rfp.batch_jobs.select_related("started_by")[:10],
         "import_form": QuestionImportForm(),
         "document_form": InformationDocumentForm(),
         "reviewer_blocker": batch.reviewer_blocker(rfp),
-        "source_workbook": export.source_workbook_import(rfp),
+        "source_workbook": export.source_file_import(rfp),
         # Checked before export: the page shows every answer that states a canonical fact differently.
         "fact_mismatches": facts.check_rfp(rfp),
         "error": error,
@@ -95,8 +114,15 @@ def _render_rfp(request, rfp, status=200, error=""):
     return render(request, "rfp_manager/rfp_detail.html", context, status=status)
 
 
+def _render_workspace(request, rfp, **extra):
+    return render(request, "rfp_manager/_workspace.html", {**_workspace_context(request, rfp), **extra})
+
+
 def rfp_detail(request, pk):
-    return _render_rfp(request, _rfp(request, pk))
+    rfp = _rfp(request, pk)
+    if request.htmx and request.htmx.target == "workspace":  # a filter, sort or page change
+        return _render_workspace(request, rfp)
+    return _render_rfp(request, rfp)
 
 
 # --- question import -----------------------------------------------------------------
@@ -247,12 +273,15 @@ def answer_edit(request, pk):
     form = AnswerEditForm(request.POST or None, instance=answer, initial={"final_text": answer.final_answer})
     if request.method == "POST" and form.is_valid():
         answering.save_final_text(answer, form.cleaned_data["final_text"], request.user)
+        answering.add_inserted_citations(answer, request.POST.getlist("cite"))
         if "choice" in form.changed_data or (question.answer_cells.get("choice") and "choice" in request.POST):
             choices.save_choice(answer, form.cleaned_data["choice"])  # a person set or confirmed it
         messages.success(request, f"Saved the final answer to {question.label}.")
         return redirect(reverse("rfp_manager:detail", args=[question.rfp_id]) + f"#q{question.pk}")
-    return render(request, "rfp_manager/answer_edit.html", {"form": form, "question": question, "answer": answer, "rfp": question.rfp,
-                                                            "edit_refusal": roles.edit_refusal(question, request.user)})
+    next_citation = max((c.get("n", 0) for c in answer.citations), default=0) + 1
+    return render(request, "rfp_manager/answer_edit.html",
+                  {"form": form, "question": question, "answer": answer, "rfp": question.rfp, "next_citation": next_citation,
+                   "edit_refusal": roles.edit_refusal(question, request.user)})
 
 
 # --- export ----------------------------------------------------------------------------
@@ -278,11 +307,145 @@ def export_csv(request, pk):
     return _download(export.export_csv(rfp), _export_name(rfp, "csv"), "text/csv; charset=utf-8")
 
 
+def _answered_name(original: str) -> tuple[str, str]:
+    """The download's name (the client's, "-answered") and its content type: a CSV comes back as a CSV."""
+    stem, _, suffix = original.rpartition(".")
+    stem = "".join(c if c.isalnum() or c in "-_." else "-" for c in stem)[:60]
+    if suffix.lower() in ("csv", "tsv", "txt"):
+        return f"{stem}-answered.{suffix.lower()}", "text/csv; charset=utf-8"
+    return f"{stem}-answered.xlsx", XLSX_TYPE
+
+
+def export_choices(request, pk):
+    """Before the download: what goes into the client's file, chosen by the user, and the report of it."""
+    rfp = _rfp(request, pk)
+    chosen = deliverable.ExportChoices.from_params(request.GET)
+    try:
+        _, original, report = export.export_into_source_file(rfp, chosen)
+    except LookupError as exc:
+        return _render_rfp(request, rfp, status=404, error=str(exc))
+    return render(request, "rfp_manager/export_choices.html", {
+        "rfp": rfp, "chosen": chosen, "report": report, "filename": _answered_name(original)[0],
+        "answer_options": deliverable.ANSWERS, "citation_options": deliverable.CITATIONS,
+        "query": urlencode(chosen.as_params()), "source_workbook": export.source_file_import(rfp),
+    })
+
+
 def export_workbook(request, pk):
     rfp = _rfp(request, pk)
     try:
-        content, original = export.export_into_source_workbook(rfp)
+        content, original, _ = export.export_into_source_file(rfp, deliverable.ExportChoices.from_params(request.GET))
     except LookupError as exc:
         return _render_rfp(request, rfp, status=404, error=str(exc))
-    stem = "".join(c if c.isalnum() or c in "-_." else "-" for c in original.rsplit(".", 1)[0])[:60]
-    return _download(content, f"{stem}-answered.xlsx", XLSX_TYPE)
+    return _download(content, *_answered_name(original))
+
+
+def export_sources(request, pk):
+    """The companion CSV: each answered question and the library passages its answer comes from."""
+    rfp = _rfp(request, pk)
+    content = export.sources_csv(rfp, deliverable.ExportChoices.from_params(request.GET))
+    return _download(content, _export_name(rfp, "csv").replace("-answers.", "-sources."), "text/csv; charset=utf-8")
+
+
+# --- the workspace's actions: on one question (htmx swaps its row) or on many ------------------
+
+def _question(request, pk) -> Question:
+    visible = Question.objects.filter(rfp__in=RFP.objects.visible_to(request.user)).select_related("rfp")
+    return get_object_or_404(workspace.rows(visible), pk=pk)
+
+
+def _row_response(request, question, message: str, level: str = "success"):
+    """htmx: the question's row again, with the confirmation beside it; a plain POST goes back to the row."""
+    if request.htmx:
+        question = _question(request, question.pk)  # re-read: the action changed its answer and status
+        return render(request, "rfp_manager/_question_row.html", {
+            "q": question, "rfp": question.rfp, "message": message, "level": level,
+            "assignment_enabled": workspace.assignment_enabled(), "assign_url": workspace.assign_url(question.rfp)})
+    getattr(messages, level)(request, message)
+    return redirect(reverse("rfp_manager:detail", args=[question.rfp_id]) + f"#q{question.pk}")
+
+
+def _start_redraft(rfp, question_ids: list[int], user) -> tuple[RFPBatchJob | None, str]:
+    """A responder job over these questions only; (job, "") or (None, why not)."""
+    try:
+        with transaction.atomic():
+            job = batch.create_batch_job(rfp, RFPBatchJob.JOB_TYPE_RESPONDER, user, question_ids=question_ids)
+            tasks.dispatch_batch_job(job)
+    except batch.JobNotStarted as exc:
+        return None, f"{exc} Wait for it to finish, then re-draft." if isinstance(exc, batch.JobAlreadyRunning) else str(exc)
+    return job, ""
+
+
+@require_POST
+def question_approve(request, pk):
+    question = _question(request, pk)
+    approved, _ = workflow.approve([question], request.user)
+    if not approved:
+        return _row_response(request, question, f"{question.label} has no answer to approve yet.", "warning")
+    return _row_response(request, question, f"Approved {question.label}.")
+
+
+@require_POST
+def question_redraft(request, pk):
+    question = _question(request, pk)
+    job, why_not = _start_redraft(question.rfp, [question.pk], request.user)
+    if job is None:
+        return _row_response(request, question, why_not, "warning")
+    return _row_response(request, question, f"Re-drafting {question.label} (job {job.pk}); reload to see the new draft.")
+
+
+BULK_ACTIONS = {"approve", "redraft", "expert", "clear"}
+
+
+@require_POST
+def workspace_bulk(request, pk):
+    """One action on the selected questions; the workspace comes back with the result beside the action bar."""
+    rfp = _rfp(request, pk)
+    action = request.POST.get("action", "")
+    questions = list(rfp.questions.filter(pk__in=[v for v in request.POST.getlist("question") if v.isdigit()]))
+    assigning = action == "assign" and workspace.assign_url(rfp)
+    if action not in BULK_ACTIONS and not assigning:
+        message, level = "Choose an action.", "error"
+    elif not questions:
+        message, level = "Select at least one question first.", "warning"
+    elif assigning:
+        # Who and by when are chosen on the assignment page, which checks that the assignee may answer.
+        url = workspace.assign_url(rfp, [q.pk for q in questions])
+        return HttpResponse(headers={"HX-Redirect": url}) if request.htmx else redirect(url)
+    else:
+        message, level = _bulk(action, rfp, questions, request.user)
+    if not request.htmx:
+        getattr(messages, level)(request, message)
+        return redirect(reverse("rfp_manager:detail", args=[rfp.pk]) + "?" + request.GET.urlencode())
+    changed = {q.pk for q in questions} if level == "success" else set()
+    return _render_workspace(request, rfp, bulk_message=message, bulk_level=level, changed=changed)
+
+
+def _bulk(action: str, rfp, questions: list[Question], user) -> tuple[str, str]:
+    """(the confirmation, its level) after doing `action` on the questions."""
+    count = len(questions)
+    if action == "approve":
+        approved, skipped = workflow.approve(questions, user)
+        return (f"Approved {approved} of {count} selected" + (f"; {skipped} had no answer to approve." if skipped else "."),
+                "success" if approved else "warning")
+    if action == "expert":
+        return f"Marked {workflow.mark_for_expert(questions)} for a subject-matter expert.", "success"
+    if action == "clear":
+        return f"Cleared the answers of {workflow.clear(questions)} question{'s' if count != 1 else ''}.", "success"
+    # What is left is "redraft": one responder job over the selection.
+    job, why_not = _start_redraft(rfp, [q.pk for q in questions], user)
+    return (f"Re-drafting {count} question{'s' if count != 1 else ''} (job {job.pk}).", "success") if job else (why_not, "warning")
+
+
+def answer_sources(request, pk):
+    """The editor's search: library passages and answer-library entries to insert, with their citations."""
+    question = _question(request, pk)
+    query = request.GET.get("q", "").strip() or question.text
+    try:
+        passages = [{"passage": p, "snippet": snippets.best_snippet(query, p.text)}
+                    for p in search_passages(query, SOURCES_LISTED)]
+        entries = [m.entry for m in matching.ranked_matches(query, limit=SOURCES_LISTED)]
+    except LLMError as exc:  # no embedding model, or its API is down: say so where the results would be
+        return render(request, "rfp_manager/_answer_sources.html", {"question": question, "query": query, "error": str(exc)})
+    return render(request, "rfp_manager/_answer_sources.html",
+                  {"question": question, "query": query, "passages": passages, "entries": entries})

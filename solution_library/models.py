@@ -17,7 +17,9 @@ class DocumentType(models.TextChoices):
 
 class ReviewStatus(models.TextChoices):
     PROCESSING = "processing", "Processing"
-    PENDING_REVIEW = "pending_review", "Pending review"
+    # Processed and searchable. Nobody has to review a document before it is used, so it reads "Ready";
+    # the stored value keeps its old name (jobs, tests and URLs filter by it).
+    PENDING_REVIEW = "pending_review", "Ready"
     APPROVED = "approved", "Approved"
     FAILED = "failed", "Failed"
 

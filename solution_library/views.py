@@ -12,6 +12,7 @@ from spelunker.permissions import staff_required
 
 from .models import Chunk, Document, DocumentationSource, EmbedBatchJob, SyncJob
 from .services.documents import mark_for_reprocessing, max_upload_bytes, store_upload
+from .services import snippets
 from .services.search import search_passages
 from .tasks import dispatch_embedding, dispatch_sync_job
 
@@ -131,8 +132,9 @@ def document_retry(request, pk):
 # --- search and passages -----------------------------------------------------------
 def search(request):
     query = request.GET.get("q", "").strip()
-    passages = search_passages(query, SEARCH_LIMIT) if query else []
-    return render(request, "solution_library/search.html", {"query": query, "passages": passages})
+    results = [{"passage": p, "snippet": snippets.best_snippet(query, p.text)}
+               for p in (search_passages(query, SEARCH_LIMIT) if query else [])]
+    return render(request, "solution_library/search.html", {"query": query, "results": results})
 
 
 def chunk(request, pk):

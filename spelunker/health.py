@@ -9,6 +9,8 @@ from django.http import JsonResponse
 from django.views.decorators.cache import never_cache
 from kombu import Connection
 
+from spelunker.storage import check_storage
+
 
 def _check_database() -> str:
     with connection.cursor() as cursor:
@@ -36,6 +38,11 @@ def _check_cache() -> str:
 CHECKS = {"database": _check_database, "broker": _check_broker, "cache": _check_cache}
 
 
+def _checks() -> dict:
+    """With media in S3 (several machines share it) a machine that cannot reach the bucket is not ready."""
+    return {**CHECKS, "storage": check_storage} if settings.S3_BUCKET else CHECKS
+
+
 @login_not_required
 @never_cache
 def healthz(request):
@@ -46,7 +53,7 @@ def healthz(request):
 @never_cache
 def readyz(request):
     results = {}
-    for name, check in CHECKS.items():
+    for name, check in _checks().items():
         try:
             results[name] = check()
         except Exception as exc:  # report every failing dependency, not just the first

@@ -5,7 +5,7 @@ column), so the page costs the same number of queries with ten documents or a
 hundred thousand: an aggregate over documents and a count of sources, a short
 list of documents that are processing or failed, one query per kind of job
 (spelunker.jobs.kinds, documents aside), the LLM APIs and the default models, the latest worker check with its
-probes, and the count of the user's RFPs. Job tables hold one row per run, so
+probes, the count of the user's RFPs and the progress of the latest few. Job tables hold one row per run, so
 filtering them by status stays cheap. No view logic here, and nothing is
 written.
 """
@@ -28,6 +28,7 @@ from .models import SystemCheck
 RECENT_HOURS = 24
 JOBS_PER_KIND = 8
 DOCUMENTS_LISTED = 8
+RFPS_LISTED = 4
 # A worker check older than this says little about the workers running now.
 WORKER_CHECK_FRESH_MINUTES = 15
 
@@ -53,6 +54,7 @@ def home_status(user) -> dict:
     default_types = set(LLMModel.objects.filter(is_system_default=True, is_active=True).values_list("model_type", flat=True))
     workers = worker_status()
     rfp_count = RFP.objects.visible_to(user).count()
+    rfps = list(RFP.objects.visible_to(user).with_progress().order_by("-updated_at")[:RFPS_LISTED])
     status = {
         "library": library,
         "documents_to_watch": documents_to_watch(),
@@ -62,6 +64,7 @@ def home_status(user) -> dict:
         "apis": apis,
         "workers": workers,
         "rfp_count": rfp_count,
+        "rfps": rfps,
     }
     status["attention"] = attention_items(library, jobs, apis, workers)
     status["next_steps"] = next_steps(library, rfp_count, default_types, workers, user)

@@ -158,6 +158,24 @@ STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
 }
+# Media in S3-compatible storage (AWS S3, MinIO, Ceph …) when a bucket is named: every machine
+# then reads and writes the same files, so web and workers need no shared disk
+# (docs/deployment.md). Without a bucket, the local folder above: `make run` on one machine.
+S3_BUCKET = env.str("SPELUNKER_S3_BUCKET", default="")
+if S3_BUCKET:
+    from spelunker.storage import s3_storage_options
+
+    STORAGES["default"] = {
+        "BACKEND": "storages.backends.s3.S3Storage",
+        "OPTIONS": s3_storage_options(
+            bucket=S3_BUCKET,
+            endpoint_url=env.str("SPELUNKER_S3_ENDPOINT_URL", default="") or None,
+            access_key=env.str("SPELUNKER_S3_ACCESS_KEY_ID", default="") or None,
+            secret_key=env.str("SPELUNKER_S3_SECRET_ACCESS_KEY", default="") or None,
+            region=env.str("SPELUNKER_S3_REGION", default="") or None,
+            prefix=env.str("SPELUNKER_S3_PREFIX", default=""),
+        ),
+    }
 # Serve app static files even before (or without) collectstatic: tests, a
 # fresh checkout. Production images run collectstatic at build time.
 WHITENOISE_USE_FINDERS = True

@@ -6,6 +6,7 @@ from . import health, views
 
 urlpatterns = [
     path("", views.home, name="home"),
+    path("favicon.ico", views.favicon, name="favicon"),
     path("healthz", health.healthz, name="healthz"),
     path("readyz", health.readyz, name="readyz"),
     path("login/", auth_views.LoginView.as_view(), name="login"),

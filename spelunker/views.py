@@ -1,6 +1,12 @@
+from pathlib import Path
+
+from django.conf import settings
 from django.contrib import messages
+from django.contrib.auth.decorators import login_not_required
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.views.decorators.cache import cache_control
 from django.views.decorators.http import require_POST
 
 from spelunker.jobs.views import job_progress_response, progress_context
@@ -9,6 +15,16 @@ from spelunker.permissions import staff_required
 from .models import SystemCheck
 from .selectors import home_status
 from .services import start_system_check
+
+
+FAVICON = Path(settings.BASE_DIR) / "static" / "favicon.ico"
+
+
+@login_not_required
+@cache_control(max_age=86400, public=True)
+def favicon(request):
+    """Browsers ask for /favicon.ico whatever the page links to: answer with the icon, not a 404 or the login page."""
+    return HttpResponse(FAVICON.read_bytes(), content_type="image/x-icon")
 
 
 def home(request):

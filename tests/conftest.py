@@ -1,6 +1,7 @@
 import pytest
 
-from tests.workers import Worker
+from tests.s3 import S3Media
+from tests.workers import ALL_QUEUES, Worker
 
 
 @pytest.fixture(autouse=True)
@@ -101,6 +102,38 @@ def make_worker(transactional_db, purged_broker):
     yield start
     for worker in started:
         worker.stop()
+
+
+@pytest.fixture
+def queue_to_own_workers(celery_worker_process):
+    """Call with a queue name: the shared session worker leaves it, so the case's own workers get its messages."""
+    from spelunker.celery import app
+
+    left = []
+
+    def leave(queue: str) -> None:
+        app.control.cancel_consumer(queue, destination=[celery_worker_process.name], reply=True)
+        left.append(queue)
+
+    yield leave
+    for queue in left:
+        app.control.add_consumer(queue, destination=[celery_worker_process.name], reply=True)
+
+
+@pytest.fixture
+def s3_media(settings):
+    """Media in the test stack's S3 server for this test (its own key prefix), in this process."""
+    media = S3Media()
+    media.use_in(settings)
+    return media
+
+
+@pytest.fixture
+def s3_worker(s3_media, queue_to_own_workers, make_worker):
+    """A real worker of every queue whose media is the same S3 storage (the session worker steps aside)."""
+    for queue in ALL_QUEUES.split(","):
+        queue_to_own_workers(queue)
+    return make_worker(env=s3_media.env)
 
 
 @pytest.fixture

@@ -200,6 +200,24 @@ def test_one_worker_pool_per_queue(services):
     }
 
 
+def test_a_worker_only_host_runs_the_worker_pools_and_nothing_else(services):
+    """COMPOSE_PROFILES=workers: the three pools, never a second database, broker, Beat or web."""
+    assert {name for name, s in services.items() if "workers" in s.get("profiles", [])} == {
+        "worker-default", "worker-embedding", "worker-batch"}
+    assert all("main" in s.get("profiles", []) for s in services.values()), "one host runs everything with main"
+    for name in ("worker-default", "worker-embedding", "worker-batch"):
+        needed = [dep for dep, how in services[name]["depends_on"].items() if how.get("required", True)]
+        assert needed == [], f"{name} would start {needed} on a worker-only host"
+
+
+def test_every_machine_shares_the_media_in_s3(services):
+    assert services["s3"]["volumes"] == ["media:/data"]
+    for name in PROCESSES + ["migrate"]:
+        env = services[name]["environment"]
+        assert env["SPELUNKER_S3_BUCKET"] and env["SPELUNKER_S3_ENDPOINT_URL"], name
+        assert "volumes" not in services[name], f"{name} keeps files of its own"
+
+
 def test_every_routed_queue_has_a_worker(services):
     served = {option_values(command_of(s), "-Q")[0] for s in services.values() if " worker " in command_of(s)}
     routed = {route["queue"] for route in settings.CELERY_TASK_ROUTES.values()}

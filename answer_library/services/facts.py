@@ -27,9 +27,9 @@ def stated_values(fact: CanonicalFact, text: str) -> list[str]:
     return [(m.group(1) if m.groups() else m.group(0)) or "" for m in pattern.finditer(text)]
 
 
-def check_answers(answers) -> list[Mismatch]:
+def check_answers(answers, facts: list[CanonicalFact] | None = None) -> list[Mismatch]:
     """Every place an answer states a canonical fact differently from its canonical value."""
-    facts = list(CanonicalFact.objects.filter(is_active=True))
+    facts = list(CanonicalFact.objects.filter(is_active=True)) if facts is None else facts
     mismatches = []
     for answer in answers:
         for fact in facts:
@@ -41,6 +41,12 @@ def check_answers(answers) -> list[Mismatch]:
 
 
 def check_rfp(rfp) -> list[Mismatch]:
+    """The RFP's mismatches; it runs on every view of the RFP page, so only the columns the check reads are loaded."""
     from rfp_manager.models import Answer
 
-    return check_answers(Answer.objects.filter(question__rfp=rfp).select_related("question").order_by("question__order"))
+    facts = list(CanonicalFact.objects.filter(is_active=True))
+    if not facts:
+        return []
+    answers = (Answer.objects.filter(question__rfp=rfp).select_related("question").order_by("question__order")
+               .only("question_id", "draft_text", "final_text", "question__number", "question__order"))
+    return check_answers(answers, facts)

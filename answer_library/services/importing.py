@@ -10,6 +10,7 @@ same entries instead of adding new ones.
 from django.db import transaction
 
 from rfp_manager.services import importing as questionnaire
+from spelunker.storage import save_or_refuse
 from rfp_manager.services.analysis import cell_text
 from rfp_manager.services.sheets import CELL_REF, column_index
 
@@ -66,7 +67,7 @@ def prepare(upload, user, *, tags=(), owner=None, review_by=None) -> LibraryImpo
                            rows=rows, skipped=skipped, tags=list(tags), owner=owner or user, review_by=review_by,
                            created_by=user)
     upload.seek(0)
-    record.file.save(upload.name, upload, save=False)
+    save_or_refuse(record.file, upload.name, upload, LibraryImportError)
     record.save()
     return record
 

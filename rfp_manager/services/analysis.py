@@ -36,6 +36,13 @@ CHOICE_HEADER_WORDS = ("yes/no", "y/n", "compliance", "compliant", "complies", "
 TEXT_HEADER_WORDS = ("answer", "response", "implementation", "additional", "note", "comment", "evidence", "remark",
                      "justification", "explanation", "details", "supporting", "reply")
 KNOWN_HEADER_WORDS = QUESTION_HEADER_WORDS + TEXT_HEADER_WORDS + CHOICE_HEADER_WORDS + SECTION_WORDS
+# Columns beside the answers that are not the respondent's to fill: the client's guidance, the analyst's columns.
+# Tested before the answer words ("Analyst notes" is not the answer's "notes"); the reason shows in the preview.
+NOT_FOR_RESPONDENT = [
+    (("analyst", "assessor", "evaluator", "reviewer", "internal use", "office use", "institution use", "score",
+      "scoring", "weight"), "for the client's analyst, not an answer column"),
+    (("guidance", "instruction", "help text", "hint", "example", "how to answer"), "guidance for the respondent, not an answer column"),
+]
 # Sheet names that say "not for the respondent", by whole words.
 SKIP_NAME_WORDS = {
     "instructions": "instructions sheet", "instruction": "instructions sheet", "introduction": "introduction sheet",
@@ -123,18 +130,33 @@ def _column_texts(sheet: Sheet, header_row: int, column: int) -> list[str]:
 
 
 def _question_score(texts: list[str]) -> float:
-    questions = sum(1 for t in texts if looks_like_question(t))
-    long = sum(1 for t in texts if len(t) >= 25)
+    """Distinct question-like and long texts: guidance repeated on every row scores as one."""
+    distinct = set(texts)
+    questions = sum(1 for t in distinct if looks_like_question(t))
+    long = sum(1 for t in distinct if len(t) >= 25)
     return questions * 2 + long
 
 
+def not_for_respondent(header: str) -> str:
+    """Why a column beside the answers is not one (its header says guidance or analyst), else ""."""
+    return next((why for words, why in NOT_FOR_RESPONDENT if any(w in header for w in words)), "")
+
+
 def _id_like(texts: list[str]) -> bool:
-    short = [t for t in texts if len(t) <= 20 and " " not in t and re.search(r"\d", t)]
-    return len(texts) >= MIN_QUESTIONS and len(short) >= 0.8 * len(texts) and len(set(short)) >= 0.9 * len(short)
+    """Short, distinct codes with a digit; words without a digit between them are section rows, not counted."""
+    counted = [t for t in texts if re.search(r"\d", t) or " " not in t]
+    short = [t for t in counted if len(t) <= 20 and " " not in t and re.search(r"\d", t)]
+    return len(short) >= MIN_QUESTIONS and len(short) >= 0.8 * len(counted) and len(set(short)) >= 0.9 * len(short)
+
+
+def column_notes(sheet: Sheet, header_row: int | None) -> dict[str, str]:
+    """Why a headed column is left out of the answers (shown beside its role in the preview)."""
+    headers = {c: normalize_header(v) for c, v in sheet.cells.get(header_row or 0, {}).items()} if header_row else {}
+    return {str(c): why for c, h in sorted(headers.items()) if (why := not_for_respondent(h))}
 
 
 def propose_roles(sheet: Sheet, header_row: int | None, min_questions: int = MIN_QUESTIONS) -> dict[str, str]:
-    """Each column's role, from its header words, its values and its dropdowns."""
+    """Each column's role, from its values first (where the questions and IDs are), its header words and its dropdowns."""
     top = header_row or 0
     headers = {c: normalize_header(v) for c, v in sheet.cells.get(top, {}).items()} if header_row else {}
     columns = range(1, sheet.max_column + 1)
@@ -145,7 +167,7 @@ def propose_roles(sheet: Sheet, header_row: int | None, min_questions: int = MIN
 
     for column in columns:
         header = headers.get(column, "")
-        if column in sheet.hidden_columns and not _id_like(texts[column]):
+        if column in sheet.hidden_columns and not _id_like(texts[column]) or not_for_respondent(header):
             continue
         if column in dropdowns or any(w in header for w in CHOICE_HEADER_WORDS):
             roles[column] = "choice"
@@ -154,31 +176,33 @@ def propose_roles(sheet: Sheet, header_row: int | None, min_questions: int = MIN
         elif any(w in header for w in SECTION_WORDS) and not is_id_header(header) and len(header.split()) <= 4:
             roles[column] = "section"
 
-    id_column = _pick_id_column(headers, texts, roles)
+    left_out = {c for c, h in headers.items() if not_for_respondent(h)}
+    id_column = _pick_id_column(headers, texts, roles, left_out)
     if id_column:
         roles[id_column] = "id"
-    question = _pick_question_column(sheet, headers, texts, roles, min_questions)
+    question = _pick_question_column(sheet, headers, texts, roles | dict.fromkeys(left_out, "ignore"), min_questions)
     if question:
         roles[question] = "question"
     return {str(c): r for c, r in sorted(roles.items())}
 
 
-def _pick_id_column(headers: dict, texts: dict, roles: dict) -> int | None:
-    """A column named like an ID (the one with the most distinct values), else one whose values look like IDs."""
+def _pick_id_column(headers: dict, texts: dict, roles: dict, left_out: set) -> int | None:
+    """A column named like an ID (the one with the most distinct values), else one whose values look like IDs —
+    whatever its header says: a "Question" header often spans the ID column and the question beside it."""
     named = [c for c, h in headers.items() if is_id_header(h) and c not in roles and texts.get(c)]
     if named:
         return max(named, key=lambda c: (len(set(texts[c])), -c))
-    unnamed = [c for c, t in texts.items() if c not in roles and not headers.get(c) and _id_like(t)]
+    unnamed = [c for c, t in texts.items() if c not in roles and c not in left_out and _id_like(t)]
     return min(unnamed) if unnamed else None
 
 
 def _pick_question_column(sheet: Sheet, headers: dict, texts: dict, roles: dict, min_questions: int) -> int | None:
+    """The column where the question-like text is; a "Question" header only breaks a near tie (x 1.25)."""
     candidates = [c for c in texts if c not in roles and c not in sheet.hidden_columns and not is_id_header(headers.get(c, ""))]
-    named = [c for c in candidates if any(w in headers.get(c, "") for w in QUESTION_HEADER_WORDS)
-             and any(len(t) >= 15 for t in texts[c])]
-    pool = named or candidates
-    best = max(pool, key=lambda c: (_question_score(texts[c]), -c), default=None)
-    if best is None or (not named and sum(1 for t in texts[best] if looks_like_question(t)) < min_questions):
+    named = {c for c in candidates if any(w in headers.get(c, "") for w in QUESTION_HEADER_WORDS)
+             and any(len(t) >= 15 for t in texts[c])}
+    best = max(candidates, key=lambda c: (_question_score(texts[c]) * (1.25 if c in named else 1), -c), default=None)
+    if best is None or (best not in named and sum(1 for t in texts[best] if looks_like_question(t)) < min_questions):
         return None
     return best
 
@@ -238,7 +262,11 @@ def analyse_sheet(sheet: Sheet, header_row: int | None = None, min_questions: in
     elif not sheet.cells:
         reason = "empty sheet"
     else:
-        reason = _name_reason(sheet.name) or _content_reason(sheet, header_row, roles, min_questions)
+        # The content decides: a sheet whose name says "not for the respondent" is still included when it holds
+        # questions and a column for their answers.
+        content = _content_reason(sheet, header_row, roles, min_questions)
+        holds_questions = not content and any(r in ("choice", "text") for r in roles.values())
+        reason = "" if holds_questions else (_name_reason(sheet.name) or content)
     return {
         "name": sheet.name,
         "include": not reason,
@@ -247,6 +275,7 @@ def analyse_sheet(sheet: Sheet, header_row: int | None = None, min_questions: in
         "last_row": sheet.max_row,
         "headers": {str(c): cell_text(v)[:80] for c, v in sheet.cells.get(header_row or 0, {}).items()},
         "roles": roles,
+        "notes": column_notes(sheet, header_row),
     }
 
 

@@ -33,6 +33,7 @@ from solution_library.services.lexical import chunk_frequencies
 from solution_library.services.search import search_passages
 
 from ..models import Answer, Question
+from . import workflow
 from .choices import choice_fields
 
 PASSAGES_PER_QUESTION = 5
@@ -197,7 +198,9 @@ def draft(question: Question, passages: list[dict], share: float, *, model, rfp_
 
 
 def _reset_review() -> dict:
-    return {"review_verdict": "", "review_feedback": "", "review_score": None, "reviewer_job": None, "reviewed_at": None}
+    """A new answer text: the old review and the old approval were about another text."""
+    return {"review_verdict": "", "review_feedback": "", "review_score": None, "reviewer_job": None, "reviewed_at": None,
+            **workflow.APPROVAL_RESET}
 
 
 def answer_from_library(question: Question, *, job=None, embedding_model=None, library=None) -> Answer | None:
@@ -226,6 +229,7 @@ def answer_from_library(question: Question, *, job=None, embedding_model=None, l
             **_reset_review(),
         },
     )
+    workflow.sync_answer(answer)
     return answer
 
 
@@ -259,6 +263,7 @@ def generate_answer(question: Question, *, model, rfp_context: str = "", job=Non
             **_reset_review(),
         },
     )
+    workflow.sync_answer(answer)
     return answer
 
 
@@ -322,6 +327,7 @@ def review_answer(question: Question, *, model, job=None) -> Answer:
         raise AnswerError("The answer changed while it was being reviewed; review it again.")
     for name, value in values.items():
         setattr(answer, name, value)
+    workflow.sync_answer(answer)
     return answer
 
 
@@ -340,9 +346,56 @@ def attention_order(questions):
 
 
 def save_final_text(answer: Answer, text: str, user) -> Answer:
-    """A person's edit: kept apart from the draft, so a redraft never overwrites it."""
-    answer.final_text = text.strip()
+    """A person's edit: kept apart from the draft, so a redraft never overwrites it.
+
+    A changed text withdraws an approval (it approved another text), and a
+    written answer settles the expert flag: someone has answered it.
+    """
+    text = text.strip()
+    if text != answer.final_answer:
+        answer.approved_at = answer.approved_by = None
+    answer.needs_expert = answer.needs_expert and not text
+    answer.final_text = text
     answer.edited_by = user
     answer.edited_at = timezone.now()
-    answer.save(update_fields=["final_text", "edited_by", "edited_at"])
+    answer.save(update_fields=["final_text", "edited_by", "edited_at", "approved_at", "approved_by", "needs_expert"])
+    workflow.sync_answer(answer)
     return answer
+
+
+INSERTED_CITATION = re.compile(r"^(\d{1,3}):(chunk|entry):(\d+)$")
+
+
+def add_inserted_citations(answer: Answer, inserted: list[str]) -> int:
+    """Record the citations of passages and entries a person inserted in the editor ("n:chunk:id", "n:entry:id").
+
+    Only those whose marker [n] is still in the final text and whose n is free
+    are kept, so deleting an inserted passage before saving drops its citation.
+    Returns how many were added.
+    """
+    from answer_library.models import Entry
+    from solution_library.models import Chunk
+
+    used = {c.get("n") for c in answer.citations}
+    wanted = []
+    for value in inserted:
+        match = INSERTED_CITATION.match(value)
+        if match and int(match[1]) not in used and f"[{match[1]}]" in answer.final_text:
+            wanted.append((int(match[1]), match[2], int(match[3])))
+            used.add(int(match[1]))
+    chunks = Chunk.objects.select_related("document").in_bulk([i for _, kind, i in wanted if kind == "chunk"])
+    entries = Entry.objects.in_bulk([i for _, kind, i in wanted if kind == "entry"])
+    added = []
+    for n, kind, pk in wanted:
+        if kind == "chunk" and pk in chunks:
+            chunk = chunks[pk]
+            added.append({"n": n, "chunk_id": pk, "document_id": chunk.document_id, "document_title": chunk.document.title,
+                          "heading": chunk.heading, "text": chunk.text, "score": None, "cited": True, "inserted": True})
+        elif kind == "entry" and pk in entries:
+            entry = entries[pk]
+            added.append({"n": n, "entry_id": pk, "document_title": f"Answer library: {entry.question[:80]}",
+                          "text": entry.answer_text, "score": None, "cited": True, "inserted": True})
+    if added:
+        answer.citations = [*answer.citations, *added]
+        answer.save(update_fields=["citations"])
+    return len(added)

@@ -1,4 +1,4 @@
-"""The Yes / No / N/A a questionnaire's choice column asks for, proposed from a drafted answer.
+"""The Yes / No / Partly / N/A a questionnaire's choice column asks for, proposed from a drafted answer.
 
 A guess is marked for review: only an answer that opens with the choice itself
 ("Yes, …", "No.", "N/A") is taken as sure. An answer that found no support in
@@ -13,6 +13,7 @@ from llm_manager.providers import grounding
 
 EXPLICIT = [
     ("na", re.compile(r"^\W*(n/?a|not applicable)\b", re.IGNORECASE)),
+    ("partly", re.compile(r"^\W*(partially|partly|in part)\b", re.IGNORECASE)),
     ("yes", re.compile(r"^\W*yes\b", re.IGNORECASE)),
     ("no", re.compile(r"^\W*no\b(?!\s+(?:passage|supporting|content|information))", re.IGNORECASE)),
 ]
@@ -26,7 +27,7 @@ NEGATION = re.compile(r"\b(do(es)? not|don't|doesn't|is not|are not|isn't|aren't
 
 
 def propose_choice(answer_text: str, question: str = "") -> tuple[str, bool]:
-    """(choice, needs_review) for an answer's text; choice is "yes", "no", "na" or "" (none)."""
+    """(choice, needs_review) for an answer's text; choice is "yes", "no", "partly", "na" or "" (none)."""
     text = answer_text.strip()
     for choice, pattern in EXPLICIT:
         if pattern.search(text):
@@ -57,3 +58,53 @@ def save_choice(answer, choice: str) -> None:
     """A person chose (or confirmed) the value: it is no longer a guess."""
     answer.choice, answer.choice_needs_review = choice, False
     answer.save(update_fields=["choice", "choice_needs_review"])
+
+
+# --- closed questions, and the meaning of a drop-down's options ---------------------------------------
+
+# A closed question opens with an auxiliary verb ("Do you …", "Is …") or states a requirement to comply with
+# ("Verify that …", "… shall …"); "Describe your company" or "How often …" is open and gets no Yes.
+CLOSED_OPENINGS = frozenset("do does did is are was were has have had can could will would should shall may must "
+                            "verify confirm ensure".split())
+REQUIREMENT = re.compile(r"\b(shall|must)\b", re.IGNORECASE)
+FIRST_WORD = re.compile(r"[a-z']+")
+
+
+def is_closed_question(text: str) -> bool:
+    """A question a choice (Yes / No / Partly / N/A) can answer."""
+    words = FIRST_WORD.findall(text.lower())
+    if words[:1] == ["please"]:
+        words = words[1:]
+    return bool(words) and (words[0] in CLOSED_OPENINGS or bool(REQUIREMENT.search(text)))
+
+
+# What each option of a list means, tested in this order: "Not applicable" is not "No", "Non-compliant" and
+# "Not implemented" are not "compliant"/"implemented", "Partially implemented" is not "implemented".
+OPTION_MEANINGS = [
+    ("na", re.compile(r"^(n/?a|not applicable|does not apply|not relevant)\b")),
+    ("partly", re.compile(r"^(partial|partly|in part|in progress|some\b)|\bpartial(ly)?\b")),
+    ("no", re.compile(r"^(no|n|false|non[- ]?compliant|not (implemented|compliant|in place|supported|met))\b")),
+    ("yes", re.compile(r"^(yes|y|true|compliant|implemented|fully|in place|supported|met|agree)\b")),
+]
+MEANING_LABELS = {"yes": "Yes", "no": "No", "partly": "Partly", "na": "N/A"}
+
+
+def option_meaning(option: str) -> str:
+    """"yes", "no", "partly", "na" or "" for an option of a drop-down list."""
+    lowered = " ".join(option.lower().split())
+    return next((meaning for meaning, pattern in OPTION_MEANINGS if pattern.search(lowered)), "")
+
+
+def option_for(meaning: str, options: list[str], answer_text: str = "") -> tuple[str, str]:
+    """(the list's own wording of the meaning, a note for the report) — ("", why) when the list has none.
+
+    Graded lists (SAMM: "No", "Yes, for one metrics category", "Yes, for two …") have several options of one
+    meaning: the one sharing most words with the answer is taken, else the first (the least it claims)."""
+    candidates = [o for o in options if option_meaning(o) == meaning]
+    if not candidates:
+        return "", f"the cell's list has no option meaning “{MEANING_LABELS[meaning]}”"
+    if len(candidates) == 1:
+        return candidates[0], ""
+    said = grounding.stems(answer_text)
+    best = max(candidates, key=lambda o: (len(said & grounding.stems(o)), -candidates.index(o)))
+    return best, f"one of {len(candidates)} options meaning “{MEANING_LABELS[meaning]}”, chosen by the answer's wording: check it"

@@ -1,4 +1,7 @@
-"""Export answers: a fresh XLSX or CSV, or the client's own workbook with the answers written back.
+"""Export answers: a fresh XLSX or CSV (the team's working table: sources, verdicts), or the client's own
+workbook or CSV with the answers written back — the deliverable, built with services/deliverable.py: only
+the answers chosen, clean (no citation markers, no placeholders), choices only from each cell's own
+drop-down (services/dropdowns.py), and a report of every cell written or left empty.
 
 Every cell a user or a model wrote is defused against formula injection: a
 spreadsheet must never execute `=HYPERLINK(...)` that came from an answer.
@@ -10,8 +13,11 @@ from copy import copy
 from openpyxl import Workbook, load_workbook
 from openpyxl.cell.cell import MergedCell
 from openpyxl.styles import Alignment, Font
+from openpyxl.utils import column_index_from_string, get_column_letter
+from openpyxl.utils.cell import coordinate_to_tuple
 
 from ..models import RFP, QuestionImport
+from . import deliverable, dropdowns, sheets
 
 FORMULA_TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
 COLUMNS = ["Section", "Number", "Question", "Final answer", "Sources", "Review verdict", "Review feedback", "Review score",
@@ -77,107 +83,224 @@ def _save(workbook) -> bytes:
     return buffer.getvalue()
 
 
-def source_workbook_import(rfp: RFP) -> QuestionImport | None:
-    """The latest applied XLSX import whose questions are still here: the workbook to write back into."""
-    imports = rfp.imports.filter(kind=QuestionImport.Kind.XLSX, applied_at__isnull=False).exclude(file="")
+def source_file_import(rfp: RFP) -> QuestionImport | None:
+    """The latest applied file import (XLSX or CSV) whose questions are still here: the file to write back into."""
+    kinds = (QuestionImport.Kind.XLSX, QuestionImport.Kind.CSV)
+    imports = rfp.imports.filter(kind__in=kinds, applied_at__isnull=False).exclude(file="")
     for record in imports.order_by("-applied_at"):
         if rfp.questions.filter(source_import=record).exists():
             return record
     return None
 
 
-def answer_with_sources(answer) -> str:
-    """The text that goes into the questionnaire's text cell: the answer, then where it comes from."""
-    if answer is None or not answer.final_answer.strip():
-        return ""
-    sources = _sources(answer)
-    return f"{answer.final_answer}\n\nSources: {sources}" if sources else answer.final_answer
+class WorkbookCopy:
+    """A copy of the client's XLSX, written through openpyxl; its drop-downs read from the original's XML."""
 
+    def __init__(self, data: bytes):
+        self.original, self.workbook = data, load_workbook(io.BytesIO(data))
+        self.dropdowns = dropdowns.Dropdowns(data)
 
-def dropdown_options(workbook, sheet, coordinate: str) -> list[str]:
-    """The options of the dropdown on a cell, when it has one (inline list or a range of cells)."""
-    for validation in sheet.data_validations.dataValidation:
-        if validation.type != "list" or coordinate not in validation.sqref:
-            continue
-        formula = (validation.formula1 or "").strip()
-        if formula.startswith('"'):
-            return [v.strip() for v in formula.strip('"').split(",")]
-        return _range_values(workbook, sheet, formula)
-    return []
+    def has_sheet(self, name: str) -> bool:
+        return name in self.workbook.sheetnames
 
+    def options(self, sheet: str, coordinate: str) -> list[str] | None:
+        return self.dropdowns.options(sheet, coordinate)
 
-def _range_values(workbook, sheet, formula: str) -> list[str]:
-    name = formula.lstrip("=")
-    if name in workbook.defined_names:
-        name = workbook.defined_names[name].attr_text
-    target_sheet, _, cells = name.rpartition("!")
-    target = workbook[target_sheet.strip("'")] if target_sheet.strip("'") in workbook.sheetnames else sheet
-    try:
-        return [str(c.value) for row in target[cells.replace("$", "")] for c in row if c.value is not None]
-    except (ValueError, KeyError, TypeError):  # a reference openpyxl cannot resolve: write the plain word
-        return []
+    def value(self, sheet: str, coordinate: str):
+        return self.workbook[sheet][coordinate].value
 
+    def write(self, sheet: str, coordinate: str, value: str) -> bool:
+        """Write into the cell. A merged box holds its value in its first cell: a mapped cell inside
+        someone else's box (the question's, the row above's) is left alone rather than overwrite it."""
+        cell = self.workbook[sheet][coordinate]
+        if isinstance(cell, MergedCell):
+            return False
+        cell.value = safe_cell(value)
+        if "\n" in cell.value:
+            alignment = copy(cell.alignment)
+            alignment.wrap_text = True
+            cell.alignment = alignment
+        return True
 
-CHOICE_WORDS = {"yes": ("yes", "y", "true", "compliant", "implemented"), "no": ("no", "n", "false", "non-compliant"),
-                "na": ("n/a", "na", "not applicable")}
-CHOICE_LABELS = {"yes": "Yes", "no": "No", "na": "N/A"}
-
-
-def choice_value(choice: str, allowed: list[str]) -> str:
-    """The dropdown's own spelling of Yes / No / N/A (e.g. "Y", "Compliant"), else the plain word."""
-    for option in allowed:
-        if option.strip().lower() in CHOICE_WORDS[choice]:
-            return option
-    for option in allowed:
-        if option.strip().lower().startswith(CHOICE_WORDS[choice][0]):
-            return option
-    return CHOICE_LABELS[choice]
-
-
-def _write(sheet, coordinate: str, value: str) -> None:
-    """Write into the cell. A merged box holds its value in its first cell: a mapped cell inside
-    someone else's box (the question's, the row above's) is left alone rather than overwrite it."""
-    cell = sheet[coordinate]
-    if isinstance(cell, MergedCell):
-        return
-    cell.value = safe_cell(value)
-    if "\n" in cell.value:
-        alignment = copy(cell.alignment)
-        alignment.wrap_text = True
-        cell.alignment = alignment
-
-
-def _added_text_column(sheet, header_row: int | None, added: dict) -> int:
-    """A sheet mapped without a text column gets one after its last column (with a header), once."""
-    if sheet.title not in added:
-        added[sheet.title] = sheet.max_column + 1
+    def new_column(self, sheet: str, header_row: int | None, header: str) -> int:
+        column = self.workbook[sheet].max_column + 1
         if header_row:
-            sheet.cell(row=header_row, column=added[sheet.title], value=WRITE_BACK_HEADER).font = Font(bold=True)
-    return added[sheet.title]
+            self.workbook[sheet].cell(row=header_row, column=column, value=header).font = Font(bold=True)
+        return column
+
+    def add_table(self, title: str, rows: list[list[str]]) -> str:
+        """A sheet of our own at the end of the workbook (a name the client's does not use), first row in bold."""
+        name, n = title, 2
+        while name in self.workbook.sheetnames:
+            name, n = f"{title} {n}", n + 1
+        sheet = self.workbook.create_sheet(name)
+        for row in rows:
+            sheet.append([safe_cell(v) for v in row])
+        for cell in sheet[1]:
+            cell.font = Font(bold=True)
+        return f"the added sheet “{name}”"
+
+    def save(self) -> bytes:
+        return dropdowns.keep_x14_validations(self.original, _save(self.workbook))
 
 
-def export_into_source_workbook(rfp: RFP) -> tuple[bytes, str]:
-    """A copy of the client's workbook with each final answer in its mapped cells; nothing else changes."""
-    record = source_workbook_import(rfp)
-    if record is None:
-        raise LookupError("This RFP's questions did not come from an XLSX workbook.")
-    with record.file.open("rb") as handle:
-        workbook = load_workbook(io.BytesIO(handle.read()), keep_vba=record.original_name.lower().endswith(".xlsm"))
-    header_rows = {s["name"]: s.get("header_row") for s in record.mapping.get("sheets", [])}
-    questions = rfp.questions.filter(source_import=record, source_row__isnull=False).select_related("answer")
-    added: dict[str, int] = {}
-    for question in questions.order_by("order", "pk"):
-        if question.sheet not in workbook.sheetnames:
-            continue
-        sheet, answer = workbook[question.sheet], getattr(question, "answer", None)
-        cells = question.answer_cells
-        if answer is not None and answer.choice and cells.get("choice"):
-            allowed = dropdown_options(workbook, sheet, cells["choice"])
-            _write(sheet, cells["choice"], choice_value(answer.choice, allowed))
-        text = answer_with_sources(answer)
+class CsvCopy:
+    """A copy of the client's CSV, same delimiter; a CSV has no drop-downs and no sheets to add."""
+
+    def __init__(self, data: bytes):
+        self.rows, self.delimiter = sheets.csv_rows(data)
+
+    def has_sheet(self, name: str) -> bool:
+        return name == ""
+
+    def options(self, sheet: str, coordinate: str) -> None:
+        return None
+
+    def _place(self, coordinate: str) -> tuple[int, int]:
+        row, column = coordinate_to_tuple(coordinate)
+        while len(self.rows) < row:
+            self.rows.append([])
+        self.rows[row - 1] += [""] * (column - len(self.rows[row - 1]))
+        return row - 1, column - 1
+
+    def value(self, sheet: str, coordinate: str):
+        row, column = self._place(coordinate)
+        return self.rows[row][column]
+
+    def write(self, sheet: str, coordinate: str, value: str) -> bool:
+        row, column = self._place(coordinate)
+        self.rows[row][column] = safe_cell(value)
+        return True
+
+    def new_column(self, sheet: str, header_row: int | None, header: str) -> int:
+        column = max(len(r) for r in self.rows) + 1
+        if header_row:
+            self.write(sheet, f"{get_column_letter(column)}{header_row}", header)
+        return column
+
+    def add_table(self, title: str, rows: list[list[str]]) -> str:
+        return f"the “{title}” CSV download (a CSV has no sheets)"
+
+    def save(self) -> bytes:
+        buffer = io.StringIO()
+        csv.writer(buffer, delimiter=self.delimiter).writerows(self.rows)
+        return buffer.getvalue().encode("utf-8-sig")
+
+
+class _Writer:
+    """One export into a copy of the client's file: writes only what its drop-downs allow, and reports."""
+
+    def __init__(self, target, header_rows: dict, export_choices: deliverable.ExportChoices):
+        self.target, self.header_rows, self.choices = target, header_rows, export_choices
+        self.report = deliverable.ExportReport()
+        self.added_columns: dict[tuple[str, str], int] = {}  # (sheet, header) → the column added after its table
+
+    @staticmethod
+    def where(sheet: str, coordinate: str) -> str:
+        return f"{sheet}!{coordinate}" if sheet else coordinate
+
+    def _options(self, question, sheet: str, coordinate: str) -> tuple[list[str] | None, bool]:
+        """The cell's list (None: no list), and False when it has one that cannot be read (reported)."""
+        try:
+            return self.target.options(sheet, coordinate), True
+        except dropdowns.UnreadableList as exc:
+            self.report.add(question, self.where(sheet, coordinate), "empty",
+                            f"the cell's drop-down cannot be read ({exc}): choose the value in Excel")
+            return None, False
+
+    def put(self, question, sheet: str, coordinate: str, value: str, normalised: str = "") -> None:
+        """Write one value, unless the cell's own list forbids it or it lies inside another cell's merged box."""
+        options, readable = self._options(question, sheet, coordinate)
+        if not readable:
+            return
+        where = self.where(sheet, coordinate)
+        if options is not None and value not in options:
+            return self.report.add(question, where, "empty", "the cell's drop-down does not allow this text")
+        if not self.target.write(sheet, coordinate, value):
+            return self.report.add(question, where, "empty", "the cell lies inside a merged box")
+        self.report.add(question, where, "normalised" if normalised else "written", normalised)
+
+    def choice(self, question, sheet: str, coordinate: str, answer, text: str) -> None:
         if not text:
-            continue  # an unanswered question leaves whatever the client put in its cell
-        text_cell = cells.get("text") or sheet.cell(
-            row=question.source_row, column=_added_text_column(sheet, header_rows.get(question.sheet), added)).coordinate
-        _write(sheet, text_cell, text)
-    return _save(workbook), record.original_name or "questions.xlsx"
+            return  # the answer stays out: its text cell's line says why
+        options, readable = self._options(question, sheet, coordinate)
+        if not readable:
+            return
+        value, why_empty, normalised = deliverable.choice_value(question, answer, options, text)
+        if value:
+            self.put(question, sheet, coordinate, value, normalised)
+        else:
+            self.report.add(question, self.where(sheet, coordinate), "empty", why_empty)
+
+    def added_column(self, sheet: str, header: str) -> int:
+        """A column after the sheet's last one (with a header), added once per sheet and purpose."""
+        if (sheet, header) not in self.added_columns:
+            self.added_columns[(sheet, header)] = self.target.new_column(sheet, self.header_rows.get(sheet), header)
+        return self.added_columns[(sheet, header)]
+
+    def question(self, question) -> list[str] | None:
+        """Write one question's cells; returns its companion row (sheet, row, ID, question, sources) when answered."""
+        sheet, answer = question.sheet, getattr(question, "answer", None)
+        cells, out = question.answer_cells, deliverable.outgoing(answer, self.choices)
+        if out.text:
+            text_cell = cells.get("text") or f"{get_column_letter(self.added_column(sheet, WRITE_BACK_HEADER))}{question.source_row}"
+            self.put(question, sheet, text_cell, out.text)
+        else:  # the client's cell keeps whatever the client put there
+            self.report.add(question, self.where(sheet, cells.get("text") or f"row {question.source_row}"), "empty", out.reason)
+        if cells.get("choice"):
+            self.choice(question, sheet, cells["choice"], answer, out.text)
+        sources = deliverable.sources_text(answer) if out.text else ""
+        if sources and self.choices.citations == "column":
+            column = (column_index_from_string(self.choices.citation_column) if self.choices.citation_column
+                      else self.added_column(sheet, SOURCES_HEADER))
+            coordinate = f"{get_column_letter(column)}{question.source_row}"
+            if self.target.value(sheet, coordinate) not in (None, ""):
+                self.report.add(question, self.where(sheet, coordinate), "empty",
+                                "the citations column holds the client's content here: sources not written")
+            else:
+                self.put(question, sheet, coordinate, sources)
+        return [question.sheet, str(question.source_row), question.number, question.text, sources] if sources else None
+
+
+SOURCES_HEADER = "Sources (Spelunker)"
+COMPANION_HEADER = ["Sheet", "Row", "ID", "Question", "Sources"]
+
+
+def export_into_source_file(rfp: RFP, export_choices: deliverable.ExportChoices | None = None
+                            ) -> tuple[bytes, str, deliverable.ExportReport]:
+    """A copy of the client's workbook (or CSV) with each outgoing answer in its mapped cells; nothing else changes.
+
+    Returns the file, its original name and the report of what was written where, and what stayed empty and why."""
+    export_choices = export_choices or deliverable.ExportChoices()
+    record = source_file_import(rfp)
+    if record is None:
+        raise LookupError("This RFP's questions did not come from an XLSX workbook or a CSV file.")
+    with record.file.open("rb") as handle:
+        data = handle.read()
+    target = WorkbookCopy(data) if record.kind == QuestionImport.Kind.XLSX else CsvCopy(data)
+    header_rows = {s["name"]: s.get("header_row") for s in record.mapping.get("sheets", [])}
+    writer = _Writer(target, header_rows, export_choices)
+    questions = rfp.questions.filter(source_import=record, source_row__isnull=False).select_related("answer")
+    companion = [COMPANION_HEADER]
+    for question in questions.order_by("order", "pk"):
+        if target.has_sheet(question.sheet):
+            companion += [row for row in [writer.question(question)] if row]
+    if export_choices.citations == "companion":
+        where = target.add_table("Sources", companion)
+        writer.report.notes.append(f"The sources of {len(companion) - 1} answers are on {where}.")
+    if export_choices.report_sheet:
+        writer.report.notes.append(f"This report is {target.add_table('Export report', writer.report.rows())}.")
+    return target.save(), record.original_name or "questions.xlsx", writer.report
+
+
+def sources_csv(rfp: RFP, export_choices: deliverable.ExportChoices) -> bytes:
+    """The companion CSV: each outgoing answer's question and where its answer comes from."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer)
+    writer.writerow(["Sheet", "Row", "ID", "Question", "Sources"])
+    for question in rfp.questions.select_related("answer").order_by("order", "pk"):
+        answer = getattr(question, "answer", None)
+        if deliverable.outgoing(answer, export_choices).text:
+            writer.writerow([safe_cell(v) for v in (question.sheet, question.source_row or "", question.number,
+                                                     question.text, deliverable.sources_text(answer))])
+    return buffer.getvalue().encode("utf-8-sig")

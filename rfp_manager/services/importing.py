@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from django.db import transaction
 from django.utils import timezone
 
+from spelunker.storage import save_or_refuse
+
 from ..models import RFP, ImportFormat, Question, QuestionImport
 from . import analysis, sheets
 from .analysis import cell_text, normalize_header
@@ -264,7 +266,8 @@ def read_sheets(data: bytes, kind: str, name: str = "") -> list[sheets.Sheet]:
 
 def _no_questions_message(mapping: dict) -> str:
     reasons = "; ".join(f"“{s['name'] or 'the file'}”: {s['reason']}" for s in mapping["sheets"])
-    return f"No sheet has a question-like column ({reasons}). Check that this is the questionnaire itself."
+    return (f"No sheet has a question-like column ({reasons}). Check that this is the questionnaire itself; if it is, "
+            "paste its questions as text (one per line) instead.")
 
 
 def propose_mapping(workbook: list[sheets.Sheet]) -> tuple[dict, str, str]:
@@ -289,10 +292,11 @@ def prepare_import(rfp, user, *, upload=None, pasted_text: str = "") -> Question
         record.mapping, record.mapping_source, record.fingerprint = propose_mapping(workbook)
         table = extract(workbook, record.mapping)
         if record.kind == QuestionImport.Kind.XLSX:
-            record.lost_features = sheets.features_lost_on_save(data, keeps_macros=upload.name.lower().endswith(".xlsm"))
+            record.lost_features = sheets.features_lost_on_save(data)
         record.original_name = upload.name[:255]
         upload.seek(0)
-        record.file.save(upload.name, upload, save=False)  # kept for remapping and the write-back export
+        # Kept for remapping and the write-back export.
+        save_or_refuse(record.file, upload.name, upload, QuestionImportError)
     elif pasted_text.strip():
         record.kind, table = QuestionImport.Kind.TEXT, parse_text(pasted_text)
     else:
@@ -343,7 +347,8 @@ def sheet_summaries(record: QuestionImport) -> list[dict]:
         summaries.append({
             "index": index, "spec": spec, "questions": kept[name], "skipped": skipped[name],
             "columns": [{"number": c, "letter": sheets.column_letter(c), "header": headers.get(str(c), ""),
-                         "role": spec["roles"].get(str(c), "ignore")} for c in columns],
+                         "role": spec["roles"].get(str(c), "ignore"), "note": spec.get("notes", {}).get(str(c), "")}
+                        for c in columns],
             "first_rows": [r for r in record.rows if r["sheet"] == name][:PREVIEW_ROWS_PER_SHEET],
         })
     return summaries
@@ -410,6 +415,6 @@ def _questions_to_write(record: QuestionImport) -> tuple[list[Question], list[Qu
 def _question_values(record: QuestionImport, row: dict, order: int) -> dict:
     values = {"section": row["section"], "number": row["number"], "text": row["text"], "order": order,
               "sheet": row.get("sheet", ""), "answer_cells": row.get("cells", {})}
-    if record.kind == QuestionImport.Kind.XLSX:
+    if record.kind in (QuestionImport.Kind.XLSX, QuestionImport.Kind.CSV):  # a file the answers can go back into
         values.update(source_import=record, source_row=row["row"])
     return values

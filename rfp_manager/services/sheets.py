@@ -99,6 +99,19 @@ def check_questionnaire_bytes(data: bytes, name: str) -> None:
         raise SheetReadError("This is a legacy Excel 97–2003 (.xls) file. Open it in Excel and save it as .xlsx, then upload that.")
     if name.lower().endswith(".xls"):
         raise SheetReadError("Legacy .xls files cannot be read. Open it in Excel and save it as .xlsx, then upload that.")
+    if name.lower().endswith(".xlsm") or _has_macros(data):
+        raise SheetReadError(
+            "The workbook is macro-enabled (.xlsm): its macros would be sent back to the client untested. Open it in "
+            "Excel, save a copy as “Excel Workbook (.xlsx)” (File › Save As) and upload that copy."
+        )
+
+
+def _has_macros(data: bytes) -> bool:
+    """A VBA project inside the package, whatever the file is called."""
+    try:
+        return "xl/vbaProject.bin" in zipfile.ZipFile(io.BytesIO(data)).namelist()
+    except zipfile.BadZipFile:
+        return False
 
 
 # --- workbooks ------------------------------------------------------------------------
@@ -110,7 +123,10 @@ def read_workbook(data: bytes) -> list[Sheet]:
     try:
         workbook = load_workbook(io.BytesIO(data), read_only=True, data_only=True)
     except Exception as exc:  # openpyxl raises many types for a non-workbook
-        raise SheetReadError(f"Not a readable XLSX workbook ({type(exc).__name__}).") from exc
+        raise SheetReadError(
+            f"Not a readable XLSX workbook ({type(exc).__name__}): the file is damaged or is not a workbook. Open it in "
+            "Excel; if it opens, save it again as .xlsx and upload that, else ask the client for a new copy."
+        ) from exc
     try:
         archive = workbook._archive
         sheets = []
@@ -189,8 +205,8 @@ def _decode(data: bytes) -> str:
     raise SheetReadError("The CSV is neither UTF-8 nor Windows-1252 text.")
 
 
-def read_csv(data: bytes) -> list[Sheet]:
-    """A CSV is one sheet without a name."""
+def csv_rows(data: bytes) -> tuple[list[list[str]], str]:
+    """The CSV's rows and its delimiter (the export writes answers back with the same one)."""
     text = _decode(data)
     try:
         dialect = csv.Sniffer().sniff(text[:4096], delimiters=",;\t|")
@@ -198,9 +214,14 @@ def read_csv(data: bytes) -> list[Sheet]:
         dialect = csv.excel
     try:
         # Only the delimiter is sniffed: the sniffer also guesses doublequote=False, which cuts "" inside fields.
-        rows = list(csv.reader(io.StringIO(text), delimiter=dialect.delimiter))
+        return list(csv.reader(io.StringIO(text), delimiter=dialect.delimiter)), dialect.delimiter
     except csv.Error as exc:  # e.g. a field larger than the csv module's limit
         raise SheetReadError(f"The CSV cannot be read: {exc}.") from exc
+
+
+def read_csv(data: bytes) -> list[Sheet]:
+    """A CSV is one sheet without a name."""
+    rows, _ = csv_rows(data)
     sheet = Sheet(name="")
     for row_number, row in enumerate(rows, start=1):
         values = {column: value for column, value in enumerate(row, start=1) if value.strip()}
@@ -215,7 +236,6 @@ def read_csv(data: bytes) -> list[Sheet]:
 
 # Parts of the package openpyxl does not write back, by the folder or name they live under.
 LOST_PARTS = (
-    ("xl/vbaProject.bin", "macros (VBA)"),
     ("xl/slicers/", "slicers"),
     ("xl/timelines/", "timelines"),
     ("xl/ctrlProps/", "form controls (checkboxes, buttons)"),
@@ -226,29 +246,26 @@ LOST_PARTS = (
     ("xl/metadata.xml", "dynamic-array formula metadata (spilled formulas may show as @ formulas)"),
     ("customXml/", "custom XML data"),
 )
-# Excel 2010+ extensions inside a sheet, by their registered extension URI.
+# Excel 2010+ extensions inside a sheet, by their registered extension URI. (Its drop-downs, x14 data
+# validations, are not lost: the export puts them back, dropdowns.keep_x14_validations.)
 LOST_EXTENSIONS = {
-    "{CCE6A557-97BC-4b89-ADB6-D9C93CAAB3DF}": "dropdowns whose list is on another sheet (Excel 2010 data validations)",
     "{78C0D931-6437-407d-A8EE-F0AAD7539E65}": "Excel 2010 conditional formatting (data bars, icon sets)",
     "{05C60535-1F16-4fd2-B633-F4F36F0B64E0}": "sparklines",
     "{A8765BA9-456A-4dab-B4F3-ACF838C121DE}": "slicers",
 }
+X14_VALIDATIONS_URI = "{CCE6A557-97BC-4b89-ADB6-D9C93CAAB3DF}"
 EXTENSION_URI = re.compile(rb'<(?:\w+:)?ext\b[^>]*\buri="(\{[^"]+\})"')
 SHAPE = re.compile(rb"<(?:\w+:)?sp\b")
 
 
-def features_lost_on_save(data: bytes, keeps_macros: bool = False) -> list[str]:
-    """What the client's file has that a copy written by openpyxl will not (told before the download).
-
-    `keeps_macros`: an .xlsm is loaded with keep_vba, so its macros survive.
-    """
+def features_lost_on_save(data: bytes) -> list[str]:
+    """What the client's file has that a copy written by openpyxl will not (told before the download)."""
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
     except zipfile.BadZipFile:
         return []
     names = archive.namelist()
-    parts = [(prefix, label) for prefix, label in LOST_PARTS if not (keeps_macros and prefix == "xl/vbaProject.bin")]
-    lost = [label for prefix, label in parts if any(n.startswith(prefix) for n in names)]
+    lost = [label for prefix, label in LOST_PARTS if any(n.startswith(prefix) for n in names)]
     drawings = [n for n in names if n.startswith("xl/drawings/drawing") and n.endswith(".xml")]
     if any(SHAPE.search(archive.read(n)) for n in drawings):
         lost.append("shapes and text boxes")
@@ -256,5 +273,6 @@ def features_lost_on_save(data: bytes, keeps_macros: bool = False) -> list[str]:
     for name in names:
         if name.startswith("xl/worksheets/sheet") and name.endswith(".xml"):
             uris.update(u.decode() for u in EXTENSION_URI.findall(archive.read(name)))
+    uris.discard(X14_VALIDATIONS_URI)
     lost += sorted({LOST_EXTENSIONS.get(uri, f"an Excel extension ({uri})") for uri in uris})
     return lost

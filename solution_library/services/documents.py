@@ -21,6 +21,7 @@ from llm_manager import services as llm
 from llm_manager.exceptions import LLMError, TransientLLMError
 from spelunker.jobs.models import ErrorCode
 from spelunker.jobs.runner import StopRequested
+from spelunker.storage import STORAGE_ERRORS, describe_storage_error
 
 from ..models import READY_STATUSES, Chunk, Document, ReviewStatus
 from . import search_index
@@ -87,6 +88,10 @@ def store_upload(filename: str, data: bytes, user=None) -> UploadResult:
     except IntegrityError:  # the same file uploaded twice at the same moment
         document.file.delete(save=False)
         return UploadResult(filename, document=Document.objects.get(content_hash=digest, source__isnull=True), duplicate=True)
+    except STORAGE_ERRORS as exc:  # no row without its file: the person uploads again once storage is back
+        logger.warning("Upload of %s refused: %s", filename, exc)
+        return UploadResult(filename, error=f"Not stored: {describe_storage_error(exc)}. Nothing was saved; "
+                                            f"upload it again once the file storage is back.")
     return UploadResult(filename, document=document)
 
 
@@ -107,6 +112,10 @@ class DocumentGone(Exception):
 
 class DocumentSuperseded(DocumentGone):
     """The document's content changed while it was processed: the newer run stores the chunks."""
+
+
+class StoredFileUnreadable(Exception):
+    """The document's file could not be read from the media storage (down, refused, missing)."""
 
 
 @dataclass
@@ -158,6 +167,10 @@ def process_document(document_id: int, embedding_model_id: int | None = None, *,
     except TransientLLMError:
         raise
     except DocumentGone as exc:
+        return ProcessResult(document_id, False, error=str(exc))
+    except StoredFileUnreadable as exc:  # the file is kept: Retry works once the storage answers again
+        if not alongside:
+            mark_failed(document_id, str(exc), code=ErrorCode.STORAGE_UNAVAILABLE)
         return ProcessResult(document_id, False, error=str(exc))
     except (UnsupportedFile, LLMError, OSError) as exc:
         if not alongside:  # a failed re-embed must not hide a document whose chunks still serve
@@ -218,8 +231,12 @@ def _embedding_model(model_id: int | None):
 
 
 def _read_file(document: Document) -> bytes:
-    with document.file.open("rb") as handle:
-        return handle.read()
+    try:
+        with document.file.open("rb") as handle:
+            return handle.read()
+    except STORAGE_ERRORS as exc:
+        raise StoredFileUnreadable(f"The file could not be read: {describe_storage_error(exc)}. "
+                                   f"Retry once the file storage answers again.") from exc
 
 
 def embed_in_batches(texts: list[str], model) -> np.ndarray:
@@ -292,8 +309,17 @@ def delete_document(document: Document) -> bool:
         if not Document.objects.select_for_update().filter(pk=document.pk).values_list("pk", flat=True).first():
             return False
         document.delete()
-    document.file.delete(save=False)  # after the commit: a file is never missing under a live row
+    delete_stored_file(document.file)  # after the commit: a file is never missing under a live row
     return True
+
+
+def delete_stored_file(field_file) -> None:
+    """Delete a removed row's file; a storage outage leaves an orphan object (logged), never a failed delete."""
+    try:
+        field_file.delete(save=False)
+    except STORAGE_ERRORS as exc:
+        logger.warning("File %s of a deleted document is left in storage: %s", field_file.name,
+                       describe_storage_error(exc), extra={"file": field_file.name})
 
 
 def _mark_ready(document: Document, text: str, chunk_count: int, model) -> None:

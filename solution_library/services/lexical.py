@@ -127,6 +127,13 @@ def _of_model(ranked: list[tuple[int, float]], model_id: int, index=None) -> lis
 
 
 def _postgres_ranking(terms, limit, model_id, document_ids, text_only) -> list[tuple[int, float]]:
+    with connection.cursor() as cursor:
+        cursor.execute(*postgres_ranking_sql(terms, limit, model_id, document_ids, text_only))
+        return [(chunk_id, float(rank)) for chunk_id, rank in cursor.fetchall()]
+
+
+def postgres_ranking_sql(terms, limit, model_id, document_ids=None, text_only=False) -> tuple[str, list]:
+    """The PostgreSQL ranking query and its parameters (a test EXPLAINs it: the GIN index, not a table scan)."""
     vector = "to_tsvector('english', text)" if text_only else "search_vector"
     where, params = "", [" or ".join(terms), model_id]
     if document_ids is not None:
@@ -136,9 +143,7 @@ def _postgres_ranking(terms, limit, model_id, document_ids, text_only) -> list[t
         "FROM solution_library_chunk, websearch_to_tsquery('english', %s) AS query "
         f"WHERE {vector} @@ query AND embedding_model_id = %s{where} ORDER BY rank DESC, id LIMIT %s"
     )
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [*params, limit])
-        return [(chunk_id, float(rank)) for chunk_id, rank in cursor.fetchall()]
+    return sql, [*params, limit]
 
 
 # --- how many chunks hold a word ------------------------------------------------------------

@@ -36,6 +36,9 @@ class Passage:
     score: float
     position: int
     heading: str = ""
+    # Why it ranks: its place in the full-text and in the meaning ranking (None: not in that list's head).
+    lexical_rank: int | None = None
+    vector_rank: int | None = None
 
 
 def search_passages(query: str, limit: int = 5, *, document_ids: list[int] | None = None, model=None) -> list[Passage]:
@@ -50,13 +53,10 @@ def search_passages(query: str, limit: int = 5, *, document_ids: list[int] | Non
     depth = max(CANDIDATES, limit)
     index = index_for(model.pk, version)
     terms = affordable_terms(questionnaire_terms(query), model.pk, version)
-    fused = fuse(
-        [
-            (lexical_ranking(terms, depth, model.pk, document_ids, index=index), LEXICAL_WEIGHT),
-            (vector_ranking(query, model, depth, document_ids, index), VECTOR_WEIGHT),
-        ]
-    )
-    passages = load_passages(fused[:depth])
+    lexical = lexical_ranking(terms, depth, model.pk, document_ids, index=index)
+    vector = vector_ranking(query, model, depth, document_ids, index)
+    fused = fuse([(lexical, LEXICAL_WEIGHT), (vector, VECTOR_WEIGHT)])
+    passages = load_passages(fused[:depth], ranks=(_ranks(lexical), _ranks(vector)))
     return rerank(query, passages)[:limit]
 
 
@@ -100,8 +100,14 @@ def fuse(rankings: list[tuple[list[tuple[int, float]], float]], k: int = RRF_K) 
     return sorted(scores.items(), key=lambda item: (-item[1], item[0]))
 
 
-def load_passages(ranked: list[tuple[int, float]]) -> list[Passage]:
-    """Passages for ranked chunk ids, in order; chunks deleted since the ranking are left out."""
+def _ranks(ranking: list[tuple[int, float]]) -> dict[int, int]:
+    return {chunk_id: rank for rank, (chunk_id, _) in enumerate(ranking, start=1)}
+
+
+def load_passages(ranked: list[tuple[int, float]], ranks: tuple[dict, dict] = ({}, {})) -> list[Passage]:
+    """Passages for ranked chunk ids, in order; chunks deleted since the ranking are left out.
+
+    `ranks`: each chunk's place in the lexical and the vector ranking, kept on the passage to say why it ranks."""
     if not ranked:
         return []
     with connection.cursor() as cursor:  # plain SQL: it runs on every search, the ORM's overhead was a third of it
@@ -113,7 +119,8 @@ def load_passages(ranked: list[tuple[int, float]]) -> list[Passage]:
         )
         found = {row[0]: row for row in cursor.fetchall()}
     return [
-        Passage(chunk_id, document_id, title, text, round(score, 6), position, heading)
+        Passage(chunk_id, document_id, title, text, round(score, 6), position, heading,
+                ranks[0].get(chunk_id), ranks[1].get(chunk_id))
         for chunk_id, score in ranked
         if (row := found.get(chunk_id)) is not None
         for _, document_id, title, text, position, heading in [row]

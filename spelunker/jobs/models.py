@@ -20,6 +20,7 @@ class ErrorCode(models.TextChoices):
     POISON_MESSAGE = "poison_message", "It stopped its worker every time"
     TIME_LIMIT = "time_limit", "Time limit exceeded"
     TASK_ERROR = "task_error", "Unexpected error"
+    STORAGE_UNAVAILABLE = "storage_unavailable", "The file storage could not be reached"
 
 
 ACTIVE_STATUSES = (JobStatus.PENDING, JobStatus.PROCESSING)

@@ -85,8 +85,10 @@ def test_five_step_tour_on_the_demo_data(live_worker, load_demo, staff_user, log
     page.click("text=See the answers")
     page.wait_for_selector("table.answers .badge-approved, table.answers .badge-needs_revision, table.answers .badge-rejected")
     shoot(page, "tour-5-answers")
+    page.click("#export-workbook")  # first what goes into the client's file, and the report of it
+    page.wait_for_selector("#export-report")
     with page.expect_download() as download:
-        page.click("#export-workbook")
+        page.click("#download-workbook")
     exported = load_workbook(io.BytesIO(download.value.path().read_bytes()))
     assert exported.sheetnames == ["Instructions", "Questionnaire"]
 

@@ -73,22 +73,6 @@ def pytest_sessionfinish(session):
 
 
 @pytest.fixture
-def queue_to_own_workers(celery_worker_process):
-    """Call with a queue name: the shared session worker leaves it, so the case's own workers get its messages."""
-    from spelunker.celery import app
-
-    left = []
-
-    def leave(queue: str) -> None:
-        app.control.cancel_consumer(queue, destination=[celery_worker_process.name], reply=True)
-        left.append(queue)
-
-    yield leave
-    for queue in left:
-        app.control.add_consumer(queue, destination=[celery_worker_process.name], reply=True)
-
-
-@pytest.fixture
 def chat_library(fake_llm):
     """The fake LLM as the default chat and embedding API, and a small library to answer from."""
     from llm_manager.testing.fixtures import register_fake_api

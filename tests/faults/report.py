@@ -31,6 +31,8 @@ ORDER = [
     "sigterm_during_a_batch_job_requeues_it_at_a_safe_point",
     "a_poison_document_is_failed_and_the_queue_keeps_flowing",
     "the_sweeper_sends_again_or_fails_a_job_whose_worker_vanished",
+    "s3_out_of_reach_uploads_are_refused_documents_fail_with_the_reason_and_retry_works",
+    "two_machines_share_no_disk_and_a_whole_worker_machine_is_replaced",
 ]
 
 

@@ -116,4 +116,4 @@ def test_the_number_of_queries_does_not_grow_with_the_data(staff_user, busy_site
         worker_check({"default": "default@host"})
 
     job_kinds = sum(not kind.is_document for kind in JOB_KINDS)
-    assert queries() == few <= 8 + job_kinds  # see spelunker/selectors.py: one per kind of thing shown
+    assert queries() == few <= 9 + job_kinds  # see spelunker/selectors.py: one per kind of thing shown

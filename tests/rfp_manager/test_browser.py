@@ -144,15 +144,27 @@ def test_mapping_step_exclude_a_sheet_change_a_role_import_answer_export(logged_
     page.click("#start-responder")
     page.wait_for_selector(".progress-block[data-status=completed]", timeout=60000)
     page.click("text=See the answers")
+    # Before the download: the choices and the report. The drafts are not reviewed yet: send them anyway.
+    from rfp_manager.services.deliverable import MARKER, clean_text
+
+    page.click("#export-workbook")
+    page.wait_for_selector("#export-report")
+    page.check("input[name=answers][value=drafts]")
+    page.click("#update-report")
+    page.wait_for_selector("#report-lines td:has-text('Security!D2')")
+    assert "open question: a Yes/No choice does not answer it" in page.inner_text("#empty-reasons")
+    page.screenshot(path=str(tmp_path / "export.png"), full_page=True)
+    print("export screenshot:", tmp_path / "export.png")
     with page.expect_download() as download_info:
-        page.click("#export-workbook")
+        page.click("#download-workbook")
     exported = load_workbook(io.BytesIO(download_info.value.path().read_bytes()))
     assert exported.sheetnames == ["Cover", "Security", "Operations"]
     security = exported["Security"]
     answers = {q.number: q.answer for q in rfp.questions.select_related("answer")}
     assert set(answers) == {"SEC-1", "SEC-2"}
     for row, number in ((2, "SEC-1"), (3, "SEC-2")):
-        assert security[f"D{row}"].value.startswith(answers[number].final_answer)
-        assert "Sources: [1]" in security[f"D{row}"].value
-        assert security[f"C{row}"].value == ({"yes": "Yes", "no": "No", "na": "N/A"}.get(answers[number].choice))
+        # The answer without its citation markers and sources; no Yes/No for a "How is …" question.
+        assert security[f"D{row}"].value == clean_text(answers[number].final_answer)
+        assert not MARKER.search(security[f"D{row}"].value) and "Sources" not in security[f"D{row}"].value
+        assert security[f"C{row}"].value is None
     assert exported["Operations"]["D2"].value is None  # the sheet left out stays as it was

@@ -130,6 +130,6 @@ def test_review_moves_confidence_and_the_rfp_page_lists_what_needs_attention_fir
     assert ordered == [insurance.text, encryption.text, backup.text]  # expert, rejected, approved
     page = user_client.get(f"/rfps/{rfp.pk}/").content.decode()
     assert page.index(insurance.text) < page.index(encryption.text) < page.index(backup.text)
-    assert "Needs a subject-matter expert" in page
-    in_order = user_client.get(f"/rfps/{rfp.pk}/", {"order": "document"}).content.decode()
+    assert 'class="badge badge-needs_expert q-status">Needs an expert' in page
+    in_order = user_client.get(f"/rfps/{rfp.pk}/", {"sort": "document"}).content.decode()
     assert in_order.index(BACKUP_QUESTION) < in_order.index(INSURANCE_QUESTION)

@@ -133,24 +133,23 @@ def test_answers_written_back_into_the_source_workbook(rfp, user_client):
     record = importing.prepare_import(rfp, None, upload=upload("acme.xlsx", xlsx_bytes(WORKBOOK_ROWS)))
     importing.apply_import(record)
     for question in rfp.questions.all():
-        _answer(question, f"Answer to {question.number}")
+        _answer(question, f"Answer to {question.number} [1].", review_verdict="approved")
 
     response = user_client.get(reverse("rfp_manager:export_workbook", args=[rfp.pk]))
     assert response["Content-Disposition"] == 'attachment; filename="acme-answered.xlsx"'
     sheet = load_workbook(io.BytesIO(response.content))["Questions"]
     assert sheet["A1"].value == "Acme RFP 2026 — vendor questionnaire"  # the client's layout is kept
-    sources = "\n\nSources: [1] Security handbook (passage 7)"  # the text cell carries where the answer comes from
-    assert [sheet.cell(row=r, column=4).value for r in (4, 5, 6, 8)] == [
-        "Answer to 1" + sources, None, "Answer to 3" + sources, "Answer to 4" + sources]
+    # The answer only: no citation marker, no list of sources in the client's cell.
+    assert [sheet.cell(row=r, column=4).value for r in (4, 5, 6, 8)] == ["Answer to 1.", None, "Answer to 3.", "Answer to 4."]
 
 
 def test_write_back_adds_an_answer_column_when_the_sheet_has_none(rfp):
     rows = [["Question"], ["Do you encrypt data?"]]
     importing.apply_import(importing.prepare_import(rfp, None, upload=upload("q.xlsx", xlsx_bytes(rows))))
-    _answer(rfp.questions.get(), "Yes [1]")
-    content, _ = export.export_into_source_workbook(rfp)
+    _answer(rfp.questions.get(), "Yes [1]", final_text="Yes [1]\n\nSources: [1] Security handbook")  # edited by a person
+    content, _, _ = export.export_into_source_file(rfp)
     sheet = load_workbook(io.BytesIO(content)).active
-    assert (sheet["B1"].value, sheet["B2"].value) == (export.WRITE_BACK_HEADER, "Yes [1]\n\nSources: [1] Security handbook (passage 7)")
+    assert (sheet["B1"].value, sheet["B2"].value) == (export.WRITE_BACK_HEADER, "Yes")
 
 
 def _truncated_sheet_xlsx() -> bytes:

@@ -17,7 +17,7 @@ from openpyxl import load_workbook
 from openpyxl.worksheet.formula import ArrayFormula
 
 from rfp_manager.models import RFP, Answer, ImportFormat, QuestionImport
-from rfp_manager.services import choices, export, importing
+from rfp_manager.services import choices, dropdowns, export, importing
 
 from . import workbooks
 
@@ -25,7 +25,6 @@ pytestmark = pytest.mark.django_db
 
 SAMPLES = Path(__file__).resolve().parents[2].parent / "shared" / "samples" / "questionnaires"
 CITATION = {"n": 1, "chunk_id": 7, "document_id": 3, "document_title": "Security handbook", "text": "…", "score": 0.8, "cited": True}
-SOURCES = "\n\nSources: [1] Security handbook (passage 7)"
 CHOICE_CYCLE = ["yes", "no", "na"]
 
 
@@ -45,10 +44,10 @@ def imported(rfp) -> list[tuple]:
 
 
 def answer_all(rfp) -> None:
-    """Answer every question, the choices cycling Yes / No / N/A."""
+    """Answer every question (drafts with a citation marker, approved by the reviewer), the choices cycling Yes / No / N/A."""
     for position, question in enumerate(rfp.questions.order_by("order")):
         Answer.objects.create(question=question, draft_text=f"Answer {position} [1]", citations=[CITATION],
-                              choice=CHOICE_CYCLE[position % 3])
+                              choice=CHOICE_CYCLE[position % 3], review_verdict="approved")
 
 
 def comparable(value):
@@ -65,15 +64,19 @@ def validations(sheet) -> list[tuple]:
     return sorted((str(v.sqref), v.type, v.formula1) for v in sheet.data_validations.dataValidation)
 
 
-def expected_writes(rfp, before) -> dict[tuple[str, str], str]:
-    """(sheet, cell) → the value the export must write there."""
-    writes = {}
+def expected_writes(rfp, original: bytes) -> dict[tuple[str, str], str]:
+    """(sheet, cell) → the value the export must write there: the answer without its marker, and in a choice cell
+    of a closed question the drop-down's own wording of the choice (nothing where the list has no such option)."""
+    lists, writes = dropdowns.Dropdowns(original), {}
     for position, question in enumerate(rfp.questions.order_by("order")):
         cells = question.answer_cells
-        writes[(question.sheet, cells["text"])] = f"Answer {position} [1]{SOURCES}"
-        if "choice" in cells:
-            allowed = export.dropdown_options(before, before[question.sheet], cells["choice"])
-            writes[(question.sheet, cells["choice"])] = export.choice_value(CHOICE_CYCLE[position % 3], allowed)
+        writes[(question.sheet, cells["text"])] = f"Answer {position}"
+        if "choice" in cells and choices.is_closed_question(question.text):
+            options = lists.options(question.sheet, cells["choice"])
+            meaning = CHOICE_CYCLE[position % 3]
+            value = choices.option_for(meaning, options, "")[0] if options else choices.MEANING_LABELS[meaning]
+            if value:
+                writes[(question.sheet, cells["choice"])] = value
     return writes
 
 
@@ -102,10 +105,11 @@ def test_structure_imports_exactly_and_exports_into_its_cells(rfp, build):
     assert all(q.answer_cells.get("text") for q in rfp.questions.all())
 
     answer_all(rfp)
-    content, name = export.export_into_source_workbook(rfp)
+    content, name, report = export.export_into_source_file(rfp)
     assert name == "client.xlsx"
-    writes = expected_writes(rfp, load_workbook(io.BytesIO(data)))
+    writes = expected_writes(rfp, data)
     assert_written_and_unchanged(data, content, writes)
+    assert report.count_written + report.count_normalised == len(writes)
     assert record.mapping["sheets"] and record.fingerprint
 
 
@@ -134,15 +138,15 @@ def test_a_sheet_formatted_to_the_last_row_is_read_to_its_content_only(rfp):
         ("Security", 11, True), ("Layout", 300, False), ("Calc", 1000, False)]
 
 
-def test_two_answer_columns_get_choice_and_text_with_sources(rfp):
+def test_two_answer_columns_get_choice_and_clean_text(rfp):
     data, _ = workbooks.answer_columns()
     import_file(rfp, "a.xlsx", data)
     assert [q.answer_cells for q in rfp.questions.order_by("order")] == [
         {"choice": f"C{r}", "text": f"D{r}"} for r in (2, 3, 4)]
     answer_all(rfp)
-    sheet = load_workbook(io.BytesIO(export.export_into_source_workbook(rfp)[0]))["Assessment"]
+    sheet = load_workbook(io.BytesIO(export.export_into_source_file(rfp)[0]))["Assessment"]
     assert [sheet[f"C{r}"].value for r in (2, 3, 4)] == ["Yes", "No", "NA"]  # the dropdown's own spelling
-    assert sheet["D2"].value == "Answer 0 [1]" + SOURCES
+    assert sheet["D2"].value == "Answer 0"  # no citation marker, no list of sources
     assert [sheet[f"{c}2"].value for c in "EFG"] == [None, None, None]  # the owner and other notes stay the client's
 
 
@@ -326,8 +330,8 @@ def test_samm_sample_imports_90_interview_questions_and_exports_into_itself(rfp)
     assert "dynamic-array formula metadata" in " ".join(record.lost_features)
 
     answer_all(rfp)
-    content, _ = export.export_into_source_workbook(rfp)
-    assert_written_and_unchanged(data, content, expected_writes(rfp, load_workbook(io.BytesIO(data))))
+    content, _, _ = export.export_into_source_file(rfp)
+    assert_written_and_unchanged(data, content, expected_writes(rfp, data))
 
 
 def test_asvs_sample_imports_every_requirement_with_its_id(rfp):
@@ -411,8 +415,13 @@ def test_merged_answer_boxes_and_unanswered_questions(rfp):
     data = workbooks.save(workbook)
     import_file(rfp, "boxes.xlsx", data)
     for number in ("Q1", "Q3"):
-        Answer.objects.create(question=rfp.questions.get(number=number), draft_text="Yes [1]", citations=[CITATION])
-    result = load_workbook(io.BytesIO(export.export_into_source_workbook(rfp)[0])).active
-    assert (result["C2"].value, result["C3"].value) == ("Yes [1]" + SOURCES, "Please describe")
+        Answer.objects.create(question=rfp.questions.get(number=number), draft_text="Yes [1]", citations=[CITATION],
+                              review_verdict="approved")
+    content, _, report = export.export_into_source_file(rfp)
+    result = load_workbook(io.BytesIO(content)).active
+    assert (result["C2"].value, result["C3"].value) == ("Yes", "Please describe")
+    assert [(line.where, line.outcome, line.detail) for line in report.lines] == [
+        ("Sheet!C2", "written", ""), ("Sheet!C3", "empty", "no answer yet"),
+        ("Sheet!C4", "empty", "the cell lies inside a merged box")]
     assert result["B4"].value == "Do you keep offline copies?"
     assert sorted(str(r) for r in result.merged_cells.ranges) == ["B4:C4", "C2:D2"]

@@ -318,6 +318,96 @@ def controls_matrix():
     return save(workbook), expected
 
 
+
+
+def with_x14_list(data: bytes, sheet_index: int, sqref: str, source: str) -> bytes:
+    """Add a drop-down in Excel 2010's extension form (x14:dataValidation, its list on another sheet), the form
+    openpyxl neither writes nor reads: clients' workbooks made in Excel have it."""
+    path = f"xl/worksheets/sheet{sheet_index}.xml"
+    extension = (
+        '<extLst><ext uri="{CCE6A557-97BC-4b89-ADB6-D9C93CAAB3DF}" '
+        'xmlns:x14="http://schemas.microsoft.com/office/spreadsheetml/2009/9/main">'
+        '<x14:dataValidations count="1" xmlns:xm="http://schemas.microsoft.com/office/excel/2006/main">'
+        '<x14:dataValidation type="list" allowBlank="1" showErrorMessage="1">'
+        f'<x14:formula1><xm:f>{source}</xm:f></x14:formula1><xm:sqref>{sqref}</xm:sqref>'
+        '</x14:dataValidation></x14:dataValidations></ext></extLst>'
+    )
+    source_zip = zipfile.ZipFile(io.BytesIO(data))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as target:
+        for name in source_zip.namelist():
+            content = source_zip.read(name)
+            if name == path:
+                content = content.replace(b"</worksheet>", extension.encode() + b"</worksheet>")
+            target.writestr(name, content)
+    return out.getvalue()
+
+
+# 10. A multi-sheet vendor assessment (the shape of a higher-education one): on the vendor-facing sheets the header
+#     cell over the ID column reads like a question header ("Question", merged over two columns or not) and the
+#     questions sit in the next column; guidance and analyst columns beside the answers; drop-downs from a named
+#     range on a hidden lists sheet, from the x14 extension form, and inline; an open question beside closed ones.
+ASSESSMENT_SHEETS = [
+    ("Company", "merged", [("COMP-01", "Describe your company, its ownership and its main products."),
+                           ("COMP-02", "Do you have a dedicated information security team?"),
+                           ("COMP-03", "Provide the number of employees in your security team."),
+                           ("COMP-04", "Is your company subject to any ongoing litigation?")]),
+    ("Data", "merged", [("DATA-01", "Is institutional data encrypted at rest?"),
+                        ("DATA-02", "Is institutional data encrypted in transit?"),
+                        ("DATA-03", "Do you store institutional data outside the country?"),
+                        ("DATA-04", "Are backups of institutional data tested at least annually?")]),
+    ("Application", "offset", [("APPL-01", "Do you perform static code analysis before each release?"),
+                               ("APPL-02", "Are third-party libraries checked for known vulnerabilities?"),
+                               ("APPL-03", "How do you handle security defects reported by customers?")]),
+]
+GUIDANCE = "Provide supporting documentation, such as a policy or an audit report, where one exists."
+
+
+def vendor_assessment():
+    workbook = Workbook()
+    instructions = workbook.active
+    instructions.title = "Instructions"
+    for row, paragraph in enumerate(["Complete every vendor-facing sheet.", "Answer with the drop-downs; explain in "
+                                     "Additional Information.", "Analyst columns are for the institution's use."], start=1):
+        instructions.cell(row=row, column=1, value=paragraph)
+    expected = []
+    for name, header_kind, questions in ASSESSMENT_SHEETS:
+        sheet = workbook.create_sheet(name)
+        sheet["A1"] = f"{name} — Vendor Assessment"
+        rows = [[qid, text, None, None, GUIDANCE] for qid, text in questions]
+        rows.insert(2, [f"{name} protection and governance controls"])  # a section row, in the ID column, merged across
+        _table(sheet, 3, ["Question", None, "Vendor Answer", "Additional Information", "Guidance", "Analyst Notes",
+                          "Analyst Score"], rows)
+        sheet.merge_cells(f"A6:G6")
+        if header_kind == "merged":
+            sheet.merge_cells("A3:B3")
+        for column in "FG":
+            sheet.column_dimensions[column].hidden = False  # analyst columns are visible, as in the real file
+        expected += [(name, qid, "" if i < 2 else f"{name} protection and governance controls", text)
+                     for i, (qid, text) in enumerate(questions)]
+    lists = workbook.create_sheet("Lists")
+    lists.sheet_state = "hidden"
+    for row, (answer, graded) in enumerate(zip(["Yes", "No", "N/A"], ["Yes", "No", "Partially", "Not Applicable"]), start=1):
+        lists.cell(row=row, column=1, value=answer)
+        lists.cell(row=row, column=2, value=graded)
+    lists["B4"] = "Not Applicable"
+    from openpyxl.workbook.defined_name import DefinedName
+    workbook.defined_names["VendorAnswers"] = DefinedName("VendorAnswers", attr_text="Lists!$A$1:$A$3")
+    dropdown(workbook["Company"], "C4:C8", "Yes,No")
+    workbook["Data"].add_data_validation(validation := DataValidation(type="list", formula1="VendorAnswers"))
+    validation.add("C4:C8")
+    summary = workbook.create_sheet("Analyst Summary")
+    cached = {}
+    _table(summary, 1, ["Sheet", "Score"], [])
+    for row, (name, _, questions) in enumerate(ASSESSMENT_SHEETS, start=2):
+        summary.cell(row=row, column=1, value=name)
+        summary.cell(row=row, column=2, value=f"=SUM('{name}'!G4:G{4 + len(questions)})")
+        cached[("Analyst Summary", f"B{row}")] = 0
+    data = save(workbook, cached)
+    application = workbook.sheetnames.index("Application") + 1
+    return with_x14_list(data, application, "C4:C7", "Lists!$B$1:$B$4"), expected
+
+
 STRUCTURES = {
     "intro-then-domains": intro_then_domains,
     "not-for-respondent": not_for_respondent,
@@ -328,4 +418,5 @@ STRUCTURES = {
     "answer-columns": answer_columns,
     "big-range-protected-merged-formulas": big_range_protected_merged_formulas,
     "controls-matrix": controls_matrix,
+    "vendor-assessment": vendor_assessment,
 }

@@ -38,6 +38,7 @@ class Rule:
 
 
 URL_ACCESS: dict[str, Rule] = {
+    "favicon": Rule(OPEN),
     "healthz": Rule(OPEN),
     "readyz": Rule(OPEN),
     "login": Rule(OPEN),
@@ -83,9 +84,15 @@ URL_ACCESS: dict[str, Rule] = {
     "rfp_manager:job_cancel": Rule(OWNER, "rfp_job", "POST", role=RFP_OWNER),
     "rfp_manager:job_retry": Rule(OWNER, "rfp_job", "POST", role=RFP_OWNER),
     "rfp_manager:answer_edit": Rule(OWNER, "question"),
+    "rfp_manager:answer_sources": Rule(OWNER, "question"),
+    "rfp_manager:question_approve": Rule(OWNER, "question", "POST"),
+    "rfp_manager:question_redraft": Rule(OWNER, "question", "POST"),
+    "rfp_manager:workspace_bulk": Rule(OWNER, "rfp", "POST"),
     "rfp_manager:export_xlsx": Rule(OWNER, "rfp"),
     "rfp_manager:export_csv": Rule(OWNER, "rfp"),
     "rfp_manager:export_workbook": Rule(OWNER, "rfp", rightful_status=404),
+    "rfp_manager:export_choices": Rule(OWNER, "rfp", rightful_status=404),
+    "rfp_manager:export_sources": Rule(OWNER, "rfp"),
     # The answer library is read like the document library; its editors change it, the others propose.
     # Approving an RFP's answer needs the right to edit that answer (an editor saves it, anyone else proposes it).
     "answer_library:index": Rule(SIGNED_IN),

@@ -27,7 +27,7 @@ def test_upload_watch_ready_and_search(live_worker, offline_embedding, user, log
         page.wait_for_function(
             f"() => document.querySelector('li[data-filename=\"{name}\"]')?.dataset.status === 'pending_review'",
             timeout=60_000)
-        assert "Pending review" in rows.filter(has_text=name).inner_text()
+        assert "Ready" in rows.filter(has_text=name).inner_text()
     # The documents table refreshed itself too.
     page.locator("#documents").get_by_text("onboarding").wait_for()
     page.screenshot(path="var/solution_library_upload.png", full_page=True)

@@ -82,7 +82,7 @@ def test_source_pages_are_staff_only(user_client):
 
 def test_library_page_lists_documents(library, user_client):
     response = user_client.get("/library/")
-    assert b"Pricing sheet" in response.content and b"Pending review" in response.content
+    assert b"Pricing sheet" in response.content and b"Ready" in response.content and b"Pending review" not in response.content
 
 
 @override_settings(AUTO_EMBED_DOCUMENTS=False)
@@ -122,3 +122,23 @@ def test_admin_action_creates_an_embed_batch_job(library, staff_client):
     job = EmbedBatchJob.objects.get()
     assert response["Location"] == f"/library/embed-jobs/{job.pk}/"
     assert sorted(job.document_ids) == sorted(ids) and job.total_items == 2
+
+
+def test_snippet_is_the_sentence_that_answers_with_the_words_marked():
+    from solution_library.services.snippets import best_snippet
+
+    passage = ("# Key management\n\nAll keys live in hardware security modules operated by the provider, which are "
+               "certified to FIPS 140-2 level 3 and audited every year by an independent firm. "
+               "Encryption keys are rotated every 90 days, and at once after an incident. Access to <keys> is logged.")
+    snippet = best_snippet("How often are encryption keys rotated?", passage)
+    assert snippet.html.startswith("… <mark>Encryption</mark> <mark>keys</mark> are <mark>rotated</mark> every 90 days")
+    assert "&lt;<mark>keys</mark>&gt;" in snippet.html  # the passage's own text stays escaped
+    assert snippet.matched == ["encryption", "keys", "rotated"]
+    assert snippet.text.startswith("Encryption keys are rotated every 90 days")
+
+
+def test_search_page_says_why_each_passage_ranks(library, user_client):
+    page = user_client.get("/library/search/", {"q": "How long are backups kept?"}).content.decode()
+    assert "<mark>Backups</mark> are <mark>kept</mark> for thirty days" in page
+    assert "Words matched: backups, kept" in page and "full-text rank 1" in page and "meaning rank" in page
+    assert "score 0." not in page

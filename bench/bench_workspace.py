@@ -1,0 +1,84 @@
+"""The answers workspace at 2,000 questions (issue 21: a page in ≤ 200 ms server time and ≤ 300 KB of HTML).
+
+    set -a; source .run/<dir>/env; set +a
+    .venv/bin/python bench/bench_workspace.py [--questions 2000] [--runs 20] [--json out.json]
+
+Builds an RFP of `--questions` questions answered as the batch jobs leave them
+(rfp_manager.testing.make_answered_rfp: drafts, verdicts, expert flags, some
+unanswered), then times, through Django's test client against the stack's
+database (no network: the server's own time), the requests a reviewer makes:
+the RFP page (first page, needs attention first), a page deep in document
+order, a filtered and searched page, and the htmx swap of the workspace alone.
+Prints each request's median and p90 time, its CPU time in this process (what
+the request costs the web process, apart from waiting for a core on a loaded
+machine, and apart from the database's own time) and its HTML size.
+
+Baseline, in the same run: the same RFP page with every question on one page
+(the workspace's page size set to the question count), which is what the page
+was before paging. The ratio is the load-independent figure. The rows are deleted.
+"""
+import argparse
+import json
+import os
+import statistics
+import time
+
+from _setup import percentile, setup_django
+
+REQUESTS = {
+    "RFP page, first page": "",
+    "page 41 in document order": "?sort=document&page=41",
+    "filtered: drafted, a section, words": "?status=drafted&section=Resilience&q=backups",
+}
+
+
+def measure(client, url: str, runs: int, headers: dict | None = None) -> dict:
+    client.get(url, headers=headers or {})  # warm: templates, connections
+    times, cpu, size = [], [], 0
+    for _ in range(runs):
+        started, started_cpu = time.perf_counter(), time.process_time()
+        response = client.get(url, headers=headers or {})
+        times.append((time.perf_counter() - started) * 1000)
+        cpu.append((time.process_time() - started_cpu) * 1000)
+        assert response.status_code == 200, (url, response.status_code)
+        size = len(response.content)
+    return {"p50_ms": statistics.median(times), "p90_ms": percentile(times, 90), "cpu_ms": statistics.median(cpu),
+            "kb": size / 1024}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--questions", type=int, default=2000)
+    parser.add_argument("--runs", type=int, default=20)
+    parser.add_argument("--json")
+    args = parser.parse_args()
+    setup_django()
+    from django.contrib.auth import get_user_model
+    from django.test import Client
+
+    from rfp_manager.services import workspace
+    from rfp_manager.testing import make_answered_rfp
+
+    user, _ = get_user_model().objects.get_or_create(username="bench-workspace")
+    rfp = make_answered_rfp(user, args.questions, f"Workspace benchmark ({args.questions} questions)")
+    client = Client(HTTP_HOST="127.0.0.1")
+    client.force_login(user)
+    base = f"/rfps/{rfp.pk}/"
+    try:
+        results = {name: measure(client, base + query, args.runs) for name, query in REQUESTS.items()}
+        results["htmx swap of the workspace (page 2)"] = measure(
+            client, base + "?page=2", args.runs, {"HX-Request": "true", "HX-Target": "workspace"})
+        workspace.PAGE_SIZE = args.questions  # the baseline: every question on the page, as before paging
+        baseline = measure(client, base, max(3, args.runs // 4))
+    finally:
+        rfp.delete()
+    for name, r in [*results.items(), ("baseline: every question on one page", baseline)]:
+        print(f"{name}: p50 {r['p50_ms']:.1f} ms, p90 {r['p90_ms']:.1f} ms, CPU {r['cpu_ms']:.1f} ms, {r['kb']:.0f} KB")
+    if args.json:
+        with open(args.json, "w") as out:
+            json.dump({"questions": args.questions, "runs": args.runs, "requests": results, "baseline": baseline,
+                       "load": os.getloadavg()}, out, indent=1)
+
+
+if __name__ == "__main__":
+    main()

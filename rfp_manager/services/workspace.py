@@ -1,0 +1,123 @@
+"""The answers workspace: an RFP's questions filtered, sorted and cut into pages on the server.
+
+Everything here is a queryset operation on indexed columns (the question's
+status, the answer's confidence) so that a questionnaire of thousands of
+questions costs a page of rows, a count and a few small aggregates per request.
+"""
+from django.core.exceptions import FieldDoesNotExist
+from django.core.paginator import Paginator
+from django.urls import NoReverseMatch, reverse
+from django.utils.http import urlencode
+from django.db.models import Case, Exists, F, IntegerField, OuterRef, Q, Value, When
+
+from answer_library.models import Entry
+
+from ..models import Question
+from .answering import attention_order
+
+PAGE_SIZE = 25
+
+# Confidence bands as a reader sees them; the bounds match the colours of the confidence column.
+LOW_BELOW, HIGH_FROM = 0.5, 0.8
+CONFIDENCE_BANDS = [("low", "Low (below 0.5)"), ("medium", "Medium (0.5 to 0.8)"), ("high", "High (0.8 and over)"),
+                    ("none", "No confidence yet")]
+ORIGINS = [("library", "From the answer library"), ("drafted", "Drafted from the documents"), ("edited", "Edited by a person")]
+SORTS = [("attention", "Needs attention first"), ("document", "Document order"), ("confidence", "Lowest confidence first"),
+         ("-confidence", "Highest confidence first"), ("status", "By status")]
+
+BAND_FILTERS = {
+    "low": Q(answer__confidence__lt=LOW_BELOW),
+    "medium": Q(answer__confidence__gte=LOW_BELOW, answer__confidence__lt=HIGH_FROM),
+    "high": Q(answer__confidence__gte=HIGH_FROM),
+    "none": Q(answer__confidence__isnull=True),
+}
+# The same rules as Answer.origin, as filters.
+ORIGIN_FILTERS = {
+    # __gt="" rather than a negation: a negated condition on the joined answer would also match no answer at all.
+    "edited": Q(answer__final_text__gt=""),
+    "library": Q(answer__final_text="", answer__library_entry__isnull=False),
+    "drafted": Q(answer__final_text="", answer__library_entry__isnull=True, answer__needs_expert=False,
+                 answer__draft_text__gt=""),
+}
+STATUS_ORDER = ["needs_expert", "in_review", "drafted", "unanswered", "approved"]
+
+# Who answers a question, when assignment exists (issue 21, point 3: teamwork.Assignment, one per question).
+ASSIGNMENT_RELATION = "assignment"
+ASSIGNEE_LOOKUP = f"{ASSIGNMENT_RELATION}__assignee"
+
+
+def assignment_enabled() -> bool:
+    """Whether questions can be assigned here: the assignee filter, "mine" and the assign action depend on it."""
+    try:
+        Question._meta.get_field(ASSIGNMENT_RELATION)
+    except FieldDoesNotExist:
+        return False
+    return True
+
+
+def assign_url(rfp, question_ids=()) -> str:
+    """The assignment page (teamwork:assign) with these questions ticked; "" while assignment does not exist."""
+    try:
+        url = reverse("teamwork:assign", args=[rfp.pk])
+    except NoReverseMatch:
+        return ""
+    return f"{url}?{urlencode([('q', pk) for pk in question_ids])}" if question_ids else url
+
+
+def sections(rfp) -> list[str]:
+    return list(rfp.questions.exclude(section="").order_by("section").values_list("section", flat=True).distinct())
+
+
+def rows(questions):
+    """Questions with what a row shows: the answer and its people, and whether it was saved to the answer library."""
+    saved = Entry.objects.filter(origin_answer=OuterRef("answer")).exclude(status=Entry.Status.MERGED)
+    related = ["answer", "answer__library_entry", "answer__edited_by", "answer__approved_by"]
+    if assignment_enabled():
+        related.append(ASSIGNEE_LOOKUP)
+    return questions.select_related(*related).annotate(saved_to_library=Exists(saved))
+
+
+def filtered_questions(rfp, filters: dict, user):
+    """The RFP's questions matching `filters` (a WorkspaceFilterForm's cleaned_data), in its sort order."""
+    questions = rows(rfp.questions.all())
+    if filters.get("q"):
+        words = filters["q"].strip()
+        questions = questions.filter(Q(text__icontains=words) | Q(number__iexact=words)
+                                     | Q(answer__final_text__icontains=words) | Q(answer__draft_text__icontains=words))
+    if filters.get("section"):
+        questions = questions.filter(section=filters["section"])
+    if filters.get("status"):
+        questions = questions.filter(status=filters["status"])
+    if filters.get("verdict") == "none":
+        questions = questions.filter(Q(answer__isnull=True) | Q(answer__review_verdict=""))
+    elif filters.get("verdict"):
+        questions = questions.filter(answer__review_verdict=filters["verdict"])
+    if filters.get("band"):
+        questions = questions.filter(BAND_FILTERS[filters["band"]])
+    if filters.get("origin"):
+        questions = questions.filter(ORIGIN_FILTERS[filters["origin"]])
+    if assignment_enabled():
+        if filters.get("assignee"):
+            questions = questions.filter(**{f"{ASSIGNEE_LOOKUP}_id": filters["assignee"]})
+        if filters.get("mine"):
+            questions = questions.filter(**{ASSIGNEE_LOOKUP: user})
+    return sorted_questions(questions, filters.get("sort") or "attention")
+
+
+def sorted_questions(questions, sort: str):
+    if sort == "document":
+        return questions.order_by("order", "pk")
+    if sort in ("confidence", "-confidence"):
+        confidence = F("answer__confidence")
+        key = confidence.asc(nulls_first=True) if sort == "confidence" else confidence.desc(nulls_last=True)
+        return questions.order_by(key, "order", "pk")
+    if sort == "status":
+        rank = Case(*[When(status=s, then=Value(n)) for n, s in enumerate(STATUS_ORDER)], output_field=IntegerField())
+        return questions.annotate(status_rank=rank).order_by("status_rank", "order", "pk")
+    return attention_order(questions)
+
+
+def page_of(questions, number: int | None, size: int | None = None):
+    """One page of the questions (the last page when `number` is past the end); PAGE_SIZE unless `size`."""
+    return Paginator(questions, size or PAGE_SIZE).get_page(number or 1)
+

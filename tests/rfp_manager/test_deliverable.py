@@ -1,0 +1,337 @@
+"""The client's questionnaire back, ready to send (issue 20, workbooks): clean answer cells, only the answers
+chosen, choices from each cell's own drop-down, citations only where the user put them, a report of it all."""
+import csv
+import io
+import re
+from pathlib import Path
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.urls import reverse
+from openpyxl import Workbook, load_workbook
+
+from llm_manager.providers.offline import NO_PASSAGE_ANSWER
+from rfp_manager.models import RFP, Answer, QuestionImport
+from rfp_manager.services import choices, deliverable, dropdowns, export, importing
+
+from . import workbooks
+from .test_questionnaires import CITATION, assert_written_and_unchanged, comparable, import_file
+
+pytestmark = pytest.mark.django_db
+
+SAMPLES = Path(__file__).resolve().parents[2].parent / "shared" / "samples" / "questionnaires"
+MARKER_OR_SOURCES = re.compile(r"\[\d+\]|Sources?:|passage \d", re.IGNORECASE)
+
+
+@pytest.fixture
+def rfp(user):
+    return RFP.objects.create(name="Acme", owner=user)
+
+
+def answer(rfp, number, text, choice="", **fields):
+    return Answer.objects.create(question=rfp.questions.get(number=number), draft_text=text, citations=[CITATION],
+                                 choice=choice, **fields)
+
+
+def outcomes(report) -> dict[str, tuple[str, str]]:
+    return {line.where: (line.outcome, line.detail) for line in report.lines}
+
+
+# --- point 3: questions found by content ------------------------------------------------------------------
+
+def test_vendor_assessment_sheets_and_columns_found_by_content(rfp, user_client):
+    """The header over the ID column says "Question"; the questions are in the next column; guidance and analyst
+    columns sit beside the answers. Before, these sheets were left out as "few question-like rows (0 of 5)"."""
+    data, expected = workbooks.vendor_assessment()
+    record = importing.prepare_import(rfp, rfp.owner, upload=SimpleUploadedFile("assessment.xlsx", data))
+    sheets = {s["name"]: s for s in record.mapping["sheets"]}
+    assert {name: s["reason"] for name, s in sheets.items()} == {
+        "Instructions": "instructions sheet", "Company": "", "Data": "", "Application": "", "Lists": "hidden sheet",
+        "Analyst Summary": "analyst evaluation sheet"}
+    for name in ("Company", "Data", "Application"):
+        assert sheets[name]["roles"] == {"1": "id", "2": "question", "3": "choice", "4": "text"}, name
+        assert sheets[name]["notes"] == {"5": "guidance for the respondent, not an answer column",
+                                         "6": "for the client's analyst, not an answer column",
+                                         "7": "for the client's analyst, not an answer column"}
+    assert [(r["sheet"], r["number"], r["section"], r["text"]) for r in record.rows] == expected
+    preview = user_client.get(reverse("rfp_manager:import_preview", args=[record.pk])).content.decode()
+    assert "guidance for the respondent, not an answer column" in preview and "instructions sheet" in preview
+
+
+# --- point 2: choices from the cell's own list --------------------------------------------------------------
+
+def test_choices_come_from_each_cells_own_list_and_only_for_closed_questions(rfp):
+    data, _ = workbooks.vendor_assessment()
+    import_file(rfp, "assessment.xlsx", data)
+    approved = {"review_verdict": "approved"}
+    answer(rfp, "COMP-01", "Yes, Acme is a private company founded in 2009 [1].", "yes", **approved)  # open question
+    answer(rfp, "COMP-02", "Yes, a team of six [1].", "yes", **approved)  # inline list
+    answer(rfp, "DATA-01", "Yes, AES-256 [1].", "yes", **approved)  # a named range on the hidden lists sheet
+    answer(rfp, "DATA-02", "N/A: no data is sent [1].", "na", **approved)
+    answer(rfp, "DATA-03", "Partially: backups only [1].", "partly", **approved)  # that list has no "partly"
+    answer(rfp, "APPL-01", "Partially, for the main product [1].", "partly", **approved)  # x14 list (openpyxl drops it)
+    answer(rfp, "APPL-02", "Not applicable here [1].", "na", **approved)
+    answer(rfp, "APPL-03", "Yes, within 30 days [1].", "yes", **approved)  # "How do you …": open
+
+    content, _, report = export.export_into_source_file(rfp)
+    result = load_workbook(io.BytesIO(content))
+    values = {f"{s}!{c}": result[s][c].value for s, c in [("Company", "C4"), ("Company", "C5"), ("Data", "C4"), ("Data", "C5"),
+                                                           ("Data", "C7"), ("Application", "C4"), ("Application", "C5"),
+                                                           ("Application", "C7")]}
+    assert values == {"Company!C4": None, "Company!C5": "Yes", "Data!C4": "Yes", "Data!C5": "N/A", "Data!C7": None,
+                      "Application!C4": "Partially", "Application!C5": "Not Applicable", "Application!C7": None}
+    lines = outcomes(report)
+    assert lines["Company!C4"] == ("empty", "open question: a Yes/No choice does not answer it")
+    assert lines["Application!C7"] == ("empty", "open question: a Yes/No choice does not answer it")
+    assert lines["Data!C7"] == ("empty", "the cell's list has no option meaning “Partly”")
+    assert lines["Application!C4"] == ("normalised", "“Partly” → “Partially”")
+    assert lines["Application!C5"] == ("normalised", "“N/A” → “Not Applicable”")
+    assert lines["Company!D4"] == ("written", "")  # the open question's text answer is written
+    assert result["Company"]["D4"].value == "Yes, Acme is a private company founded in 2009."
+    # The copy keeps every drop-down, the x14 one openpyxl drops included (put back into the sheet's XML).
+    kept = dropdowns.Dropdowns(content)
+    assert [kept.options(s, "C4") for s in ("Company", "Data", "Application")] == [
+        ["Yes", "No"], ["Yes", "No", "N/A"], ["Yes", "No", "Partially", "Not Applicable"]]
+    record = QuestionImport.objects.get(rfp=rfp)
+    assert not any("drop" in feature for feature in record.lost_features)
+
+
+@pytest.mark.parametrize("text, closed", [
+    ("Describe your company and its ownership.", False), ("How often are backups tested?", False),
+    ("Provide the number of employees.", False), ("Do you encrypt data at rest?", True),
+    ("Is MFA enforced?", True), ("Verify that passwords are at least 12 characters.", True),
+    ("Please confirm that data stays in the EU.", True), ("The supplier shall keep logs for a year.", True),
+    ("Company name", False),
+])
+def test_closed_questions(text, closed):
+    assert choices.is_closed_question(text) is closed
+
+
+def test_a_graded_list_gets_the_option_the_answer_words_best():
+    options = ["No", "Yes, we review it annually", "Yes, we consult the plan before making significant decisions"]
+    assert choices.option_for("yes", options, "Yes: the plan is reviewed annually.")[0] == "Yes, we review it annually"
+    value, note = choices.option_for("yes", options, "Yes.")
+    assert value == "Yes, we review it annually" and "one of 2 options" in note  # the least it claims, and a note
+    assert choices.option_for("no", ["Implemented", "Partially implemented", "Not implemented"], "")[0] == "Not implemented"
+    assert choices.option_for("na", ["Compliant", "Non-compliant"], "")[0] == ""
+
+
+def test_a_list_that_cannot_be_read_leaves_the_cell_empty_and_says_what_to_do(rfp):
+    workbook = Workbook()
+    sheet = workbook.active
+    sheet.append(["ID", "Question", "Compliant", "Comments"])
+    sheet.append(["Q1", "Do you encrypt backups?"])
+    sheet.append(["Q2", "Do you test restores?"])
+    sheet.append(["Q3", "Do you keep offline copies?"])
+    workbooks.dropdown(sheet, "C2:C4")
+    from openpyxl.worksheet.datavalidation import DataValidation
+    sheet.data_validations.dataValidation.clear()
+    computed = DataValidation(type="list", formula1='INDIRECT("Answers_"&$A2)')
+    sheet.add_data_validation(computed)
+    computed.add("C2:C4")
+    import_file(rfp, "indirect.xlsx", workbooks.save(workbook))
+    answer(rfp, "Q1", "Yes [1].", "yes", review_verdict="approved")
+    content, _, report = export.export_into_source_file(rfp)
+    result = load_workbook(io.BytesIO(content)).active
+    assert (result["C2"].value, result["D2"].value) == (None, "Yes.")
+    outcome, detail = outcomes(report)["Sheet!C2"]
+    assert outcome == "empty" and "cannot be read" in detail and "choose the value in Excel" in detail
+
+
+# --- point 1: only the answers chosen, clean, and a report ---------------------------------------------------
+
+ANSWER_STATES = {  # number → (fields of the answer, written by default, written with "every draft")
+    "DATA-01": ({"review_verdict": "approved"}, True, True),
+    "DATA-02": ({"final_text": "Edited by a person [2]."}, True, True),
+    "DATA-03": ({}, False, True),  # a draft not reviewed
+    "DATA-04": ({"review_verdict": "needs_revision"}, False, True),
+    "APPL-01": ({"review_verdict": "rejected"}, False, False),
+    "APPL-02": ({"draft_text": NO_PASSAGE_ANSWER, "needs_expert": True, "review_verdict": "approved"}, False, False),
+}
+
+
+@pytest.mark.parametrize("which", ["approved", "drafts"])
+def test_only_the_answers_chosen_go_out_never_a_placeholder_or_a_rejected_draft(rfp, which):
+    data, _ = workbooks.vendor_assessment()
+    import_file(rfp, "assessment.xlsx", data)
+    for number, (fields, _, _) in ANSWER_STATES.items():
+        fields = dict(fields)
+        answer(rfp, number, fields.pop("draft_text", f"Draft for {number} [1]."), **fields)
+    content, _, report = export.export_into_source_file(rfp, deliverable.ExportChoices(answers=which))
+
+    expected = {}
+    for number, (fields, by_default, with_drafts) in ANSWER_STATES.items():
+        question = rfp.questions.get(number=number)
+        if (by_default if which == "approved" else with_drafts):
+            expected[(question.sheet, question.answer_cells["text"])] = (
+                "Edited by a person." if "final_text" in fields else f"Draft for {number}.")
+    assert_written_and_unchanged(data, content, expected)
+    lines = outcomes(report)
+    assert lines["Application!D4"] == ("empty", "rejected by the reviewer")
+    assert lines["Application!D5"][1] == "the library has no supporting content (placeholder): an expert must answer"
+    if which == "approved":
+        assert lines["Data!D7"] == ("empty", "draft not reviewed: only approved or edited answers were chosen")
+        assert lines["Data!D8"] == ("empty", "draft needs revision: only approved or edited answers were chosen")
+    assert lines["Company!D4"] == ("empty", "no answer yet")
+
+
+def test_citations_in_a_column_or_a_companion_sheet_and_the_report_as_a_sheet(rfp, user_client):
+    data, _ = workbooks.vendor_assessment()
+    import_file(rfp, "assessment.xlsx", data)
+    answer(rfp, "DATA-01", "Yes, AES-256 [1].", "yes", review_verdict="approved")
+
+    chosen = deliverable.ExportChoices(citations="column", citation_column="H")
+    result = load_workbook(io.BytesIO(export.export_into_source_file(rfp, chosen)[0]))
+    assert (result["Data"]["D4"].value, result["Data"]["H4"].value) == ("Yes, AES-256.", "Security handbook (passage 7)")
+    assert result.sheetnames == load_workbook(io.BytesIO(data)).sheetnames
+
+    chosen = deliverable.ExportChoices(citations="companion", report_sheet=True)
+    content, _, report = export.export_into_source_file(rfp, chosen)
+    result = load_workbook(io.BytesIO(content))
+    assert result.sheetnames[-2:] == ["Sources", "Export report"]
+    assert [[c.value for c in row] for row in result["Sources"].iter_rows()] == [
+        ["Sheet", "Row", "ID", "Question", "Sources"],
+        ["Data", "4", "DATA-01", "Is institutional data encrypted at rest?", "Security handbook (passage 7)"]]
+    report_rows = [[c.value for c in row] for row in result["Export report"].iter_rows()]
+    assert report_rows[0] == ["Question", "Where", "Outcome", "Detail"] and len(report_rows) == len(report.lines) + 1
+    assert ["Data!C4", "written", None] in [row[1:] for row in report_rows]
+    assert result["Data"]["H4"].value is None  # no citation in the questionnaire itself this time
+    # The added sheets come after the client's, which are unchanged but for the answer's two cells.
+    without_added = load_workbook(io.BytesIO(content))
+    for name in ("Sources", "Export report"):
+        del without_added[name]
+    assert_written_and_unchanged(data, workbooks.save(without_added), {("Data", "D4"): "Yes, AES-256.", ("Data", "C4"): "Yes"})
+
+    response = user_client.get(reverse("rfp_manager:export_sources", args=[rfp.pk]), chosen.as_params())
+    rows = list(csv.reader(io.StringIO(response.content.decode("utf-8-sig"))))
+    assert rows == [["Sheet", "Row", "ID", "Question", "Sources"],
+                    ["Data", "4", "DATA-01", "Is institutional data encrypted at rest?", "Security handbook (passage 7)"]]
+
+
+def test_the_choices_page_shows_the_report_before_the_download(rfp, user_client):
+    data, _ = workbooks.vendor_assessment()
+    import_file(rfp, "assessment.xlsx", data)
+    answer(rfp, "DATA-01", "Yes, AES-256 [1].", "yes", review_verdict="approved")
+    answer(rfp, "APPL-01", "Draft [1].", "yes", review_verdict="rejected")
+    page = user_client.get(reverse("rfp_manager:export_choices", args=[rfp.pk]), {"answers": "drafts"}).content.decode()
+    assert "rejected by the reviewer" in page and "9 × no answer yet" in page
+    assert re.search(r"<strong>2</strong> written", page)  # DATA-01's text and choice cells
+    assert "answers=drafts" in page  # the download link carries the choices shown
+    response = user_client.get(reverse("rfp_manager:export_workbook", args=[rfp.pk]), {"answers": "drafts"})
+    assert load_workbook(io.BytesIO(response.content))["Data"]["D4"].value == "Yes, AES-256."
+
+
+def test_clean_text_removes_markers_and_source_lists():
+    text = "Data is encrypted [1]. Keys rotate yearly [2, 3].\nBackups [4–5] are kept.\n\nSources: [1] Handbook"
+    assert deliverable.clean_text(text) == "Data is encrypted. Keys rotate yearly.\nBackups are kept."
+
+
+# --- point 5: bad input gets a clear answer ---------------------------------------------------------------
+
+def with_macros(data: bytes) -> bytes:
+    import zipfile
+
+    out = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(data)) as source, zipfile.ZipFile(out, "w") as target:
+        for name in source.namelist():
+            target.writestr(name, source.read(name))
+        target.writestr("xl/vbaProject.bin", b"\xd0\xcf\x11\xe0 not really VBA")
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("name, make, message", [
+    ("macros.xlsm", lambda data: data, "macro-enabled (.xlsm)"),
+    ("renamed.xlsx", with_macros, "save a copy as “Excel Workbook (.xlsx)”"),
+    ("damaged.xlsx", lambda data: data[: len(data) // 3], "ask the client for a new copy"),
+], ids=["xlsm", "macros-in-an-xlsx", "damaged"])
+def test_macro_enabled_or_damaged_workbooks_are_refused_with_what_to_do(rfp, user_client, name, make, message):
+    data, _ = workbooks.answer_columns()
+    response = user_client.post(reverse("rfp_manager:import", args=[rfp.pk]), {"file": SimpleUploadedFile(name, make(data))})
+    assert response.status_code == 400 and message in response.content.decode()
+    assert not QuestionImport.objects.exists() and not rfp.questions.exists()
+
+
+# --- the SAMM sample: only its own drop-down values, no marker, no placeholder -------------------------------
+
+def samm_options(original: bytes) -> dict[str, list[str]]:
+    """Each Interview answer cell's options, read with openpyxl (not our reader): the validation's defined name,
+    its range on the lists sheet, the values Excel cached there."""
+    formulas, values = load_workbook(io.BytesIO(original)), load_workbook(io.BytesIO(original), data_only=True)
+    options = {}
+    for validation in formulas["Interview"].data_validations.dataValidation:
+        name = formulas.defined_names.get(validation.formula1)
+        if name is None:
+            continue
+        (sheet, cells), = name.destinations
+        listed = [str(c.value) for row in values[sheet][cells.replace("$", "")] for c in row if c.value not in (None, "")]
+        for cell in str(validation.sqref).split():
+            options[cell] = listed
+    return options
+
+
+def test_samm_export_writes_only_its_own_dropdown_values_and_no_marker_or_placeholder(rfp):
+    data = (SAMPLES / "SAMM_spreadsheet.xlsx").read_bytes()
+    import_file(rfp, "SAMM_spreadsheet.xlsx", data)
+    states = [
+        {"draft_text": "Yes, we review it annually [1]. Sources: [1] Strategy (passage 3)", "choice": "yes", "review_verdict": "approved"},
+        {"draft_text": NO_PASSAGE_ANSWER, "needs_expert": True, "review_verdict": "approved"},
+        {"draft_text": "Yes [1].", "choice": "yes", "review_verdict": "rejected"},
+        {"draft_text": "No, not yet [2].", "choice": "no", "review_verdict": "approved"},
+        {"draft_text": "N/A for us [1].", "choice": "na", "final_text": "N/A for us [1]."},
+        {"draft_text": "Partially [1].", "choice": "partly", "review_verdict": "approved"},
+    ]
+    for position, question in enumerate(rfp.questions.order_by("order")):
+        Answer.objects.create(question=question, citations=[CITATION], **states[position % len(states)])
+    content, _, report = export.export_into_source_file(rfp)
+
+    before, after = load_workbook(io.BytesIO(data)), load_workbook(io.BytesIO(content))
+    options = samm_options(data)
+    choice_cells = {q.answer_cells["choice"] for q in rfp.questions.all()}
+    assert len(choice_cells) == 90 and choice_cells <= set(options)
+    written = [c for c in choice_cells if after["Interview"][c].value is not None]
+    assert len(written) == 30  # the approved Yes and No; never the rejected, the placeholder, nor a meaning SAMM lacks
+    assert all(after["Interview"][c].value in options[c] for c in written)
+    changed = [cell.value for name in before.sheetnames for cell in after[name]._cells.values()
+               if comparable(cell.value) != comparable(before[name][cell.coordinate].value)]
+    assert len(changed) == 30 + 60  # and the text cells of the approved and edited answers
+    assert not any(MARKER_OR_SOURCES.search(str(v)) or "No supporting content" in str(v) for v in changed)
+    assert dict(report.empty_reasons) == {
+        "rejected by the reviewer": 15,
+        "the library has no supporting content (placeholder): an expert must answer": 15,
+        "the cell's list has no option meaning “Partly”": 15, "the cell's list has no option meaning “N/A”": 15}
+
+
+# --- a CSV questionnaire comes back as the same CSV -------------------------------------------------------
+
+def test_a_csv_questionnaire_comes_back_with_its_answers_in_its_own_columns(rfp, user_client):
+    data = ("Ref;Requirement;Compliant;Response;Notes\n"
+            "R1;Do you encrypt data at rest?;;;keep\n"
+            "R2;Describe your backup process.;;;\n"
+            "R3;Do you test restores?;;;\n").encode()
+    import_file(rfp, "client.csv", data)
+    answer(rfp, "R1", "Yes, AES-256 [1].", "yes", review_verdict="approved")
+    answer(rfp, "R2", "Nightly, kept 35 days [1].", "yes", review_verdict="approved")  # open: no Yes
+    answer(rfp, "R3", "Yes [1].", "yes", review_verdict="rejected")
+    response = user_client.get(reverse("rfp_manager:export_workbook", args=[rfp.pk]))
+    assert response["Content-Disposition"] == 'attachment; filename="client-answered.csv"'
+    rows = list(csv.reader(io.StringIO(response.content.decode("utf-8-sig")), delimiter=";"))
+    assert rows == [["Ref", "Requirement", "Compliant", "Response", "Notes"],
+                    ["R1", "Do you encrypt data at rest?", "Yes", "Yes, AES-256.", "keep"],
+                    ["R2", "Describe your backup process.", "", "Nightly, kept 35 days.", ""],
+                    ["R3", "Do you test restores?", "", "", ""]]
+
+
+def test_asvs_sample_comes_back_with_an_answer_column_and_every_row_kept(rfp):
+    data = (SAMPLES / "OWASP Application Security Verification Standard 4.0.3-en.csv").read_bytes()
+    import_file(rfp, "asvs.csv", data)
+    assert rfp.questions.count() == 278
+    answer(rfp, "V1.1.1", "Yes: a secure SDLC is followed [1]. Sources: [1] SDLC policy", "yes", review_verdict="approved")
+    content, _, report = export.export_into_source_file(rfp)
+    before = list(csv.reader(io.StringIO(data.decode("utf-8-sig"))))
+    after = list(csv.reader(io.StringIO(content.decode("utf-8-sig"))))
+    assert len(after) == len(before)
+    assert after[0] == before[0] + [export.WRITE_BACK_HEADER]
+    answered = next(i for i, row in enumerate(before) if "V1.1.1" in row)
+    assert after[answered] == before[answered] + ["Yes: a secure SDLC is followed."]
+    assert all(a[:len(b)] == b and set(a[len(b):]) <= {""} for i, (a, b) in enumerate(zip(after, before)) if i not in (0, answered))
+    assert (report.count_written, report.count_empty) == (1, 277)

@@ -1,0 +1,277 @@
+"""The answers workspace without a browser: status per question, RFP progress, paging, filters, actions on rows and many."""
+import re
+
+import pytest
+from django.urls import reverse
+from django.utils import timezone
+
+from answer_library.models import Entry
+from rfp_manager.models import RFP, Answer, Question, RFPBatchJob
+from rfp_manager.services import answering, workflow
+
+from .conftest import make_rfp
+
+pytestmark = pytest.mark.django_db
+HTMX = {"HX-Request": "true"}
+
+
+def status(question) -> str:
+    return Question.objects.get(pk=question.pk).status
+
+
+def rfp_status(rfp) -> str:
+    return RFP.objects.get(pk=rfp.pk).status
+
+
+@pytest.fixture
+def rfp(user):
+    return make_rfp(user, ["Do you encrypt data at rest?", "How often are backups taken?", "Who is your auditor?"])
+
+
+def answer(question, **fields) -> Answer:
+    result, _ = Answer.objects.update_or_create(question=question, defaults=fields)
+    workflow.sync_answer(result)
+    return result
+
+
+# --- status per question and the RFP's status and progress ---------------------------------------
+
+def test_a_question_goes_unanswered_drafted_in_review_approved_and_the_rfp_follows(rfp, user):
+    first, second, third = rfp.questions.order_by("order")
+    assert {q.status for q in (first, second, third)} == {"unanswered"} and rfp.status == "draft"
+
+    draft = answer(first, draft_text="Yes, AES-256 [1].", generated_at=timezone.now())
+    assert status(first) == "drafted" and rfp_status(rfp) == "in_progress"
+    answer(first, review_verdict="approved", reviewed_at=timezone.now())
+    assert status(first) == "in_review"
+
+    assert workflow.approve([first], user) == (1, 0)
+    draft.refresh_from_db()
+    assert status(first) == "approved" and draft.approved_by == user
+    assert workflow.approve([first], user) == (1, 0) and Answer.objects.get(pk=draft.pk).approved_at == draft.approved_at
+
+    # An edit withdraws the approval: it approved another text.
+    answering.save_final_text(Answer.objects.get(pk=draft.pk), "Yes, AES-256 with keys in an HSM [1].", user)
+    assert status(first) == "in_review" and Answer.objects.get(pk=draft.pk).approved_at is None
+
+    answer(second, draft_text="Hourly [1].")
+    answer(third, draft_text="An auditor.")
+    approved, skipped = workflow.approve(list(rfp.questions.all()), user)
+    assert (approved, skipped) == (3, 0) and rfp_status(rfp) == "approved"
+    assert workflow.progress_percent(workflow.status_counts(rfp)) == 100
+
+
+def test_expert_flag_and_clear(rfp, user):
+    first, second, _ = rfp.questions.order_by("order")
+    answer(first, draft_text="No supporting content.", needs_expert=True)
+    assert status(first) == "needs_expert"
+    assert workflow.approve([first], user) == (0, 1)  # the expert placeholder is never approved
+    answering.save_final_text(Answer.objects.get(question=first), "Our auditor is KPMG.", user)
+    assert status(first) == "in_review"  # an expert wrote it: the flag is settled
+
+    answer(second, draft_text="Hourly [1].")
+    assert workflow.mark_for_expert([second]) == 1 and status(second) == "needs_expert"
+    assert workflow.clear([first, second]) == 2
+    assert {status(first), status(second)} == {"unanswered"}
+    assert Answer.objects.get(question=second).final_answer == "" and rfp_status(rfp) == "draft"
+
+
+def test_a_redraft_withdraws_the_approval(rfp, user, library):
+    question = rfp.questions.get(order=0)
+    answer(question, draft_text="Old [1].")
+    workflow.approve([question], user)
+    from llm_manager import services as llm
+
+    answering.generate_answer(question, model=llm.get_default_model("chat"))
+    assert Answer.objects.get(question=question).approved_at is None and status(question) != "approved"
+
+
+def test_a_person_s_rfp_status_is_kept(rfp, user):
+    RFP.objects.filter(pk=rfp.pk).update(status="submitted")
+    answer(rfp.questions.first(), draft_text="Yes.")
+    assert rfp_status(rfp) == "submitted"
+
+
+def test_rfp_list_and_home_show_the_status_and_percentage(rfp, user, user_client):
+    questions = list(rfp.questions.order_by("order"))
+    for q in questions[:2]:
+        answer(q, draft_text="An answer.")
+    workflow.approve(questions[:2], user)
+    listing = user_client.get(reverse("rfp_manager:index")).content.decode()
+    assert "67%" in listing and "2 / 3" in listing and "In progress" in listing
+    home = user_client.get(reverse("home")).content.decode()
+    assert "Acme RFP" in home and "67%" in home
+
+
+# --- the workspace: pages and filters ------------------------------------------------------------
+
+@pytest.fixture
+def big_rfp(user):
+    rfp = make_rfp(user, [f"Question {i} about {'backups' if i % 2 else 'encryption'}?" for i in range(60)], name="Big")
+    for q in rfp.questions.all():
+        q.section = "Security" if q.order < 20 else "Operations"
+        q.save(update_fields=["section"])
+        if q.order < 30:
+            answer(q, draft_text=f"Answer {q.order}.", confidence=0.3 if q.order < 10 else 0.9,
+                   review_verdict="rejected" if q.order < 5 else "")
+    return rfp
+
+
+def row_ids(html: str) -> list[int]:
+    return [int(n) for n in re.findall(r'<tr id="q(\d+)"', html)]
+
+
+def test_workspace_is_paged_on_the_server(big_rfp, user_client):
+    url = reverse("rfp_manager:detail", args=[big_rfp.pk])
+    first = user_client.get(url, {"sort": "document"}).content.decode()
+    assert len(row_ids(first)) == 25 and "Questions 1–25 of 60" in first
+    last = user_client.get(url, {"sort": "document", "page": 3}).content.decode()
+    assert len(row_ids(last)) == 10 and "Questions 51–60 of 60" in last
+    assert not set(row_ids(first)) & set(row_ids(last))
+    # htmx asks for the workspace alone: no navigation, no import panel.
+    partial = user_client.get(url, {"page": 2}, headers={**HTMX, "HX-Target": "workspace"}).content.decode()
+    assert partial.lstrip().startswith("<div id=\"workspace\">") and "topbar" not in partial and len(row_ids(partial)) == 25
+
+
+@pytest.mark.parametrize(("params", "expected"), [
+    ({"status": "unanswered"}, 30),
+    ({"status": "drafted"}, 25),
+    ({"status": "in_review"}, 5),
+    ({"section": "Security"}, 20),
+    ({"verdict": "rejected"}, 5),
+    ({"verdict": "none"}, 55),
+    ({"band": "low"}, 10),
+    ({"band": "high"}, 20),
+    ({"band": "none"}, 30),
+    ({"origin": "drafted"}, 30),
+    ({"origin": "edited"}, 0),
+    ({"q": "encryption"}, 30),
+    ({"q": "Answer 7."}, 1),
+    ({"section": "Operations", "status": "drafted"}, 10),
+])
+def test_workspace_filters(big_rfp, user_client, params, expected):
+    page = user_client.get(reverse("rfp_manager:detail", args=[big_rfp.pk]), params).content.decode()
+    count = int(re.search(r"of (\d+)</span>", page).group(1)) if expected else 0
+    assert count == expected, params
+    if not expected:
+        assert "No question matches these filters" in page
+
+
+def test_workspace_sorts(big_rfp, user_client):
+    url = reverse("rfp_manager:detail", args=[big_rfp.pk])
+    by_confidence = row_ids(user_client.get(url, {"sort": "-confidence"}).content.decode())
+    confidences = [Answer.objects.get(question_id=pk).confidence for pk in by_confidence]
+    assert confidences == sorted(confidences, reverse=True)
+    # Needs attention first: the rejected and the unanswered lead, the confident drafts come last.
+    attention = row_ids(user_client.get(url, {"page": 1}).content.decode())
+    first = Answer.objects.filter(question_id=attention[0]).first()
+    assert first is None or first.review_verdict == "rejected"
+    assert Question.objects.get(pk=attention[0]).status in ("unanswered", "in_review")
+
+
+# --- actions on one row and on many ---------------------------------------------------------------
+
+def test_approve_one_row_swaps_the_row_with_its_confirmation(rfp, user_client):
+    question = rfp.questions.get(order=0)
+    answer(question, draft_text="Yes, AES-256.")
+    url = reverse("rfp_manager:question_approve", args=[question.pk])
+    row = user_client.post(url, headers=HTMX).content.decode()
+    assert row.lstrip().startswith(f'<tr id="q{question.pk}"')
+    assert "Approved Q1." in row and 'class="badge badge-approved q-status"' in row
+    assert "approve-button" not in row  # nothing left to approve
+    empty = rfp.questions.get(order=1)
+    refused = user_client.post(reverse("rfp_manager:question_approve", args=[empty.pk]), headers=HTMX).content.decode()
+    assert "has no answer to approve yet" in refused and status(empty) == "unanswered"
+    # Without htmx: back to the row, the message on the page.
+    response = user_client.post(url)
+    assert response.status_code == 302 and response.url.endswith(f"#q{question.pk}")
+
+
+def test_redraft_one_question_starts_a_job_for_it_alone(rfp, user, user_client):
+    question = rfp.questions.get(order=1)
+    row = user_client.post(reverse("rfp_manager:question_redraft", args=[question.pk]), headers=HTMX).content.decode()
+    job = RFPBatchJob.objects.get(rfp=rfp)
+    assert job.job_type == "responder" and job.question_ids == [question.pk] and job.started_by == user
+    assert f"Re-drafting Q2 (job {job.pk})" in row
+    again = user_client.post(reverse("rfp_manager:question_redraft", args=[question.pk]), headers=HTMX).content.decode()
+    assert "already running" in again and RFPBatchJob.objects.filter(rfp=rfp).count() == 1
+
+
+def test_bulk_actions_act_on_the_selection_only(big_rfp, user, user_client):
+    url = reverse("rfp_manager:workspace_bulk", args=[big_rfp.pk]) + "?status=drafted"
+    drafted = list(big_rfp.questions.filter(status="drafted").order_by("order").values_list("pk", flat=True))
+    unanswered = big_rfp.questions.filter(status="unanswered").values_list("pk", flat=True)[0]
+
+    page = user_client.post(url, {"action": "approve", "question": [*drafted[:4], unanswered]}, headers=HTMX).content.decode()
+    assert "Approved 4 of 5 selected; 1 had no answer to approve." in page
+    assert big_rfp.questions.filter(status="approved").count() == 4
+    assert "Questions 1–21 of 21" in page  # re-rendered with the filter it was posted from: drafted only
+
+    page = user_client.post(url, {"action": "expert", "question": drafted[4:6]}, headers=HTMX).content.decode()
+    assert "Marked 2 for a subject-matter expert." in page and big_rfp.questions.filter(status="needs_expert").count() == 2
+
+    page = user_client.post(url, {"action": "clear", "question": drafted[6:9]}, headers=HTMX).content.decode()
+    assert "Cleared the answers of 3 questions." in page
+    assert big_rfp.questions.filter(status="unanswered").count() == 33
+
+    page = user_client.post(url, {"action": "redraft", "question": drafted[9:12]}, headers=HTMX).content.decode()
+    assert RFPBatchJob.objects.get(rfp=big_rfp).question_ids == drafted[9:12] and "Re-drafting 3 questions" in page
+
+    assert "Select at least one question first." in user_client.post(url, {"action": "approve"}, headers=HTMX).content.decode()
+
+
+def test_bulk_actions_never_reach_another_rfp(big_rfp, rfp, user, user_client, django_user_model):
+    other = make_rfp(django_user_model.objects.create_user("bob", password="pw-bob-12345"), ["Theirs?"], name="Bob's")
+    theirs = other.questions.get()
+    answer(theirs, draft_text="Their answer.")
+    user_client.post(reverse("rfp_manager:workspace_bulk", args=[big_rfp.pk]), {"action": "approve", "question": [theirs.pk]})
+    assert status(theirs) == "drafted"
+    assert user_client.post(reverse("rfp_manager:question_approve", args=[theirs.pk])).status_code == 404
+
+
+def test_saved_to_the_library_is_shown_instead_of_offered_again(rfp, user, user_client):
+    question = rfp.questions.get(order=0)
+    saved = answer(question, draft_text="Yes, AES-256.")
+    page = user_client.get(reverse("rfp_manager:detail", args=[rfp.pk])).content.decode()
+    assert reverse("answer_library:approve", args=[saved.pk]) in page
+    Entry.objects.create(question=question.text, answer_text=saved.draft_text, origin_answer=saved, owner=user)
+    page = user_client.get(reverse("rfp_manager:detail", args=[rfp.pk])).content.decode()
+    assert reverse("answer_library:approve", args=[saved.pk]) not in page and "in the answer library" in page
+
+
+def test_an_edit_after_the_review_marks_the_verdict_stale(rfp, user, user_client, library):
+    from llm_manager import services as llm
+
+    question = rfp.questions.get(order=0)
+    chat = llm.get_default_model("chat")
+    answering.generate_answer(question, model=chat)
+    reviewed = answering.review_answer(question, model=chat)
+    assert reviewed.review_verdict and status(question) == "in_review"
+    assert "stale-verdict" not in user_client.get(reverse("rfp_manager:detail", args=[rfp.pk])).content.decode()
+    answering.save_final_text(Answer.objects.get(pk=reviewed.pk), "Yes, and more.", user)
+    assert "stale-verdict" in user_client.get(reverse("rfp_manager:detail", args=[rfp.pk])).content.decode()
+
+
+# --- the editor's inserts ------------------------------------------------------------------------
+
+def test_inserted_passages_and_entries_keep_their_citations(rfp, user, user_client, library):
+    from solution_library.models import Chunk
+
+    question = rfp.questions.get(order=0)
+    answer(question, draft_text="Draft [1].", citations=[{"n": 1, "chunk_id": 0, "document_title": "x", "cited": True}])
+    chunk = Chunk.objects.filter(text__contains="AES-256").first()
+    entry = Entry.objects.create(question="Encryption?", answer_text="We encrypt everything.", owner=user)
+    sources = user_client.get(reverse("rfp_manager:answer_sources", args=[question.pk]), {"q": "encrypted at rest"})
+    assert f'data-id="{chunk.pk}"' in sources.content.decode() and "<mark>encrypted</mark>" in sources.content.decode()
+
+    user_client.post(reverse("rfp_manager:answer_edit", args=[question.pk]), {
+        "final_text": "Draft [1]. Data is encrypted with AES-256 [2]. We encrypt everything [3].",
+        # [4] was inserted and then deleted from the text before saving; [1] is taken.
+        "cite": [f"2:chunk:{chunk.pk}", f"3:entry:{entry.pk}", f"4:chunk:{chunk.pk}", f"1:chunk:{chunk.pk}", "bogus"],
+    })
+    citations = {c["n"]: c for c in Answer.objects.get(question=question).citations}
+    assert sorted(citations) == [1, 2, 3]
+    assert citations[2]["chunk_id"] == chunk.pk and citations[2]["cited"] and "AES-256" in citations[2]["text"]
+    assert citations[3]["entry_id"] == entry.pk
+    page = user_client.get(reverse("rfp_manager:detail", args=[rfp.pk])).content.decode()
+    assert reverse("answer_library:entry", args=[entry.pk]) in page
