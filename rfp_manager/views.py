@@ -84,7 +84,7 @@ def rfp_edit(request, pk):
 
 def _workspace_context(request, rfp) -> dict:
     """The answers workspace: the filter form, one page of questions, the counts per status."""
-    form = WorkspaceFilterForm(request.GET or None, sections=workspace.sections(rfp))
+    form = WorkspaceFilterForm(request.GET or None, sections=workspace.sections(rfp), assignees=roles.people(rfp))
     filters = form.cleaned_data if form.is_valid() else {}
     page = workspace.page_of(workspace.filtered_questions(rfp, filters, request.user), filters.get("page"))
     counts = workflow.status_counts(rfp)
@@ -92,10 +92,14 @@ def _workspace_context(request, rfp) -> dict:
         "rfp": rfp, "filter_form": form, "page": page, "counts": counts,
         "page_range": page.paginator.get_elided_page_range(page.number, on_each_side=2, on_ends=1),
         "status_chips": [(value, label, counts[value]) for value, label in Question.Status.choices],
-        "percent": workflow.progress_percent(counts), "assignment_enabled": workspace.assignment_enabled(),
-        "assign_url": workspace.assign_url(rfp),
+        "percent": workflow.progress_percent(counts), "assign_url": _assign_url(request, rfp),
         "filtered": any(v for k, v in filters.items() if k not in ("page", "sort")),
     }
+
+
+def _assign_url(request, rfp) -> str:
+    """The assignment page for owners, who assign; "" for the others (no Assign control they would be refused)."""
+    return workspace.assign_url(rfp) if roles.access(rfp, request.user).at_least(Role.OWNER) else ""
 
 
 def _render_rfp(request, rfp, status=200, error=""):
@@ -349,9 +353,11 @@ def export_sources(request, pk):
 
 # --- the workspace's actions: on one question (htmx swaps its row) or on many ------------------
 
-def _question(request, pk) -> Question:
+def _question(request, pk, need: str = Role.VIEWER) -> Question:
     visible = Question.objects.filter(rfp__in=RFP.objects.visible_to(request.user)).select_related("rfp")
-    return get_object_or_404(workspace.rows(visible), pk=pk)
+    question = get_object_or_404(workspace.rows(visible), pk=pk)
+    roles.require(question.rfp, request.user, need)
+    return question
 
 
 def _row_response(request, question, message: str, level: str = "success"):
@@ -360,7 +366,7 @@ def _row_response(request, question, message: str, level: str = "success"):
         question = _question(request, question.pk)  # re-read: the action changed its answer and status
         return render(request, "rfp_manager/_question_row.html", {
             "q": question, "rfp": question.rfp, "message": message, "level": level,
-            "assignment_enabled": workspace.assignment_enabled(), "assign_url": workspace.assign_url(question.rfp)})
+            "assign_url": _assign_url(request, question.rfp)})
     getattr(messages, level)(request, message)
     return redirect(reverse("rfp_manager:detail", args=[question.rfp_id]) + f"#q{question.pk}")
 
@@ -378,7 +384,7 @@ def _start_redraft(rfp, question_ids: list[int], user) -> tuple[RFPBatchJob | No
 
 @require_POST
 def question_approve(request, pk):
-    question = _question(request, pk)
+    question = _question(request, pk, Role.OWNER)  # approval is the owner's: contributors answer, owners approve
     approved, _ = workflow.approve([question], request.user)
     if not approved:
         return _row_response(request, question, f"{question.label} has no answer to approve yet.", "warning")
@@ -388,6 +394,7 @@ def question_approve(request, pk):
 @require_POST
 def question_redraft(request, pk):
     question = _question(request, pk)
+    roles.require_edit(question, request.user)  # a new draft replaces the answer: whoever may edit it
     job, why_not = _start_redraft(question.rfp, [question.pk], request.user)
     if job is None:
         return _row_response(request, question, why_not, "warning")
@@ -400,10 +407,10 @@ BULK_ACTIONS = {"approve", "redraft", "expert", "clear"}
 @require_POST
 def workspace_bulk(request, pk):
     """One action on the selected questions; the workspace comes back with the result beside the action bar."""
-    rfp = _rfp(request, pk)
+    rfp = _rfp(request, pk, Role.OWNER)  # approving, assigning, clearing many answers is the owner's
     action = request.POST.get("action", "")
     questions = list(rfp.questions.filter(pk__in=[v for v in request.POST.getlist("question") if v.isdigit()]))
-    assigning = action == "assign" and workspace.assign_url(rfp)
+    assigning = action == "assign"
     if action not in BULK_ACTIONS and not assigning:
         message, level = "Choose an action.", "error"
     elif not questions:

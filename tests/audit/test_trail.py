@@ -116,11 +116,14 @@ def test_the_log_filters_by_rfp_and_user_and_exports_formula_safe_csv(rfp, user,
                                          "'+1 yes", "'=HYPERLINK(\"http://evil\")"]]
 
 
-def test_answers_approved_at_once_are_recorded_one_by_one(rfp, user):
-    from audit.services import record_approvals
-
-    answers = [Answer.objects.create(question=q, draft_text=f"Answer {q.number}.") for q in rfp.questions.all()]
-    record_approvals(answers, user)
-    assert _sentences("answer_approved") == [f"alice approved the answer to Q{n} of RFP {rfp.pk} Acme RFP."
-                                             for n in ("1", "2")]
-    assert [e.detail["after"] for e in AuditEvent.objects.order_by("pk")] == ["Answer 1.", "Answer 2."]
+def test_answers_approved_at_once_are_recorded_one_by_one(rfp, user, user_client):
+    """The workspace's bulk approve (a bulk update: no signals) still writes one event per answer, once."""
+    for q in rfp.questions.all():
+        Answer.objects.create(question=q, draft_text=f"Answer {q.number}.")
+    selection = {"action": "approve", "question": [q.pk for q in rfp.questions.all()]}
+    for _ in range(2):  # approving what is approved is no change, and no event
+        user_client.post(reverse("rfp_manager:workspace_bulk", args=[rfp.pk]), selection)
+    assert sorted(_sentences("answer_approved")) == [f"alice approved the answer to Q{n} of RFP {rfp.pk} Acme RFP."
+                                                     for n in ("1", "2")]
+    assert sorted(e.detail["after"] for e in AuditEvent.objects.filter(action="answer_approved")) == [
+        "Answer 1.", "Answer 2."]
