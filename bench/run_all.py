@@ -364,6 +364,51 @@ def ingestion_figures(report: Report, documents: int, scaling: bool) -> None:
         report.scaling.sort(key=lambda r: r["workers"])
 
 
+def encoder_figures(report: Report, chunks: int, repeats: int) -> None:
+    """The in-process encoder of a fresh install's default model beside sentence-transformers on PyTorch CPU."""
+    out = Path(tempfile.mkdtemp(prefix="bench-encoder-")) / "encoder.json"
+    run_script(["bench/bench_encoder.py", "--chunks", str(chunks), "--repeats", str(repeats), "--json", str(out)],
+               timeout=3600)  # the first run installs the reference environment (several GB)
+    found = json.loads(out.read_text())
+    rates, ours = found["rates"], "fp32, all cores"
+    variants = "; ".join(
+        f"{name}: {rates[name]:.1f} chunks/s, cosine ≥ {found['cosine_min'][name]:.4f}" for name in rates if name != "reference"
+    )
+    report.add(Figure(
+        f"Embedding: chunks/s of the in-process encoder (all-MiniLM-L6-v2 on ONNX Runtime) / sentence-transformers "
+        f"on PyTorch CPU, same chunks; cosine to its vectors",
+        f"{rates[ours]:.1f} chunks/s, cosine ≥ {found['cosine_min'][ours]:.5f}",
+        f"{rates['reference']:.1f} chunks/s (torch {found['torch']}, {found['cores']} threads)",
+        rates[ours] / rates["reference"], "≥ 1.0, cosine ≥ 0.999",
+        rates[ours] >= rates["reference"] and found["cosine_min"][ours] >= 0.999,
+        f"bench/bench_encoder.py --chunks {chunks} --repeats {repeats}: {found['chunks']} chunks of the evaluation "
+        f"documents ({found['mean_tokens']:.0f} tokens on average), alternating runs, medians",
+        f"Variants: {variants}. Loading ours: {found['load_seconds']:.1f} s.",
+    ))
+
+
+def default_model_ingestion(report: Report, documents: int) -> None:
+    """Issue 23 point 5: ingestion and the library re-embed with a fresh install's default model, beside the loop."""
+    out = run_script(["bench/bench_ingest.py", "--documents", str(documents), "--workers", "1", "--start", "http",
+                      "--model", "fresh-default", "--reembed"], timeout=3600)
+    number = r"\s+([\d.]+) documents/s\s+([\d.]+) chunks/s"
+    loop = [float(x) for x in re.search(r"plain loop.*?:" + number, out).groups()]
+    pipeline = [float(x) for x in re.search(r"pipeline.*?:" + number, out).groups()]
+    job = [float(x) for x in re.search(r"re-embed job.*?:" + number, out).groups()]
+    command = (f"bench/bench_ingest.py --documents {documents} --workers 1 --model fresh-default --reembed: "
+               "the fresh install's default embedding model (all-MiniLM-L6-v2), one embedding worker process")
+    report.add(Figure(
+        "Ingestion with a fresh install's default model: HTTP upload → RabbitMQ → 1 worker, / in-process loop",
+        f"{pipeline[0]:.2f} docs/s, {pipeline[1]:.1f} chunks/s", f"{loop[0]:.2f} docs/s, {loop[1]:.1f} chunks/s",
+        pipeline[0] / loop[0], "≥ 0.9", pipeline[0] / loop[0] >= 0.9, command,
+    ))
+    report.add(Figure(
+        "Library re-embed job to a fresh install's default model (offline baseline → all-MiniLM-L6-v2) / in-process loop",
+        f"{job[0]:.2f} docs/s, {job[1]:.1f} chunks/s", f"{loop[0]:.2f} docs/s, {loop[1]:.1f} chunks/s",
+        job[0] / loop[0], "—", None, command,
+    ))
+
+
 def batch_answering(report: Report, questions: int, latency_ms: int, workers: list[int]) -> None:
     """One responder job at concurrency 1 and 8 through RabbitMQ and a batch worker, then the scaling runs."""
     out = Path(tempfile.mkdtemp(prefix="bench-rfp-")) / "rfp.json"
@@ -550,6 +595,9 @@ def run_figures(report: Report, args, folder: Path) -> None:
         web.stop()
     workspace_page(report, 2_000, 5 if quick else 20, folder)
     ingestion_figures(report, 10 if quick else 200, scaling=not quick)
+    if not quick:  # the reference encoder's environment is several GB: never installed by make test
+        encoder_figures(report, 128, 3)
+        default_model_ingestion(report, 40)
     if quick:
         batch_answering(report, 16, 20, [1, 2])
     else:

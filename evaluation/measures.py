@@ -47,6 +47,16 @@ def retrieval_methods(model, baselines: bool = True) -> dict[str, callable]:
     return methods
 
 
+def offline_baseline_as_default():
+    """The offline baseline's embedding model, made the default: the baseline is measured first."""
+    from llm_manager import services
+    from llm_manager.models import LLMApi, LLMModel
+
+    model = LLMModel.objects.get(api__kind=LLMApi.KIND_OFFLINE, model_type=LLMModel.TYPE_EMBEDDING)
+    services.make_default(model)
+    return model
+
+
 def local_embedding_model():
     """all-MiniLM-L6-v2 on a "local" API when its package is installed, else None."""
     from llm_manager import services

@@ -4,11 +4,11 @@
 
 It runs in this process on a fresh SQLite database in a temporary folder (the
 embedded default of `make run`, FTS5 included): no service, broker or network is
-needed. The library is embedded with the offline model first; when the real
-small model all-MiniLM-L6-v2 is installed (requirements-eval.txt, which `make
-eval` installs), the library is then re-embedded with it by the library
-re-embed job, both vector models are measured, and the drafts and reviews use
-it. PostgreSQL's lexical ranking is covered by the tests, not measured here.
+needed. The library is embedded with the offline baseline first; when the real
+small model all-MiniLM-L6-v2 (a fresh install's default, requirements-models.txt)
+is installed, the library is then re-embedded with it by the library re-embed
+job, both vector models are measured, and the drafts and reviews use it.
+PostgreSQL's lexical ranking is covered by the tests, not measured here.
 
 Every question is asked, dev and test alike; the page reports the test split
 with dev beside it (evaluation/split.py says why and how the set is split).
@@ -66,13 +66,14 @@ def evaluate(use_local_model: bool = True) -> str:
     from .dataset import document_formats, document_paths, ingest, load_questions
     from .library import evaluate_library
     from .measures import (
-        draft_answers, evaluate_retrieval, evaluate_reviewer, local_embedding_model, reembed_library, score_drafts,
+        draft_answers, evaluate_retrieval, evaluate_reviewer, local_embedding_model, offline_baseline_as_default,
+        reembed_library, score_drafts,
     )
     from .report import render
     from .split import SPLITS
 
     started = time.perf_counter()
-    embedding, chat = get_default_model("embedding"), get_default_model("chat")
+    embedding, chat = offline_baseline_as_default(), get_default_model("chat")
     names = ingest(document_paths())
     questions = load_questions()
     user, _ = get_user_model().objects.get_or_create(username="evaluation")

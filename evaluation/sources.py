@@ -25,7 +25,7 @@ MEASURED_SOURCES = (
     "llm_manager/migrations",
     "spelunker/settings.py",
     "requirements.txt",
-    "requirements-eval.txt",
+    "requirements-models.txt",
 )
 IGNORED_PARTS = ("__pycache__",)
 IGNORED_SUFFIXES = (".pyc",)

@@ -3,6 +3,7 @@
 Other apps use only these functions:
 
     get_default_model(model_type) -> LLMModel
+    embedding_fallback() -> EmbeddingFallback | None   (why the offline baseline stands in, if it does)
     embed_texts(texts, model=None) -> list[list[float]]   (L2-normalised)
     chat(messages, model=None, *, temperature=0.0, max_tokens=None) -> ChatResult
     concurrency_limit(model) -> int
@@ -35,13 +36,17 @@ STALE_RUN_MINUTES = 10
 
 __all__ = [
     "ChatResult", "LLMError", "NoDefaultModel", "TransientLLMError",
-    "get_default_model", "embed_texts", "chat", "concurrency_limit",
+    "get_default_model", "embed_texts", "chat", "concurrency_limit", "embedding_fallback", "model_problem",
 ]
 
 
 # --- choosing a model ---------------------------------------------------------------------
 def get_default_model(model_type: str) -> LLMModel:
-    """The active system default of `model_type` ("chat" or "embedding") on an active API."""
+    """The active system default of `model_type` ("chat" or "embedding") on an active API.
+
+    A local model that cannot run here (package missing or damaged) gives way to
+    the offline baseline's model of the same type: see embedding_fallback().
+    """
     label = dict(LLMModel.TYPE_CHOICES).get(model_type, model_type).lower()
     model = LLMModel.objects.select_related("api").filter(model_type=model_type, is_system_default=True).first()
     if model is None:
@@ -50,7 +55,60 @@ def get_default_model(model_type: str) -> LLMModel:
         raise NoDefaultModel(
             f"The default {label} model {model.name} ({model.api.name}) is inactive: activate it or choose another default"
         )
+    problem = model_problem(model)
+    if problem:
+        stand_in = _offline_model(model_type)
+        if stand_in is None:
+            raise NoDefaultModel(f"The default {label} model cannot run: {problem}")
+        logger.warning("Using %s instead of the default %s: %s", stand_in.name, model.name, problem)
+        return stand_in
     return model
+
+
+def model_problem(model: LLMModel, *, load: bool = True) -> str | None:
+    """Why an in-process model cannot run on this machine (a missing or damaged package), or None.
+
+    `load` loads it (once per process; what embedding with it would do next) so that
+    damage only loading finds is caught too; without, only the package's files are
+    checked, plus any failure to load seen by this process (for pages and /readyz).
+    """
+    if model.api.kind != LLMApi.KIND_LOCAL:
+        return None
+    from .providers import local
+
+    problem = local.model_problem(model.name)
+    if problem is None and load:
+        try:
+            local.encoder(model.name)
+        except LLMError as exc:
+            return str(exc)
+    return problem
+
+
+def _offline_model(model_type: str) -> LLMModel | None:
+    return (
+        LLMModel.objects.select_related("api")
+        .filter(model_type=model_type, is_active=True, api__kind=LLMApi.KIND_OFFLINE, api__is_active=True)
+        .order_by("pk").first()
+    )
+
+
+@dataclass
+class EmbeddingFallback:
+    """The default embedding model cannot run here, and which model embeds meanwhile (None: nothing can)."""
+
+    default: LLMModel
+    problem: str
+    stand_in: LLMModel | None
+
+
+def embedding_fallback() -> EmbeddingFallback | None:
+    """For the LLM page and /readyz: why the default embedding model is not the one in use, or None."""
+    model = LLMModel.objects.select_related("api").filter(model_type=LLMModel.TYPE_EMBEDDING, is_system_default=True).first()
+    problem = model_problem(model, load=False) if model else None
+    if not problem:
+        return None
+    return EmbeddingFallback(model, problem, _offline_model(LLMModel.TYPE_EMBEDDING))
 
 
 def concurrency_limit(model: LLMModel) -> int:

@@ -14,7 +14,7 @@ from spelunker.jobs.views import job_progress_response, progress_context
 from spelunker.permissions import staff_required
 
 from .models import LLMApi, ValidationRun
-from .services import start_validation
+from .services import embedding_fallback, start_validation
 
 PROGRESS_PARTIAL = "llm_manager/_validation_progress.html"
 
@@ -23,7 +23,7 @@ def index(request):
     apis = LLMApi.objects.annotate(
         model_count=Count("models"), active_model_count=Count("models", filter=Q(models__is_active=True))
     ).order_by("-is_active", "name")
-    return render(request, "llm_manager/index.html", {"apis": apis})
+    return render(request, "llm_manager/index.html", {"apis": apis, "embedding_fallback": embedding_fallback()})
 
 
 def api_detail(request, pk):

@@ -234,6 +234,8 @@ class Answer(models.Model):
     review_score = models.FloatField(null=True, blank=True)
     reviewer_job = models.ForeignKey("RFPBatchJob", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     reviewed_at = models.DateTimeField(null=True, blank=True)
+    # The answer the verdict was given on: a redraft or an edit since makes the verdict stale (review_is_stale).
+    reviewed_text = models.TextField(blank=True)
 
     # The Yes / No / Partly / NA the questionnaire's choice column asks for, proposed from the draft (services/choices.py).
     choice = models.CharField(max_length=6, choices=[("yes", "Yes"), ("no", "No"), ("partly", "Partly"), ("na", "N/A")],
@@ -260,13 +262,13 @@ class Answer(models.Model):
         return self.final_text or self.draft_text
 
     @property
-    def cited_passages(self) -> list[dict]:
-        return [c for c in self.citations if c.get("cited")]
+    def review_is_stale(self) -> bool:
+        """The verdict was given on another text: the answer was redrafted or edited since its review."""
+        return bool(self.review_verdict) and self.reviewed_text != self.final_answer
 
     @property
-    def review_is_stale(self) -> bool:
-        """The verdict judged another text: the answer was edited after its review (a redraft clears the review)."""
-        return bool(self.review_verdict and self.reviewed_at and self.edited_at and self.edited_at > self.reviewed_at)
+    def cited_passages(self) -> list[dict]:
+        return [c for c in self.citations if c.get("cited")]
 
     @property
     def origin(self) -> str:

@@ -49,6 +49,21 @@ def healthz(request):
     return JsonResponse({"status": "ok"})
 
 
+def _embedding_warning() -> dict:
+    """A default embedding model that cannot run here, and what embeds meanwhile.
+
+    A warning, not unreadiness: with the offline baseline standing in, the app
+    still answers (with weaker retrieval), so a balancer must not take it out.
+    """
+    from llm_manager.services import embedding_fallback
+
+    fallback = embedding_fallback()
+    if fallback is None:
+        return {}
+    stand_in = fallback.stand_in.name if fallback.stand_in else "nothing (no offline baseline is active)"
+    return {"embedding_model": f"warning: {fallback.problem}; embedding with {stand_in} meanwhile"}
+
+
 @login_not_required
 @never_cache
 def readyz(request):
@@ -59,4 +74,6 @@ def readyz(request):
         except Exception as exc:  # report every failing dependency, not just the first
             results[name] = f"error: {type(exc).__name__}: {exc}"
     ready = all(value == "ok" for value in results.values())
+    if results["database"] == "ok":
+        results.update(_embedding_warning())
     return JsonResponse({"status": "ok" if ready else "unavailable", **results}, status=200 if ready else 503)

@@ -298,6 +298,15 @@ RFP_BATCH_SOFT_TIME_LIMIT = env.int("RFP_BATCH_SOFT_TIME_LIMIT", default=3 * 60 
 # entry's wordings; make eval chooses it for all-MiniLM-L6-v2 (docs/quality.md). Other models: measure your own.
 ANSWER_LIBRARY_MATCH_THRESHOLD = env.float("ANSWER_LIBRARY_MATCH_THRESHOLD", default=0.57)
 
+# --- llm_manager: local embedding models (llm_manager/providers/local.py)
+# A model's folder instead of its installed package, as name=path pairs (a repaired or newer copy).
+LOCAL_MODEL_FOLDERS = env.dict("LOCAL_MODEL_FOLDERS", default={})
+# ONNX Runtime threads per process for a local model; 0 lets it use every core. Two worker processes
+# on two cores: 1 each (the benchmark, bench/bench_encoder.py, shows the trade-off).
+LOCAL_EMBEDDING_THREADS = env.int("LOCAL_EMBEDDING_THREADS", default=0)
+# Dynamic int8 weights: faster, but the vectors move (docs/benchmarks.md measures how far); off by default.
+LOCAL_EMBEDDING_INT8 = env.bool("LOCAL_EMBEDDING_INT8", default=False)
+
 # --- solution_library
 # Largest file accepted by the library upload (refused with a clear message above it).
 SOLUTION_LIBRARY_MAX_UPLOAD_MB = env.float("SOLUTION_LIBRARY_MAX_UPLOAD_MB", default=25)

@@ -28,6 +28,23 @@ def purged_broker():
             bound.purge()
 
 
+@pytest.fixture(scope="session", autouse=True)
+def offline_embedding_default(django_db_setup, django_db_blocker):
+    """The suite embeds with the offline baseline (fast, deterministic, what most tests were written for).
+
+    A fresh install's default is all-MiniLM-L6-v2 (llm_manager migration 0007);
+    tests/llm_manager/test_local_default.py covers that default, its fallback and
+    its vectors, and a test that wants it makes it the default itself.
+    """
+    from llm_manager.models import LLMModel
+    from llm_manager.services import make_default
+
+    with django_db_blocker.unblock():
+        offline = LLMModel.objects.filter(api__kind="offline", model_type=LLMModel.TYPE_EMBEDDING).first()
+        if offline:
+            make_default(offline)
+
+
 @pytest.fixture(scope="session")
 def session_mail_server():
     """A real SMTP server on loopback for the whole session; every worker started after it sends mail there.

@@ -8,8 +8,6 @@ Then their answers are compared: a different Yes/No/N/A, or different numbers
 Findings are upserted per pair, so a second scan updates rather than adds, and
 a decision (merged, dismissed) is never reopened by a later scan.
 """
-import re
-
 import numpy as np
 from django.db import transaction
 
@@ -22,12 +20,7 @@ from .entries import save_entry
 
 # The same question: what the responder would treat as the same question.
 SAME_QUESTION = matching.MATCH_THRESHOLD
-NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
-
-
-def numbers(text: str) -> set[str]:
-    """The figures an answer states; its citation marks ([1]) are not figures."""
-    return {n.replace(",", ".") for n in NUMBER.findall(grounding.CITATION.sub(" ", text))}
+numbers = grounding.figures  # the figures an answer states; its citation marks ([1]) are not figures
 
 
 def compare_answers(first: Entry, second: Entry) -> tuple[str, str]:

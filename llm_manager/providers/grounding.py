@@ -10,6 +10,7 @@ leave out the questionnaire's own phrasing ("Please describe…", "your
 organisation"), which no library passage contains.
 """
 import re
+from dataclasses import dataclass
 
 STEM_CHARS = 6
 WORD = re.compile(r"[a-z0-9]+")
@@ -17,11 +18,28 @@ CITATION = re.compile(r"\[(\d{1,3})\]")
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[])")
 LEADING_CITATIONS = re.compile(r"^(\s*\[\d{1,3}\])+")
 SPACE_BEFORE_PUNCTUATION = re.compile(r"\s+([.,;:!?])")
-HEADING_LINE = re.compile(r"^#{1,6}\s.*$", re.MULTILINE)
-TABLE_CELL_BREAK = re.compile(r"\s*\|\s*")
 SENTENCE_ENDED = re.compile(r"[.!?:;,]$")
 SHORT_LINE_CHARS = 60
-LIST_ITEM_MARKS = ("- ", "* ", "• ")
+FAQ_QUESTION_CHARS = 150
+HEADING, SENTENCE, ITEM = "heading", "sentence", "item"
+MARKDOWN_HEADING = re.compile(r"^#{1,6}\s+")
+TABLE_SEPARATOR = re.compile(r"^\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?$")
+LIST_ITEM = re.compile(r"^(?:[-*•+]|\d{1,2}[.)])\s+")
+# A table row as solution_library's parser writes it: "Fact: Founded. Value: 2011." (two or more labelled cells).
+LABELLED_ROW = re.compile(r"^[A-Z][^:.]{0,40}: (?:[^:.]|\.(?! ))*?[.!?;](?: [A-Z][^:.]{0,40}: (?:[^:.]|\.(?! ))*?[.!?;])+$")
+LABELLED_CELL_BREAK = re.compile(r"(?<=[.!?;]) (?=[A-Z][^:.]{0,40}: )")
+MARKDOWN_INLINE = (
+    (re.compile(r"!\[([^\]]*)\]\([^)]*\)"), r"\1"),  # ![alt](src)
+    (re.compile(r"\[([^\]]+)\]\((?:[^)]*)\)"), r"\1"),  # [text](url)
+    (re.compile(r"(\*\*|__)(\S(?:.*?\S)?)\1"), r"\2"),  # **bold**, __bold__
+    (re.compile(r"(?<![\w*])\*(\S(?:[^*]*?\S)?)\*(?![\w*])"), r"\1"),  # *emphasis*
+    (re.compile(r"`([^`]*)`"), r"\1"),  # `code`
+    (re.compile(r"^\s*>\s?"), ""),  # > quote
+)
+# A sentence is supported when the passage it cites holds this share of its content words.
+SUPPORTED_SHARE = 0.75
+NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+NEGATION = re.compile(r"\b(?:not|no|never|none|neither|nor|cannot|without)\b|n't\b", re.IGNORECASE)
 
 STOPWORDS = frozenset(
     """a an the and or but if then else of to in on at by for with from into over under about as is are was were be
@@ -75,28 +93,104 @@ def coverage(wanted: set[str], text: str, weights: dict[str, float] | None = Non
 
 
 def readable(passage: str) -> str:
-    """A passage as prose: Markdown heading lines dropped, other headings ended as sentences, table cells joined, one line."""
-    text = HEADING_LINE.sub(" ", passage)
-    text = "\n".join(_ended_lines(text.splitlines()))
-    text = TABLE_CELL_BREAK.sub(", ", text)
-    return " ".join(text.split())
+    """A passage as one line of plain prose: Markdown gone, a heading ended with a colon, rows and items as sentences."""
+    return " ".join(f"{unit.text}:" if unit.kind == HEADING else unit.text for unit in passage_units(passage))
 
 
-def _ended_lines(lines: list[str]):
-    """Each line, with a full stop added where a heading, list item or table row ends without one.
+@dataclass(frozen=True)
+class Unit:
+    """One piece of a passage: a heading, a sentence of prose, or a list item or table row.
 
-    A DOCX or PDF heading ("Data at rest") is a line of its own with no full stop, as is the
-    line before a blank one, a list item and a table row; left as they are they run into the
-    next sentence. A long line running on into a lower-case one is a wrapped sentence and is
-    left alone."""
-    for line, following in zip(lines, lines[1:] + [""]):
-        stripped, next_start = line.strip(), following.lstrip()[:1]
-        is_row, is_item = stripped.startswith("|"), stripped[:2] in LIST_ITEM_MARKS
-        stripped = stripped.strip("| ") if is_row else stripped[2:] if is_item else stripped
-        unended = stripped and not SENTENCE_ENDED.search(stripped)
-        heading_like = len(stripped) <= SHORT_LINE_CHARS and (next_start.isupper() or next_start.isdigit())
-        ends_here = is_row or is_item or not next_start or heading_like or next_start in "-*•|"
-        yield stripped + "." if unended and ends_here else stripped
+    `heading` is the nearest heading above it in the passage: "Rate limits" says
+    what "Each tenant may make 600 requests per minute" is about.
+    """
+
+    kind: str
+    text: str
+    heading: str = ""
+
+
+def passage_units(passage: str) -> list[Unit]:
+    """The passage's headings, sentences and list items in order, as plain text (no Markdown).
+
+    Lines are read as a DOCX or PDF extraction and a Markdown file give them: a
+    `#` line or a short unended line between sentences is a heading, a `- `
+    line or a table row an item, other lines wrap the paragraph they are in.
+    """
+    units: list[Unit] = []
+    heading, paragraph = "", []
+
+    def end_paragraph():
+        units.extend(Unit(SENTENCE, s, heading) for s in sentences(" ".join(paragraph)))
+        paragraph.clear()
+
+    lines = [plain(line) for line in passage.splitlines()]
+    for index, line in enumerate(lines):
+        kind, text = _line_kind(line, lines[index - 1] if index else "", lines[index + 1] if index + 1 < len(lines) else "")
+        if kind != SENTENCE or not text:
+            end_paragraph()
+        if kind == HEADING:
+            heading = text.rstrip(":")
+            units.append(Unit(HEADING, heading, heading))
+        elif kind == ITEM:
+            units.append(Unit(ITEM, text, heading))
+        elif text:
+            paragraph.append(text)
+    end_paragraph()
+    return units
+
+
+def _line_kind(line: str, previous: str, following: str) -> tuple[str, str]:
+    """(kind, text) of one line; a blank line is a SENTENCE with no text (it ends the paragraph)."""
+    stripped = line.strip()
+    if MARKDOWN_HEADING.match(stripped):
+        return HEADING, MARKDOWN_HEADING.sub("", stripped).strip()
+    if TABLE_SEPARATOR.match(stripped):
+        return SENTENCE, ""
+    if stripped.startswith("|"):
+        return ITEM, _row([cell.strip() for cell in stripped.strip("|").split("|")])
+    if LABELLED_ROW.match(stripped):
+        first, *others = [cell.rstrip(".") for cell in LABELLED_CELL_BREAK.split(stripped)]
+        # "Fact: Founded. Value: 2011." → "Founded: 2011."; with more columns their labels stay ("Standard: No").
+        others = [cell.split(": ", 1)[-1] for cell in others] if len(others) == 1 else others
+        return ITEM, _row([first.split(": ", 1)[-1], *others])
+    mark = LIST_ITEM.match(stripped)
+    if mark:
+        return ITEM, _ended(stripped[mark.end():])
+    previous, next_start = previous.strip(), following.lstrip()[:1]
+    between_sentences = not previous or bool(SENTENCE_ENDED.search(previous)) or len(previous) <= SHORT_LINE_CHARS
+    before_text = not next_start or next_start.isupper() or next_start.isdigit() or next_start in "-*•|#"
+    if stripped and between_sentences and before_text and (
+        len(stripped) <= SHORT_LINE_CHARS and not SENTENCE_ENDED.search(stripped)
+        or len(stripped) <= FAQ_QUESTION_CHARS and stripped.endswith("?")  # a FAQ's question heads its answer
+    ):
+        return HEADING, stripped
+    return SENTENCE, stripped
+
+
+def _row(cells: list[str]) -> str:
+    """A table row as a sentence: "Employees: 185, of whom 70 in engineering." (first cell, then the others)."""
+    cells = [c for c in cells if c]
+    if len(cells) < 2:
+        return _ended(" ".join(cells))
+    return _ended(f"{cells[0]}: {'; '.join(cells[1:])}")
+
+
+def _ended(text: str) -> str:
+    text = text.strip()
+    return text if not text or SENTENCE_ENDED.search(text) else text + "."
+
+
+def plain(text: str) -> str:
+    """Markdown emphasis, code marks, links and images as the words they show."""
+    for pattern, replacement in MARKDOWN_INLINE:
+        text = pattern.sub(replacement, text)
+    return text
+
+
+def figures(text: str) -> set[str]:
+    """The figures a text states ("35", "99.9", "1.3"); citation marks ([1]) are not figures."""
+    return {n.replace(",", ".").rstrip(".") for n in NUMBER.findall(CITATION.sub(" ", text))}
 
 
 def sentences(text: str) -> list[str]:
@@ -122,3 +216,58 @@ def cited_sentences(answer: str) -> list[tuple[str, list[int]]]:
 def support(sentence: str, passages: list[str]) -> float:
     """Share of the sentence's content stems found in the passages it cites."""
     return coverage(stems(sentence), " ".join(passages))
+
+
+def unsupported(sentence: str, passages: list[str]) -> str:
+    """Why the passages a sentence cites do not support it ("" when they do).
+
+    Its words must be theirs (SUPPORTED_SHARE of them), every figure it states
+    must be one they state ("kept for 30 days" against "35 days"), and it must
+    say "not" where they do ("is not encrypted" against "is encrypted").
+    """
+    if not passages:
+        return "it cites no passage"
+    if support(sentence, passages) < SUPPORTED_SHARE:
+        return "the passage it cites does not say it"
+    missing = figures(sentence) - figures(" ".join(passages))
+    if missing:
+        return f"the passage it cites does not give the figure {', '.join(sorted(missing))}"
+    if _negations(sentence) != _negations(closest_sentence(sentence, passages)):
+        return "the passage it cites says otherwise (a negation differs)"
+    return ""
+
+
+def closest_unit(sentence: str, passages: list[str]) -> Unit | None:
+    """The passages' sentence or item most like `sentence` (by shared content words over all of both)."""
+    own = stems(sentence)
+    units = [u for p in passages for u in passage_units(p) if u.kind != HEADING]
+
+    def likeness(unit: Unit) -> float:
+        theirs = stems(unit.text)
+        return len(own & theirs) / len(own | theirs) if own | theirs else 0.0
+
+    return max(units, key=likeness, default=None)
+
+
+def closest_sentence(sentence: str, passages: list[str]) -> str:
+    unit = closest_unit(sentence, passages)
+    return unit.text if unit else ""
+
+
+def _negations(text: str) -> list[str]:
+    return sorted(m.group(0).lower().replace("n't", "not") for m in NEGATION.finditer(text))
+
+
+def support_problems(claims: list[tuple[str, list[int]]], passages: dict[int, str]) -> list[str]:
+    """One finding per sentence of an answer (cited_sentences) that its cited passages do not support."""
+    problems = []
+    for sentence, numbers in claims:
+        why = unsupported(sentence, [passages[n] for n in numbers if n in passages])
+        if why:
+            problems.append(f"Not supported by the passage it cites ({why}): \"{sentence[:100]}\"")
+    return problems
+
+
+def cited_text(chosen: list[tuple[int, str]]) -> str:
+    """Sentences as an answer, each ended by the citation of its passage: "Backups run hourly [2]."."""
+    return " ".join(f"{sentence.rstrip(' .!?;:')} [{n}]." for n, sentence in chosen)

@@ -19,7 +19,7 @@ import json
 import math
 import re
 
-from . import grounding
+from . import evidence, grounding
 from .base import ChatResult, ModelInfo, Provider
 
 EMBED_MODEL = "offline-embed-v1"
@@ -30,16 +30,8 @@ NO_PASSAGE_ANSWER = "No supporting content in the library answers this question.
 REVIEW_MARKER = "Return a JSON review"
 RERANK_MARKER = "Return a JSON ranking"
 MAX_QUOTED_SENTENCES = 4
-TARGET_ANSWER_CHARS = 600
-# Where a question that asks several things divides: "…founded, where it is based and how many…".
-QUESTION_PARTS = re.compile(r"[,;:?]|\band\b|\bor\b", re.IGNORECASE)
-MIN_SENTENCE_CHARS, MAX_SENTENCE_CHARS = 25, 400
-# A later passage's sentence must match clearly better to be quoted before the first passage's.
-RANK_PENALTY = 0.02
-# The reviewer's thresholds (measured by make eval, docs/quality.md).
-SUPPORTED_SHARE = 0.75
-ADDRESSED_SHARE = 0.3
-FULLY_ADDRESSED_SHARE = 0.6
+# The review's score: the share of supported sentences, scaled down when the answer misses (part of) the question.
+ADDRESSING_FACTOR = {"": 1.0, "needs_revision": 0.5, "rejected": 0.2}
 
 STOPWORDS = frozenset(
     """a an the and or but if then else of to in on at by for with from into over under about as is are was were be
@@ -50,6 +42,7 @@ STOPWORDS = frozenset(
 )
 WORD_RE = re.compile(r"[a-z0-9]+(?:[-'][a-z0-9]+)*")
 PASSAGE_RE = re.compile(r"^\s*\[(\d+)\]\s?(.*)$")
+EVIDENCE_LINE = re.compile(r"^\s*-\s*\[(\d+)\]\s*(.+)$", re.MULTILINE)
 
 
 # --- terms --------------------------------------------------------------------
@@ -129,7 +122,7 @@ def parse_passages(text: str) -> dict[int, str]:
 
 
 def _is_label(line: str) -> bool:
-    return bool(re.match(r"^\s*(Question|Answer)\s*:", line))
+    return bool(re.match(r"^\s*(Question|Answer|Evidence)\s*:", line))
 
 
 def labelled_block(text: str, label: str) -> str:
@@ -148,64 +141,27 @@ def labelled_block(text: str, label: str) -> str:
 
 
 # --- answering ----------------------------------------------------------------------
-def extractive_answer(question: str, passages: dict[int, str]) -> str:
-    """The sentences that answer the question, best first up to a target length, each with its citation.
+def extractive_answer(question: str, passages: dict[int, str], chosen: list[tuple[int, str]] | None = None) -> str:
+    """The sentences that answer the question, part by part, each with its citation.
 
-    A sentence is a candidate when it holds enough of the question's subject
-    words (see grounding.py); none qualifying means the passages do not answer
-    the question, and the draft says so instead of quoting them.
+    `chosen`: the evidence the prompt carries ((passage number, sentence), chosen
+    by meaning by the responder); without it the sentences are chosen here by
+    their words alone (evidence.choose). None chosen means the passages do not
+    answer the question, and the draft says so instead of quoting them.
     """
-    wanted = grounding.stems(question, subject_only=True)
-    parts = _question_parts(question)
-    candidates = [
-        (_relevance(wanted, sentence) - RANK_PENALTY * rank, number, position, sentence)
-        for rank, (number, passage) in enumerate(passages.items())
-        for position, sentence in enumerate(grounding.sentences(grounding.readable(passage)))
-        if _quotable(sentence) and _answers(parts, sentence)
-    ]
-    chosen: list[tuple] = []
-    for candidate in sorted(candidates, key=lambda c: (-c[0], c[1], c[2])):
-        if _repeats(candidate[3], chosen):
-            continue
-        chosen.append(candidate)
-        if sum(len(c[3]) for c in chosen) >= TARGET_ANSWER_CHARS or len(chosen) >= MAX_QUOTED_SENTENCES:
-            break
+    if chosen is None:
+        chosen = [(c.n, c.text) for c in evidence.choose(question, passages)]
+    chosen = [(n, sentence) for n, sentence in chosen if n in passages]
     if not chosen:
         return NO_PASSAGE_ANSWER
-    chosen.sort(key=lambda c: (c[1], c[2]))  # in the passages' order: reads as one text
-    return " ".join(f"{sentence.rstrip(' .!?;:')} [{number}]." for _, number, _, sentence in chosen)
+    return grounding.cited_text(chosen)
 
 
-def _relevance(wanted: set[str], sentence: str) -> float:
-    return grounding.coverage(wanted, sentence)
-
-
-def _question_parts(question: str) -> list[set[str]]:
-    """The subject words of the whole question, and of each part of a question that asks several things.
-
-    "Describe your company: when it was founded, where it is based and how many people it
-    employs" asks three things; a sentence that answers one of them ("…was founded in 2011…")
-    holds only that part's words."""
-    pieces = [grounding.stems(piece, subject_only=True) for piece in QUESTION_PARTS.split(question)]
-    return [grounding.stems(question, subject_only=True)] + [piece for piece in pieces if piece]
-
-
-def _answers(parts: list[set[str]], sentence: str) -> bool:
-    """At least two of the subject words of the question or of one of its parts (or its only one)."""
-    own = grounding.stems(sentence)
-    return any(len(part & own) >= min(2, len(part)) > 0 for part in parts)
-
-
-def _quotable(sentence: str) -> bool:
-    """Prose of a readable length: not a command line, a path list or a stray heading."""
-    letters = sum(c.isalpha() or c.isspace() for c in sentence)
-    return MIN_SENTENCE_CHARS <= len(sentence) <= MAX_SENTENCE_CHARS and letters >= 0.8 * len(sentence)
-
-
-def _repeats(sentence: str, chosen: list[tuple]) -> bool:
-    """Overlapping chunks repeat sentences: quote each once."""
-    own = grounding.stems(sentence)
-    return any(own and len(own & grounding.stems(c[3])) >= 0.8 * len(own) for c in chosen)
+def evidence_lines(text: str) -> list[tuple[int, str]] | None:
+    """The `- [n] sentence` lines of the prompt's Evidence block, None when it has none."""
+    if not re.search(r"^\s*Evidence\s*:", text, re.MULTILINE):
+        return None
+    return [(int(m.group(1)), m.group(2).strip()) for m in EVIDENCE_LINE.finditer(labelled_block(text, "Evidence"))]
 
 
 def extractive_summary(text: str) -> str:
@@ -229,8 +185,11 @@ def review(question: str, answer: str, passages: dict[int, str]) -> dict:
     """Judge an answer against the question and the passages it cites; reasons for every finding.
 
     Three checks, the reviewer's rubric: the citations are real (each number
-    is a given passage); each sentence is supported by the passage it cites;
-    the answer addresses the question (holds enough of its subject words).
+    is a given passage); each sentence is supported by the passage it cites
+    (grounding.unsupported: its words, its figures, its negations); the answer
+    addresses the question and each part of it that a passage answers
+    (evidence.addressing_problems by words alone — this provider has no
+    embedding model; the responder's reviewer adds the meaning).
     A fake citation or an answer to another question is rejected, an
     unsupported sentence needs revision.
     """
@@ -243,23 +202,16 @@ def review(question: str, answer: str, passages: dict[int, str]) -> dict:
     fake = sorted({n for _, numbers in claims for n in numbers if n not in passages})
     if fake:
         reasons.append("Cites " + ", ".join(f"[{n}]" for n in fake) + ", which is not among the passages.")
-    unsupported = [sentence for sentence, numbers in claims if not _supported(sentence, numbers, passages)]
-    reasons += [f"Not supported by the passage it cites: \"{s[:100]}\"" for s in unsupported]
-    addressed = grounding.coverage(grounding.stems(question, subject_only=True), " ".join(s for s, _ in claims))
-    if addressed < ADDRESSED_SHARE:
-        reasons.append(f"Does not address the question: it holds {addressed:.0%} of the question's subject words.")
+    unsupported = grounding.support_problems(claims, passages)
+    addressing, addressing_reasons = evidence.addressing_problems(question, claims, passages)
+    reasons += unsupported + addressing_reasons
     supported_share = 1 - len(unsupported) / len(claims)
-    score = round(supported_share * min(1.0, addressed / FULLY_ADDRESSED_SHARE), 3)
-    if fake or addressed < ADDRESSED_SHARE or supported_share == 0:
+    score = round(supported_share * ADDRESSING_FACTOR[addressing], 3)
+    if fake or addressing == "rejected" or supported_share == 0:
         return _verdict("rejected", score, reasons)
-    if unsupported:
+    if reasons:
         return _verdict("needs_revision", score, reasons)
     return _verdict("approved", score, ["Every sentence is supported by the passage it cites, and it addresses the question."])
-
-
-def _supported(sentence: str, numbers: list[int], passages: dict[int, str]) -> bool:
-    cited = [passages[n] for n in numbers if n in passages]
-    return bool(cited) and grounding.support(sentence, cited) >= SUPPORTED_SHARE
 
 
 def _verdict(verdict: str, score: float, reasons: list[str]) -> dict:
@@ -283,7 +235,7 @@ def extractive_reply(messages: list[dict]) -> str:
     if RERANK_MARKER in system_message(messages):
         return json.dumps(rerank(question, passages))
     if question or passages:
-        return extractive_answer(question or user_text, passages)
+        return extractive_answer(question or user_text, passages, evidence_lines(user_text))
     return extractive_summary(user_text)
 
 

@@ -21,6 +21,7 @@ import random
 import re
 import time
 
+import numpy as np
 from django.db.models import Case, F, IntegerField, Value, When
 from django.utils import timezone
 
@@ -28,6 +29,7 @@ from answer_library.services.matching import find_match
 from llm_manager import services as llm
 from llm_manager.exceptions import CircuitOpenError, TransientLLMError
 from llm_manager.providers import grounding
+from llm_manager.providers.evidence import Choice, Similarity, addressing_problems, choose
 from llm_manager.providers.offline import NO_PASSAGE_ANSWER
 from solution_library.services.lexical import chunk_frequencies
 from solution_library.services.search import search_passages
@@ -48,8 +50,12 @@ NOT_ENOUGH_INFORMATION = re.compile(r"not enough information|no supporting conte
 
 RESPONDER_SYSTEM = (
     "You draft answers to the questions of a request for proposal (RFP) for a solutions team. "
-    "Use only the numbered passages from the team's library. Answer in at most five sentences, "
-    "and end every sentence with the citation of the passage that supports it, like [2]. "
+    "Use only the numbered passages from the team's library. The Evidence lines are the passage sentences "
+    "chosen for the question, in the order of the things it asks: answer each part of the question in that "
+    "order, from that evidence. Answer in at most five sentences, and end every sentence with the citation "
+    "of the passage that supports it, like [2]. When the question asks for a list (three customers, the "
+    "certifications held), give the items themselves. Write plain sentences: no Markdown, no headings, no "
+    "bullet marks. Leave out any sentence that does not answer the question, even one from the same passage. "
     "Never state anything the passages do not say. If the passages do not answer the question, "
     f"reply only: {NO_PASSAGE_ANSWER} (not enough information)"
 )
@@ -66,6 +72,7 @@ REVIEWER_SYSTEM = (
 # Confidence: retrieval evidence, then the review's verdict moves it (approved answers keep most of it).
 VERDICT_FACTOR = {"approved": 1.0, "needs_revision": 0.5, "rejected": 0.1}
 VERDICTS = {choice.value for choice in Answer.Verdict}
+VERDICT_SEVERITY = ["approved", "needs_revision", "rejected"]
 CITATION = re.compile(r"\[(\d{1,3})\]")
 JSON_OBJECT = re.compile(r"\{.*?\}", re.DOTALL)
 
@@ -148,13 +155,38 @@ def _passage_lines(passages: list[dict]) -> list[str]:
     return [f"[{p['n']}] {grounding.readable(p['text'])}" for p in passages]
 
 
-def responder_messages(question: Question, passages: list[dict], rfp_context: str) -> list[dict]:
+def embedding_similarity(model=None) -> Similarity:
+    """Cosines between texts by the embedding model (the default one when not given): what "by meaning" means here."""
+    model = model or llm.get_default_model("embedding")
+
+    def similarity(queries: list[str], texts: list[str]) -> list[list[float]]:
+        vectors = np.asarray(llm.embed_texts([*queries, *texts], model), dtype=np.float32)
+        return (vectors[: len(queries)] @ vectors[len(queries):].T).tolist()
+
+    return similarity
+
+
+def _passage_texts(passages: list[dict]) -> dict[int, str]:
+    return {p["n"]: p["text"] for p in passages}
+
+
+def choose_evidence(question_text: str, passages: list[dict], embedding_model=None) -> list[Choice]:
+    """The passage sentences that answer the question, part by part, chosen by meaning and by words together."""
+    weights = _rarity(grounding.stems(question_text, subject_only=True), embedding_model)
+    return choose(question_text, _passage_texts(passages), embedding_similarity(embedding_model), weights)
+
+
+def responder_messages(question: Question, passages: list[dict], rfp_context: str,
+                       chosen: list[Choice] = ()) -> list[dict]:
     lines = []
     if rfp_context:
         lines.append(f"About this RFP: {_one_line(rfp_context)}")
     if question.section:
         lines.append(f"Section: {_one_line(question.section)}")
-    lines += ["Passages:", *_passage_lines(passages), "", f"Question: {_one_line(question.text)}"]
+    lines += ["Passages:", *_passage_lines(passages), ""]
+    if chosen:
+        lines += ["Evidence:", *(f"- [{c.n}] {_one_line(c.text)}" for c in chosen), ""]
+    lines.append(f"Question: {_one_line(question.text)}")
     return [{"role": "system", "content": RESPONDER_SYSTEM}, {"role": "user", "content": "\n".join(lines)}]
 
 
@@ -185,22 +217,24 @@ def says_no_support(text: str) -> bool:
     return text.startswith(NO_PASSAGE_ANSWER) or bool(NOT_ENOUGH_INFORMATION.search(text))
 
 
-def draft(question: Question, passages: list[dict], share: float, *, model, rfp_context: str = "") -> tuple[str, bool]:
-    """(draft text, needs an expert): the model's cited answer, or the no-support answer when evidence is weak."""
+def draft(question: Question, passages: list[dict], share: float, *, model, rfp_context: str = "",
+          embedding_model=None) -> tuple[str, bool]:
+    """(draft text, needs an expert): the model's cited answer, or the no-support answer when evidence is weak.
+
+    Weak: the best passage holds too little of the question's subject, or no
+    sentence of the passages is relevant enough to any part of the question.
+    """
     if share < EVIDENCE_THRESHOLD:
         return NO_PASSAGE_ANSWER, True
-    text = chat_with_retries(responder_messages(question, passages, rfp_context), model)
+    chosen = choose_evidence(question.text, passages, embedding_model)
+    if not chosen:
+        return NO_PASSAGE_ANSWER, True
+    text = chat_with_retries(responder_messages(question, passages, rfp_context, chosen), model)
     if not text:
         raise AnswerError("The model returned an empty answer.")
     if says_no_support(text):
         return NO_PASSAGE_ANSWER, True
     return text, False
-
-
-def _reset_review() -> dict:
-    """A new answer text: the old review and the old approval were about another text."""
-    return {"review_verdict": "", "review_feedback": "", "review_score": None, "reviewer_job": None, "reviewed_at": None,
-            **workflow.APPROVAL_RESET}
 
 
 def answer_from_library(question: Question, *, job=None, embedding_model=None, library=None) -> Answer | None:
@@ -226,7 +260,7 @@ def answer_from_library(question: Question, *, job=None, embedding_model=None, l
             "generated_at": timezone.now(),
             "choice": entry.choice,
             "choice_needs_review": False,
-            **_reset_review(),
+            **workflow.APPROVAL_RESET,
         },
     )
     workflow.sync_answer(answer)
@@ -237,7 +271,8 @@ def generate_answer(question: Question, *, model, rfp_context: str = "", job=Non
                     library=None) -> Answer:
     """Reuse a library entry when one answers the question, else draft (or redraft) from the documents.
 
-    A new answer clears the old review. `embedding_model` and `library`: the default
+    A new answer leaves the old review in place, visibly stale (Answer.review_is_stale)
+    until the reviewer judges the new text. `embedding_model` and `library`: the default
     embedding model a batch job read once at its start and the job's RecentIndex
     of the answer library (both read here when not given).
     """
@@ -246,7 +281,8 @@ def generate_answer(question: Question, *, model, rfp_context: str = "", job=Non
         return reused
     passages = retrieve_passages(question, embedding_model)
     share = evidence(question.text, passages, embedding_model)
-    text, needs_expert = draft(question, passages, share, model=model, rfp_context=rfp_context)
+    text, needs_expert = draft(question, passages, share, model=model, rfp_context=rfp_context,
+                               embedding_model=embedding_model)
     answer, _ = Answer.objects.update_or_create(
         question=question,
         defaults={
@@ -260,7 +296,7 @@ def generate_answer(question: Question, *, model, rfp_context: str = "", job=Non
             "responder_job": job,
             "generated_at": timezone.now(),
             **choice_fields(text, question.text),
-            **_reset_review(),
+            **workflow.APPROVAL_RESET,
         },
     )
     workflow.sync_answer(answer)
@@ -300,14 +336,39 @@ def citation_problems(answer_text: str, passages: list[dict]) -> list[str]:
     return [f"Cites {', '.join(f'[{n}]' for n in fake)}, which is not among the passages."] if fake else []
 
 
-def judge(question: Question, answer_text: str, passages: list[dict], *, model) -> dict:
-    """The verdict on one answer: the mechanical citation check, then the model's rubric review."""
-    problems = citation_problems(answer_text, passages)
+def judge(question: Question, answer_text: str, passages: list[dict], *, model, embedding_model=None) -> dict:
+    """The verdict on one answer: the mechanical checks, then the model's rubric review; the worse verdict wins.
+
+    Mechanical, whatever the chat model: every citation is a given passage;
+    every sentence is supported by the passage it cites (its words, figures and
+    negations); the answer addresses the question by meaning (the embedding
+    model) and by words, and answers each part that a given passage answers.
+    """
+    claims = grounding.cited_sentences(answer_text)
+    texts = _passage_texts(passages)
+    weights = _rarity(grounding.stems(question.text, subject_only=True), embedding_model)
+    addressing, addressing_reasons = addressing_problems(
+        question.text, claims, texts, embedding_similarity(embedding_model), weights) if claims else ("", [])
+    unsupported = grounding.support_problems(claims, texts)
+    findings = [
+        ("rejected", citation_problems(answer_text, passages)),
+        (addressing, addressing_reasons),
+        ("rejected" if unsupported and len(unsupported) == len(claims) else "needs_revision", unsupported),
+    ]
     review = parse_review(chat_with_retries(reviewer_messages(question, answer_text, passages), model))
-    if problems:
-        feedback = " ".join([*problems, review["feedback"]]).strip()
-        return {"verdict": Answer.Verdict.REJECTED.value, "score": 0.0, "feedback": feedback}
+    for verdict, reasons in findings:
+        if reasons:
+            review = _worse(review, verdict, reasons)
     return review
+
+
+def _worse(review: dict, verdict: str, reasons: list[str]) -> dict:
+    """The review with a mechanical finding added: its reasons first, the worse of the two verdicts."""
+    new = [reason for reason in reasons if reason not in review["feedback"]]  # the offline reviewer finds some too
+    feedback = " ".join([*new, review["feedback"]]).strip()
+    worse = max(review["verdict"], verdict, key=VERDICT_SEVERITY.index)
+    score = 0.0 if worse == Answer.Verdict.REJECTED else min(review["score"] or 0.0, 0.5)
+    return {"verdict": worse, "score": score, "feedback": feedback}
 
 
 def review_answer(question: Question, *, model, job=None) -> Answer:
@@ -319,7 +380,7 @@ def review_answer(question: Question, *, model, job=None) -> Answer:
     values = {
         "review_verdict": review["verdict"], "review_score": review["score"], "review_feedback": review["feedback"],
         "confidence": 0.0 if answer.needs_expert and not answer.final_text else confidence(answer.evidence, review["verdict"]),
-        "reviewer_job": job, "reviewed_at": timezone.now(),
+        "reviewer_job": job, "reviewed_at": timezone.now(), "reviewed_text": answer.final_answer,
     }
     # Only onto the text that was judged: a redraft or an edit during the call makes this verdict stale.
     judged = Answer.objects.filter(pk=answer.pk, draft_text=answer.draft_text, final_text=answer.final_text)

@@ -66,8 +66,9 @@ def default_model_and_version():
     The same row llm.get_default_model() reads, with the SearchIndexVersion token
     joined in: a search makes one round trip fewer. Not cached across searches:
     a model's API settings (concurrency, timeouts, keys) change without notice.
-    Anything unusual (no default, inactive) goes to get_default_model(), which
-    raises the error the user should see.
+    Anything unusual (no default, inactive, a local model that cannot run here)
+    goes to get_default_model(), which raises the error the user should see or
+    gives the model that stands in.
     """
     from llm_manager.models import LLMModel
 
@@ -80,8 +81,9 @@ def default_model_and_version():
         .annotate(index_version=Subquery(token))
         .first()
     )
-    if model is None or not (model.is_active and model.api.is_active):
-        llm.get_default_model("embedding")  # raises NoDefaultModel with the reason
+    if model is None or not (model.is_active and model.api.is_active) or llm.model_problem(model):
+        model = llm.get_default_model("embedding")  # raises NoDefaultModel with the reason, or the stand-in
+        model.index_version = SearchIndexVersion.objects.filter(embedding_model=model).values_list("version", flat=True).first()
     return model, model.index_version or ""
 
 

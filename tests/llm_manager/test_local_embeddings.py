@@ -96,7 +96,7 @@ def test_vectors_are_unit_length_and_do_not_depend_on_the_batch(tiny_model):
 
 @pytest.mark.django_db
 def test_a_local_api_lists_and_serves_its_installed_models(tiny_model):
-    api = LLMApi.objects.create(name="Local models", kind=LLMApi.KIND_LOCAL)
+    api = LLMApi.objects.create(name="Tiny local models", kind=LLMApi.KIND_LOCAL)
     outcome = services.validate_api(api.pk)
     assert outcome.success
     model = LLMModel.objects.get(api=api, name="tiny-bert")

@@ -26,13 +26,14 @@ def test_validate_all_returns_the_seed_counts_and_records_a_run(fake_llm):
 
     result = validate_all_llm_apis.apply().get()
     assert result["success"] is True
-    assert (result["tested"], result["successful"], result["failed"]) == (3, 2, 1)  # + the offline baseline
-    assert result["models_created"] == 2  # the fake's two models; the offline ones exist already
+    # + the offline baseline and the local models (all-MiniLM-L6-v2), which migrations register
+    assert (result["tested"], result["successful"], result["failed"]) == (4, 3, 1)
+    assert result["models_created"] == 2  # the fake's two models; the offline and local ones exist already
     broken = next(d for d in result["details"] if d["api"] == "Broken key")
     assert broken == {"api_id": broken["api_id"], "api": "Broken key", "success": False,
                       "error": "API key rejected by Broken key (HTTP 401)", "transient": False}
     run = ValidationRun.objects.get(pk=result["job_id"])
-    assert (run.status, run.trigger, run.successful_items, run.failed_items) == ("completed", "schedule", 2, 1)
+    assert (run.status, run.trigger, run.successful_items, run.failed_items) == ("completed", "schedule", 3, 1)
     assert LLMApi.objects.get(name="Broken key").health_status == LLMApi.HEALTH_UNHEALTHY
 
 

@@ -4,7 +4,8 @@ import json
 import pytest
 
 from llm_manager.models import LLMModel
-from llm_manager.providers.offline import NO_PASSAGE_ANSWER, TARGET_ANSWER_CHARS
+from llm_manager.providers.evidence import TARGET_ANSWER_CHARS
+from llm_manager.providers.offline import NO_PASSAGE_ANSWER
 from rfp_manager.models import Answer, Question
 from rfp_manager.services import answering
 
@@ -133,3 +134,16 @@ def test_review_moves_confidence_and_the_rfp_page_lists_what_needs_attention_fir
     assert 'class="badge badge-needs_expert q-status">Needs an expert' in page
     in_order = user_client.get(f"/rfps/{rfp.pk}/", {"sort": "document"}).content.decode()
     assert in_order.index(BACKUP_QUESTION) < in_order.index(INSURANCE_QUESTION)
+
+
+def test_the_chat_model_gets_the_chosen_evidence_with_its_citations_and_the_same_rules(rfp, chat_model, llm_front):
+    answering.generate_answer(question(rfp, BACKUP_QUESTION), model=chat_model)
+    system, user = (m["content"] for m in json.loads(llm_front.chat_prompts[-1])["messages"])
+
+    assert "answer each part of the question in that order" in system and "no Markdown" in system
+    assert "give the items themselves" in system and "Leave out any sentence that does not answer" in system
+    evidence = [line for line in user.split("Evidence:", 1)[1].splitlines() if line.startswith("- [")]
+    assert evidence and "Backups are taken every hour" in evidence[0]
+    number = evidence[0][3:evidence[0].index("]")]
+    passage = next(line for line in user.splitlines() if line.startswith(f"[{number}] "))
+    assert "Backups are taken every hour" in passage  # the evidence cites the passage it quotes

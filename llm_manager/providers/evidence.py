@@ -1,0 +1,328 @@
+"""Evidence chosen by meaning: which sentences of the retrieved passages answer which part of a question.
+
+A sentence's relevance to a question (or to one part of it) is the embedding
+model's cosine between the two, averaged with the lexical match (the share of
+the question's subject words, weighed by rarity, that the sentence and the
+heading it sits under hold). Either alone misleads: words alone take "the API,
+single sign-on, multi-factor authentication" on a price list for an answer
+about the API's authentication; meaning alone takes any sentence about
+security for one about key rotation.
+
+Used by the responder (rfp_manager's answering service passes the embedding
+model's similarity, and gives the chosen sentences to the chat model as its
+evidence), by the reviewer (does the answer address each part; does a passage
+answer a part better than the answer does), and by the offline extractive chat
+when a prompt carries no chosen evidence (the lexical half alone).
+"""
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from . import grounding
+
+# (queries, texts) → their cosine matrix, len(queries) × len(texts).
+Similarity = Callable[[list[str], list[str]], list[list[float]]]
+
+# How much the embedding model's cosine counts beside the lexical match (tuned on the demo RFP and the eval set).
+SEMANTIC_WEIGHT = 0.5
+# A sentence answers a part when its relevance reaches this (with the similarity; lexical only: LEXICAL_PART_MIN).
+PART_MIN = 0.35
+LEXICAL_PART_MIN = 0.5
+# With no sentence above those, the best one for the whole question is taken from this share of them up.
+FALLBACK_SHARE = 0.5
+# A second sentence for the same part must be nearly as relevant as the part's best and hold a subject word of
+# the part that the first does not: no padding.
+CLOSE_TO_BEST = 0.7
+# The words of a sentence's heading count this much: "Rate limits" tells what the sentence under it is about,
+# but not every sentence under "Product roadmap" is the roadmap.
+HEADING_SHARE = 0.5
+SENTENCES_PER_PART = 2
+MAX_SENTENCES = 5
+TARGET_ANSWER_CHARS = 700
+# The reviewer: an answer less relevant than this to the whole question is about another topic, and a
+# passage sentence more relevant than the answer's best by BETTER_BY to a part answers what the answer missed.
+TOPIC_MIN = 0.3
+LEXICAL_TOPIC_MIN = 0.3
+BETTER_BY = 0.15
+# The parts of one question are mostly answered by one document: a passage that answered an earlier part counts more.
+SAME_PASSAGE_BONUS = 0.1
+# A later passage's sentence must match clearly better to be quoted before the first passage's.
+RANK_PENALTY = 0.02
+# A list question ("List three customers") prefers a sentence that names several things, or a list's items.
+LIST_BONUS = 0.15
+ENUMERATION_NAMES = 4
+# A second sentence for a part must add at least this share of the part's subject (by weight).
+NEW_WORDS_SHARE = 0.2
+# List questions take the sibling items (rows of the same table, points of the same list) of a chosen item.
+LIST_ITEMS = 8
+MIN_SENTENCE_CHARS, MAX_SENTENCE_CHARS = 12, 400
+
+WH_WORDS = r"how|when|where|what|which|who|whom|whose|whether|why|can|could|do|does|did|is|are|will|would|should|has|have"
+# Where a question that asks several things divides: "…founded, where it is based and how many…", "…? Confirm…".
+PART_BREAK = re.compile(
+    rf"(?<=[?.!])\s+|\s*[;:]\s+|,?\s+and\s+(?=(?:{WH_WORDS})\b)|,\s+(?=(?:{WH_WORDS}|including)\b)", re.IGNORECASE
+)
+SENTENCE_END = re.compile(r"[.!][)\"'\u201d]?$")
+# A part that says "they" or "it" is about the subject of the question's first part: "…and how long are they kept".
+PRONOUN = re.compile(r"\b(?:they|them|their|it|its|these|those|this)\b", re.IGNORECASE)
+INCLUDING = re.compile(r"^including\s+", re.IGNORECASE)
+LIST_ITEM_BREAK = re.compile(r",\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+", re.IGNORECASE)
+LIST_QUESTION = re.compile(
+    r"^\s*(?:please\s+)?(?:list|name|enumerate|which|what are)\b|\b(?:two|three|four|five|six|several)\s+\w+", re.IGNORECASE
+)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A sentence or list item of a passage that may be quoted."""
+
+    n: int  # the passage's number in the prompt
+    rank: int  # the passage's place among the retrieved ones
+    position: int  # the unit's place in its passage
+    unit: grounding.Unit
+
+    @property
+    def text(self) -> str:
+        return self.unit.text
+
+    @property
+    def in_context(self) -> str:
+        """The sentence under its heading: "Rate limits: Each tenant may make 600 requests per minute"."""
+        heading = self.unit.heading
+        return f"{heading}: {self.text}" if heading and heading not in self.text else self.text
+
+
+@dataclass(frozen=True)
+class Choice:
+    n: int
+    text: str
+    part: int
+    score: float
+
+
+@dataclass(frozen=True)
+class Part:
+    """One thing a question asks: `text` as the embedding model reads it, `words` as the lexical match does."""
+
+    text: str
+    words: str
+
+
+def question_parts(question: str) -> list[str]:
+    return [part.text for part in _parts(question)]
+
+
+def _parts(question: str) -> list[Part]:
+    """The things a question asks, in its order; the question itself when it asks one thing.
+
+    "Describe the API, including authentication and rate limits" asks about the
+    API, its authentication and its rate limits: an "including" list gives one
+    part per item, read with the head of the question for its meaning and
+    alone for its words; a part that says "they" is read with the head. Parts with no
+    subject word ("Describe your company") are left out.
+    """
+    parts, head = [], ""
+    for piece in (p.strip(" ,.?") for p in PART_BREAK.split(question or "")):
+        if not piece:
+            continue
+        if INCLUDING.match(piece) and head:
+            items = [i.strip() for i in LIST_ITEM_BREAK.split(INCLUDING.sub("", piece)) if i.strip()]
+            parts += [Part(f"{head}: {item}", item) for item in items]
+        else:
+            refers = head and PRONOUN.search(piece) and grounding.stems(head, subject_only=True)
+            parts.append(Part(f"{piece} ({head})", f"{piece} {head}") if refers else Part(piece, piece))
+            head = head or piece
+    parts = [p for p in parts if grounding.stems(p.words, subject_only=True)]
+    return parts if len(parts) > 1 else [Part(question.strip(), question.strip())]
+
+
+def asks_for_list(question: str) -> bool:
+    return bool(LIST_QUESTION.search(question or ""))
+
+
+def candidates(passages: dict[int, str]) -> list[Candidate]:
+    """Every quotable sentence and list item of the passages, in the passages' order."""
+    found = []
+    for rank, (n, text) in enumerate(passages.items()):
+        for position, unit in enumerate(grounding.passage_units(text)):
+            if unit.kind != grounding.HEADING and _quotable(unit):
+                found.append(Candidate(n, rank, position, unit))
+    return found
+
+
+def _quotable(unit: grounding.Unit) -> bool:
+    """Prose of a readable length: not a command line, a path list or a stray fragment."""
+    text = unit.text
+    letters = sum(c.isalpha() or c.isspace() for c in text)
+    if unit.kind == grounding.ITEM:
+        return MIN_SENTENCE_CHARS <= len(text) <= MAX_SENTENCE_CHARS and letters >= 0.5 * len(text)
+    # A sentence ends as one: an unended piece is a PDF table's cell or a chunk cut mid-sentence; a question is the FAQ's.
+    return (MIN_SENTENCE_CHARS <= len(text) <= MAX_SENTENCE_CHARS and letters >= 0.75 * len(text)
+            and bool(SENTENCE_END.search(text)))
+
+
+def relevance(queries: list[str], texts: list[str], similarity: Similarity | None = None,
+              weights: dict[str, float] | None = None, contexts: list[str] | None = None,
+              words: list[str] | None = None) -> list[list[float]]:
+    """Relevance of each text to each query, 0..1: cosine and lexical match averaged (lexical alone without similarity).
+
+    `contexts`: what the lexical match also reads for each text (its heading);
+    `words`: the wording of each query the lexical match looks for (the query itself when not given).
+    """
+    contexts = contexts or [""] * len(texts)
+    lexical = [[_lexical(grounding.stems(q, subject_only=True), t, c, weights) for t, c in zip(texts, contexts)]
+               for q in words or queries]
+    if similarity is None or not texts:
+        return lexical
+    cosines = similarity(queries, [f"{c}: {t}" if c else t for t, c in zip(texts, contexts)])
+    return [
+        [SEMANTIC_WEIGHT * max(0.0, float(cos)) + (1 - SEMANTIC_WEIGHT) * lex for cos, lex in zip(cos_row, lex_row)]
+        for cos_row, lex_row in zip(cosines, lexical)
+    ]
+
+
+def _lexical(wanted: set[str], text: str, context: str, weights: dict[str, float] | None) -> float:
+    """The share of the wanted words in the text, the words only its heading holds counting HEADING_SHARE."""
+    own = grounding.coverage(wanted, text, weights)
+    with_heading = grounding.coverage(wanted, f"{context} {text}", weights) if context else own
+    return own + HEADING_SHARE * (with_heading - own)
+
+
+def part_minimum(similarity: Similarity | None) -> float:
+    return PART_MIN if similarity is not None else LEXICAL_PART_MIN
+
+
+def score_candidates(parts: list[Part], found: list[Candidate], similarity=None, weights=None) -> list[list[float]]:
+    return relevance([p.text for p in parts], [c.text for c in found], similarity, weights,
+                     [c.unit.heading for c in found], [p.words for p in parts])
+
+
+def choose(question: str, passages: dict[int, str], similarity: Similarity | None = None,
+           weights: dict[str, float] | None = None) -> list[Choice]:
+    """The sentences that answer the question, part by part in the question's order, each with its passage.
+
+    For each part the most relevant sentence, and a second only when it is
+    nearly as relevant (no sentence is padded in because it sits in the same
+    passage). A list question takes the chosen item's siblings: the rows of its table, the points of its list.
+    """
+    parts, found = _parts(question), candidates(passages)
+    if not found:
+        return []
+    scores = score_candidates(parts, found, similarity, weights)
+    if asks_for_list(question):
+        scores = [[score + LIST_BONUS * enumerates(c) for score, c in zip(row, found)] for row in scores]
+    least, chosen = part_minimum(similarity), []
+    for part, row in enumerate(scores):
+        used = {c.n for _, c in chosen}
+        row = [score + SAME_PASSAGE_BONUS * (c.n in used) for score, c in zip(row, found)]
+        ranked = sorted(range(len(found)), key=lambda i: (-(row[i] - RANK_PENALTY * found[i].rank), found[i].rank,
+                                                          found[i].position))
+        best, wanted, held = row[ranked[0]], grounding.stems(parts[part].words, subject_only=True), None
+        for i in ranked:
+            if row[i] < max(least, CLOSE_TO_BEST * best) or _full(chosen):
+                break
+            if _repeats(found[i].text, [c for _, c in chosen]):
+                continue  # already quoted (for an earlier part, or from an overlapping chunk)
+            own = wanted & grounding.stems(found[i].in_context)
+            if held is not None and _weight(own - held, weights) < NEW_WORDS_SHARE * _weight(wanted, weights):
+                continue  # it says little of the part that the part's first sentence does not already say
+            chosen.append((Choice(found[i].n, found[i].text, part, round(row[i], 3)), found[i]))
+            held = own if held is None else held | own
+            if asks_for_list(question) and enumerates(found[i]):
+                if found[i].unit.kind == grounding.ITEM:
+                    chosen += _siblings(found[i], found, row, part, least / 2, chosen)
+                break  # the list is the answer to this part
+            if sum(c.part == part for c, _ in chosen) >= SENTENCES_PER_PART:
+                break
+    if not chosen:
+        chosen = _best_for_the_whole_question(question, found, similarity, weights, least * FALLBACK_SHARE)
+    return [choice for choice, _ in sorted(chosen, key=lambda c: (c[0].part, c[1].rank, c[1].position))]
+
+
+def _best_for_the_whole_question(question, found, similarity, weights, least) -> list:
+    """No sentence answers a part clearly: the one most relevant to the whole question, if it is about it at all.
+
+    The evidence gate has already found the question's subject in the passages;
+    a weak embedding model (the offline baseline) scores paraphrases low.
+    """
+    row = relevance([question], [c.text for c in found], similarity, weights, [c.unit.heading for c in found])[0]
+    best = max(range(len(found)), key=lambda i: (row[i] - RANK_PENALTY * found[i].rank, -found[i].rank))
+    return [(Choice(found[best].n, found[best].text, 0, round(row[best], 3)), found[best])] if row[best] >= least else []
+
+
+def enumerates(candidate: Candidate) -> bool:
+    """A list item, or a sentence that names several things: "…including Fenmoor Water Authority, Harrowgate…"."""
+    return candidate.unit.kind == grounding.ITEM or names_several(candidate.text)
+
+
+def names_several(text: str) -> bool:
+    names = sum(word[:1].isupper() for word in text.split()[1:])
+    return text.count(",") + len(re.findall(r"\band\b", text)) >= 2 and names >= ENUMERATION_NAMES
+
+
+def _weight(stems: set[str], weights: dict[str, float] | None) -> float:
+    return sum((weights or {}).get(stem, 1.0) for stem in stems)
+
+
+def _siblings(item: Candidate, found: list[Candidate], row: list[float], part: int, least: float, chosen) -> list:
+    """The other items of the same list or table as `item` that are about the question at all."""
+    taken = {c for _, c in chosen}
+    return [
+        (Choice(c.n, c.text, part, round(row[i], 3)), c)
+        for i, c in enumerate(found)
+        if c.n == item.n and c.unit.kind == grounding.ITEM and c.unit.heading == item.unit.heading
+        and c not in taken and c != item and row[i] >= least
+    ][:LIST_ITEMS]
+
+
+def _full(chosen: list) -> bool:
+    return len(chosen) >= MAX_SENTENCES or sum(len(c.text) for c, _ in chosen) >= TARGET_ANSWER_CHARS
+
+
+def _repeats(text: str, chosen: list[Candidate]) -> bool:
+    """Overlapping chunks repeat sentences: quote each once."""
+    own = grounding.stems(text)
+    return any(own and len(own & grounding.stems(c.text)) >= 0.8 * len(own) for c in chosen)
+
+
+# --- does an answer address the question -----------------------------------------------------
+def addressing_problems(question: str, claims: list[tuple[str, list[int]]], passages: dict[int, str],
+                        similarity: Similarity | None = None, weights: dict[str, float] | None = None) -> tuple[str, list[str]]:
+    """(verdict it calls for: "rejected", "needs_revision" or "", reasons) on whether the answer addresses the question.
+
+    An answer about another topic (its relevance to the whole question below
+    TOPIC_MIN) is rejected. With the embedding model's similarity, an answer
+    that leaves a part of the question unanswered while a passage it was given
+    answers that part needs revision, and the reason names the passage.
+    """
+    answer = " ".join(sentence for sentence, _ in claims)
+    contexts = [_context_of(sentence, [passages[n] for n in numbers if n in passages]) for sentence, numbers in claims]
+    topic = relevance([question], [answer], similarity, weights, [" ".join(dict.fromkeys(contexts))])[0][0]
+    if topic < (TOPIC_MIN if similarity is not None else LEXICAL_TOPIC_MIN):
+        return "rejected", [f"Does not address the question: the answer is about another topic "
+                            f"(relevance {topic:.2f} to the question)."]
+    parts, found = _parts(question), candidates(passages)
+    if similarity is None or not found:
+        return "", []  # by words alone, a passage's wording decides more than what it says: no part check
+    given = relevance([p.text for p in parts], [sentence for sentence, _ in claims], similarity, weights, contexts,
+                      [p.words for p in parts])
+    available = score_candidates(parts, found, similarity, weights)
+    if asks_for_list(question):  # judged as the responder chooses: a list question wants the names
+        given = [[g + LIST_BONUS * names_several(s) for g, (s, _) in zip(row, claims)] for row in given]
+        available = [[a + LIST_BONUS * enumerates(c) for a, c in zip(row, found)] for row in available]
+    reasons = []
+    for part, given_row, available_row in zip(parts, given, available):
+        best = max(range(len(found)), key=lambda i: available_row[i])
+        if available_row[best] >= part_minimum(similarity) and available_row[best] - max(given_row) > BETTER_BY:
+            reasons.append(f"Does not answer \u201c{part.words}\u201d, which passage [{found[best].n}] does: "
+                           f"\u201c{found[best].text[:120]}\u201d")
+    return ("needs_revision" if reasons else ""), reasons
+
+
+def _context_of(sentence: str, cited: list[str]) -> str:
+    """The passage sentence the answer's sentence quotes or restates (its closest), under its heading.
+
+    The answer is read as the responder read the passage: "The API uses OAuth 2.0" is about authentication.
+    """
+    unit = grounding.closest_unit(sentence, cited)
+    return f"{unit.heading} {unit.text}" if unit else ""
