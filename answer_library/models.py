@@ -67,6 +67,8 @@ class Entry(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["origin_key"], condition=~Q(origin_key=""), name="entry_unique_origin_key"),
         ]
+        # Granted in the admin to a person or a group ("answer library editors"); superusers hold it.
+        permissions = [("edit_library", "Can approve, edit, retire and merge entries and decide conflicts")]
 
     def __str__(self):
         return f"Entry {self.pk}: {self.question[:60]}"

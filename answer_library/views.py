@@ -1,13 +1,19 @@
 """Answer library pages: the library, an entry, approving an RFP answer, the review queue, duplicates and
 conflicts, the import of an answered questionnaire and its job.
 
-The library is shared by everyone signed in, like the document library; the
-approval of an RFP answer goes through `RFP.objects.visible_to`, and an entry's
+The library is read by everyone signed in, like the document library; only
+library editors (the `answer_library.edit_library` permission) approve, edit,
+retire, merge, import and decide conflicts — the others propose (an open
+candidate an editor decides on). The approval of an RFP answer goes through
+`RFP.objects.visible_to` and needs the right to edit that answer; an entry's
 "where used" lists only the RFPs the reader may see. Views never do long
 work: imports and scans are job rows dispatched after commit.
 """
+from functools import wraps
+
 from django.contrib import messages
 from django.contrib.auth import get_user_model
+from django.core.exceptions import PermissionDenied
 from django.db import IntegrityError, transaction
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -16,6 +22,7 @@ from django.views.decorators.http import require_POST
 from llm_manager.exceptions import LLMError
 from rfp_manager.models import RFP, Answer
 from spelunker.jobs.views import job_progress_response, progress_context
+from teamwork.services import roles
 
 from . import tasks
 from .forms import ApproveForm, EntryFieldsForm, LibraryImportForm
@@ -25,6 +32,26 @@ from .services import conflicts, entries, importing, matching
 PAGE_SIZE = 100
 # An entry is indexed (embedded) as it is saved, in the same transaction: without the embedding API nothing is saved.
 INDEX_UNAVAILABLE = "Not saved: the embedding model that indexes entries is unavailable ({}). Try again shortly."
+
+
+EDITOR_PERMISSION = "answer_library.edit_library"
+NOT_AN_EDITOR = "Only answer library editors may do this; you may propose answers. Ask an administrator for the role."
+
+
+def is_editor(user) -> bool:
+    return user.has_perm(EDITOR_PERMISSION)
+
+
+def editor_required(view):
+    """Library editors only: everyone else gets 403 with the reason."""
+
+    @wraps(view)
+    def wrapper(request, *args, **kwargs):
+        if not is_editor(request.user):
+            raise PermissionDenied(NOT_AN_EDITOR)
+        return view(request, *args, **kwargs)
+
+    return wrapper
 
 
 # --- the library ---------------------------------------------------------------------
@@ -63,12 +90,15 @@ def index(request):
         "import_form": LibraryImportForm(),
         "queue_count": Entry.objects.filter(status=Entry.Status.NEEDS_REVIEW).count(),
         "open_findings": Finding.objects.filter(status=Finding.Status.OPEN).count(),
+        "is_editor": is_editor(request.user),
     }
     return render(request, "answer_library/index.html", context)
 
 
 def entry_detail(request, pk):
     entry = get_object_or_404(Entry, pk=pk)
+    if request.method == "POST" and not is_editor(request.user):
+        raise PermissionDenied(NOT_AN_EDITOR)
     form = EntryFieldsForm(request.POST or None, initial=EntryFieldsForm.initial_for(entry))
     if request.method == "POST" and form.is_valid():
         try:
@@ -82,11 +112,12 @@ def entry_detail(request, pk):
     uses = Answer.objects.filter(library_entry=entry, question__rfp__in=visible).select_related("question__rfp")
     context = {"entry": entry, "form": form, "versions": entry.versions.select_related("changed_by"), "uses": uses,
                "origin_answer": Answer.objects.filter(pk=entry.origin_answer_id, question__rfp__in=visible)
-               .select_related("question__rfp").first()}
+               .select_related("question__rfp").first(), "is_editor": is_editor(request.user)}
     return render(request, "answer_library/entry.html", context)
 
 
 @require_POST
+@editor_required
 def entry_reviewed(request, pk):
     entry = get_object_or_404(Entry, pk=pk)
     entries.mark_reviewed(entry, request.user)
@@ -96,6 +127,7 @@ def entry_reviewed(request, pk):
 
 
 @require_POST
+@editor_required
 def entry_retire(request, pk):
     entry = get_object_or_404(Entry, pk=pk)
     entries.save_entry(entry, request.user, "Retired", status=Entry.Status.RETIRED)
@@ -107,15 +139,22 @@ def entry_retire(request, pk):
 # --- approving an RFP answer -------------------------------------------------------------
 
 def approve(request, pk):
-    """Save an RFP answer to the library: a new entry, or a new version of the entry it came from."""
+    """Save an RFP answer to the library: a new entry, or a new version of the entry it came from.
+
+    Someone who may answer the question but not edit the library proposes it instead (an open candidate)."""
     answer = get_object_or_404(Answer.objects.filter(question__rfp__in=RFP.objects.visible_to(request.user))
                                .select_related("question__rfp"), pk=pk)
+    roles.require_edit(answer.question, request.user)
     source = entries.entry_from_answer(answer)
     initial = {"question": answer.question.text, "answer_text": answer.final_answer, "choice": answer.choice,
                "owner": request.user.pk, "review_by": entries.default_review_by()}
     if source is not None:
         initial.update(tags=", ".join(source.tags), owner=source.owner_id or request.user.pk)
     form = ApproveForm(request.POST or None, initial=initial, source_entry=source)
+    if request.method == "POST" and form.is_valid() and not is_editor(request.user):
+        entries.propose(answer, request.user, form.cleaned_data["answer_text"])
+        messages.success(request, "Proposed for the library: an answer library editor will approve it.")
+        return redirect(reverse("rfp_manager:detail", args=[answer.question.rfp_id]) + f"#q{answer.question_id}")
     if request.method == "POST" and form.is_valid():
         values = form.entry_values()
         update = source if form.cleaned_data["mode"] == "update" else None
@@ -128,12 +167,14 @@ def approve(request, pk):
             return redirect(reverse("rfp_manager:detail", args=[answer.question.rfp_id]) + f"#q{answer.question_id}")
     return render(request, "answer_library/approve.html",
                   {"form": form, "answer": answer, "question": answer.question, "rfp": answer.question.rfp,
-                   "source": source})
+                   "source": source, "is_editor": is_editor(request.user)})
 
 
 @require_POST
 def candidate_dismiss(request, pk):
     candidate = get_object_or_404(Candidate.objects.filter(answer__question__rfp__in=RFP.objects.visible_to(request.user)), pk=pk)
+    if not is_editor(request.user):  # after the lookup: an RFP one cannot see stays a 404
+        raise PermissionDenied(NOT_AN_EDITOR)
     candidate.status = Candidate.Status.DISMISSED
     candidate.save(update_fields=["status", "updated_at"])
     return redirect("answer_library:index")
@@ -156,6 +197,7 @@ def findings(request):
 
 
 @require_POST
+@editor_required
 def findings_scan(request):
     try:
         job = tasks.start_conflicts_scan(request.user)
@@ -166,6 +208,7 @@ def findings_scan(request):
 
 
 @require_POST
+@editor_required
 def finding_decide(request, pk):
     finding = get_object_or_404(Finding, pk=pk, status=Finding.Status.OPEN)
     decision = request.POST.get("decision", "")
@@ -182,6 +225,7 @@ def finding_decide(request, pk):
 # --- importing an answered questionnaire -------------------------------------------------------
 
 @require_POST
+@editor_required
 def import_upload(request):
     form = LibraryImportForm(request.POST, request.FILES)
     if not form.is_valid():
@@ -198,6 +242,8 @@ def import_upload(request):
 
 def import_preview(request, pk):
     record = get_object_or_404(LibraryImport, pk=pk)
+    if request.method == "POST" and not is_editor(request.user):
+        raise PermissionDenied(NOT_AN_EDITOR)
     if request.method == "POST":
         try:
             with transaction.atomic():

@@ -13,6 +13,16 @@ class AuditEvent(models.Model):
         LLM_API_CHANGED = "llm_api_changed", "Changed an LLM API"
         LLM_API_DELETED = "llm_api_deleted", "Deleted an LLM API"
         SHARING_CHANGED = "sharing_changed", "Changed who an RFP is shared with"
+        ANSWER_EDITED = "answer_edited", "Edited an answer"
+        ANSWER_APPROVED = "answer_approved", "Approved an answer"
+        ANSWER_REVIEWED = "answer_reviewed", "Reviewed an answer"
+        ASSIGNED = "assigned", "Assigned questions"
+        COMMENTED = "commented", "Commented"
+        QUESTIONS_IMPORTED = "questions_imported", "Imported questions"
+        DOCUMENT_UPLOADED = "document_uploaded", "Uploaded a document"
+        LIBRARY_CHANGED = "library_changed", "Changed the answer library"
+        LIBRARY_IMPORT = "library_import", "Imported into the answer library"
+        ROLE_CHANGED = "role_changed", "Changed a role"
 
     at = models.DateTimeField(auto_now_add=True, db_index=True)
     # Null for work nobody started in a request (Beat, a task).
@@ -25,6 +35,8 @@ class AuditEvent(models.Model):
 
     class Meta:
         ordering = ["-at", "-pk"]
+        indexes = [models.Index(fields=["rfp", "-at"], name="audit_event_by_rfp"),
+                   models.Index(fields=["actor", "-at"], name="audit_event_by_actor")]
 
     def __str__(self):
         return f"{self.at:%Y-%m-%d %H:%M} {self.actor or 'system'} {self.get_action_display()} {self.target}"

@@ -5,8 +5,12 @@ Kept in this app so the apps it watches need not know about it.
 from django.db.models.signals import m2m_changed, post_delete, post_save, pre_save
 from django.dispatch import receiver
 
+from answer_library.models import EntryVersion, LibraryJob
 from llm_manager.models import LLMApi
-from rfp_manager.models import RFP, Answer, RFPBatchJob
+from rfp_manager.models import RFP, Answer, InformationDocument, QuestionImport, RFPBatchJob
+from solution_library.models import Document
+
+from .context import current_user
 
 from . import services
 from .models import AuditEvent
@@ -71,3 +75,53 @@ def _sharing_changed(sender, instance, action, pk_set, **kwargs):
         services.record(AuditEvent.Action.SHARING_CHANGED, f"RFP {instance.pk} {instance.name}", rfp=instance,
                         change=action.removeprefix("post_"),
                         groups=sorted(instance.shared_with.values_list("name", flat=True)))
+
+
+@receiver(post_save, sender=QuestionImport, dispatch_uid="audit.questions_imported")
+def _questions_imported(sender, instance, update_fields=None, raw=False, **kwargs):
+    """Each apply of an import (the preview's "Import" saves applied_at)."""
+    if not raw and update_fields and "applied_at" in update_fields:
+        rfp = instance.rfp
+        services.record(AuditEvent.Action.QUESTIONS_IMPORTED, f"RFP {rfp.pk} {rfp.name}", rfp=rfp,
+                        source=instance.original_name or instance.get_kind_display(), count=len(instance.rows))
+
+
+@receiver(post_save, sender=InformationDocument, dispatch_uid="audit.rfp_document_uploaded")
+def _rfp_document_uploaded(sender, instance, created, raw=False, **kwargs):
+    if created and not raw:
+        rfp = instance.rfp
+        services.record(AuditEvent.Action.DOCUMENT_UPLOADED, f"RFP {rfp.pk} {rfp.name}", rfp=rfp,
+                        actor=instance.uploaded_by, title=instance.title)
+
+
+@receiver(post_save, sender=Document, dispatch_uid="audit.library_document_uploaded")
+def _library_document_uploaded(sender, instance, created, raw=False, **kwargs):
+    """Uploads by a person; documents a sync brings in are the sync job's work."""
+    if created and not raw and instance.source_id is None:
+        services.record(AuditEvent.Action.DOCUMENT_UPLOADED, "the document library",
+                        actor=instance.uploaded_by, title=instance.title)
+
+
+@receiver(post_save, sender=EntryVersion, dispatch_uid="audit.library_changed")
+def _library_changed(sender, instance, created, raw=False, **kwargs):
+    """A version saved by a person in a request; the rows of an import job are summed up by its own event."""
+    if created and not raw and current_user() is not None:
+        previous = (EntryVersion.objects.filter(entry_id=instance.entry_id, number__lt=instance.number)
+                    .order_by("-number").values_list("answer_text", flat=True).first() or "")
+        services.record(AuditEvent.Action.LIBRARY_CHANGED, f"answer library entry {instance.entry_id}",
+                        rfp=_origin_rfp(instance.entry), actor=instance.changed_by, entry_id=instance.entry_id, version=instance.number,
+                        note=instance.note, before=previous[:services.KEPT_TEXT],
+                        after=instance.answer_text[:services.KEPT_TEXT])
+
+
+def _origin_rfp(entry):
+    """The RFP an entry was approved from (its events show under that RFP too), or None."""
+    answer = entry.origin_answer if entry.origin_answer_id else None
+    return answer.question.rfp if answer else None
+
+
+@receiver(post_save, sender=LibraryJob, dispatch_uid="audit.library_import")
+def _library_import(sender, instance, created, raw=False, **kwargs):
+    if created and not raw and instance.job_type == LibraryJob.IMPORT and instance.library_import_id:
+        services.record(AuditEvent.Action.LIBRARY_IMPORT, instance.library_import.original_name or "a file",
+                        actor=instance.started_by, job_id=instance.pk)

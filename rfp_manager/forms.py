@@ -111,8 +111,7 @@ class AnswerEditForm(forms.ModelForm):
 class WorkspaceFilterForm(forms.Form):
     """The answers workspace's filters, sort and page, read from the query string (all optional).
 
-    `sections` are the RFP's own; the assignee choices come from whoever may be
-    assigned (empty until assignment exists, and then the field is hidden).
+    `sections` are the RFP's own; the assignee choices are the people on the RFP.
     """
 
     q = forms.CharField(required=False, label="Text", widget=forms.TextInput(attrs={"type": "search", "placeholder": "Words in a question or answer"}))

@@ -9,10 +9,11 @@ from spelunker.jobs.models import ACTIVE_STATUSES, BaseJob, JobStatus
 
 class RFPQuerySet(models.QuerySet):
     def visible_to(self, user):
-        """An RFP belongs to its owner and the groups it is shared with (superusers see all)."""
+        """An RFP is seen by its owner, the groups it is shared with and the people given a role on it
+        (teamwork.Membership); superusers see all. What each may do: teamwork.services.roles."""
         if user.is_superuser:
             return self
-        return self.filter(Q(owner=user) | Q(shared_with__in=user.groups.all())).distinct()
+        return self.filter(Q(owner=user) | Q(shared_with__in=user.groups.all()) | Q(memberships__user=user)).distinct()
 
     def with_progress(self):
         """question_count and approved_count on each RFP: its progress, in the same query.

@@ -2,8 +2,10 @@
 
 Views never do long work: they write rows and dispatch tasks after commit.
 Every lookup goes through `RFP.objects.visible_to(user)`, so an RFP, its
-questions, answers, jobs and exports are only reachable by their owner and
-the groups it is shared with.
+questions, answers, jobs and exports are only reachable by the people who
+work on it (404 for anyone else); each lookup then names the role the action
+needs (teamwork.services.roles: owner, contributor, viewer — 403 with the
+reason when it is missing).
 """
 from urllib.parse import urlencode
 
@@ -19,6 +21,8 @@ from llm_manager.exceptions import LLMError
 from solution_library.services import snippets
 from solution_library.services.search import search_passages
 from spelunker.jobs.views import job_progress_response, progress_context
+from teamwork.models import Role
+from teamwork.services import roles
 
 from . import tasks
 from .forms import (
@@ -35,12 +39,22 @@ SOURCES_LISTED = 5  # passages and entries the answer editor offers to insert
 
 # --- lookups that enforce who may see what -------------------------------------
 
-def _rfp(request, pk) -> RFP:
-    return get_object_or_404(RFP.objects.visible_to(request.user), pk=pk)
+def _rfp(request, pk, need: str = Role.VIEWER) -> RFP:
+    rfp = get_object_or_404(RFP.objects.visible_to(request.user), pk=pk)
+    roles.require(rfp, request.user, need)
+    return rfp
 
 
-def _visible(model, request, pk, rfp_path: str):
-    return get_object_or_404(model.objects.filter(**{f"{rfp_path}__in": RFP.objects.visible_to(request.user)}), pk=pk)
+def _visible(model, request, pk, rfp_path: str, need: str = Role.VIEWER):
+    """An object under an RFP the user sees (`rfp_path` leads to it), if they hold the role `need`."""
+    obj = get_object_or_404(model.objects.filter(**{f"{rfp_path}__in": RFP.objects.visible_to(request.user)}), pk=pk)
+    roles.require(obj.rfp, request.user, need)
+    return obj
+
+
+def _owner_on_post(request) -> str:
+    """Pages anyone on the RFP may read, whose form only an owner may send."""
+    return Role.OWNER if request.method == "POST" else Role.VIEWER
 
 
 # --- RFPs ------------------------------------------------------------------------
@@ -62,7 +76,7 @@ def rfp_create(request):
 
 
 def rfp_edit(request, pk):
-    rfp = _rfp(request, pk)
+    rfp = _rfp(request, pk, _owner_on_post(request))
     form = RFPForm(request.POST or None, instance=rfp, user=request.user)
     if request.method == "POST" and form.is_valid():
         form.save()
@@ -72,7 +86,7 @@ def rfp_edit(request, pk):
 
 def _workspace_context(request, rfp) -> dict:
     """The answers workspace: the filter form, one page of questions, the counts per status."""
-    form = WorkspaceFilterForm(request.GET or None, sections=workspace.sections(rfp))
+    form = WorkspaceFilterForm(request.GET or None, sections=workspace.sections(rfp), assignees=roles.people(rfp))
     filters = form.cleaned_data if form.is_valid() else {}
     page = workspace.page_of(workspace.filtered_questions(rfp, filters, request.user), filters.get("page"))
     counts = workflow.status_counts(rfp)
@@ -80,10 +94,14 @@ def _workspace_context(request, rfp) -> dict:
         "rfp": rfp, "filter_form": form, "page": page, "counts": counts,
         "page_range": page.paginator.get_elided_page_range(page.number, on_each_side=2, on_ends=1),
         "status_chips": [(value, label, counts[value]) for value, label in Question.Status.choices],
-        "percent": workflow.progress_percent(counts), "assignment_enabled": workspace.assignment_enabled(),
-        "assign_url": workspace.assign_url(rfp),
+        "percent": workflow.progress_percent(counts), "assign_url": _assign_url(request, rfp),
         "filtered": any(v for k, v in filters.items() if k not in ("page", "sort")),
     }
+
+
+def _assign_url(request, rfp) -> str:
+    """The assignment page for owners, who assign; "" for the others (no Assign control they would be refused)."""
+    return workspace.assign_url(rfp) if roles.access(rfp, request.user).at_least(Role.OWNER) else ""
 
 
 def _render_rfp(request, rfp, status=200, error=""):
@@ -118,7 +136,7 @@ def rfp_detail(request, pk):
 
 @require_POST
 def import_upload(request, pk):
-    rfp = _rfp(request, pk)
+    rfp = _rfp(request, pk, Role.OWNER)
     form = QuestionImportForm(request.POST, request.FILES)
     if not form.is_valid():
         return _render_rfp(request, rfp, status=400, error=" ".join(m for ms in form.errors.values() for m in ms))
@@ -137,7 +155,7 @@ def _preview_context(record) -> dict:
 
 
 def import_preview(request, pk):
-    record = _visible(QuestionImport, request, pk, "rfp")
+    record = _visible(QuestionImport, request, pk, "rfp", _owner_on_post(request))
     if request.method == "POST":
         counts = importing.apply_import(record)
         messages.success(
@@ -151,7 +169,7 @@ def import_preview(request, pk):
 @require_POST
 def import_remap(request, pk):
     """One correction of the mapping; htmx swaps the preview in place, a plain POST goes back to it."""
-    record = _visible(QuestionImport, request, pk, "rfp")
+    record = _visible(QuestionImport, request, pk, "rfp", Role.OWNER)
     form = ImportRemapForm(request.POST, sheet_count=len(record.mapping.get("sheets", [])))
     if not form.is_valid():
         return HttpResponse(" ".join(m for ms in form.errors.values() for m in ms), status=400)
@@ -168,7 +186,7 @@ def import_remap(request, pk):
 
 @require_POST
 def document_upload(request, pk):
-    rfp = _rfp(request, pk)
+    rfp = _rfp(request, pk, Role.OWNER)
     form = InformationDocumentForm(request.POST, request.FILES)
     if not form.is_valid():
         return _render_rfp(request, rfp, status=400, error=" ".join(m for ms in form.errors.values() for m in ms))
@@ -183,7 +201,7 @@ def document_upload(request, pk):
 
 @require_POST
 def document_summarize(request, pk):
-    document = _visible(InformationDocument, request, pk, "rfp")
+    document = _visible(InformationDocument, request, pk, "rfp", Role.OWNER)
     with transaction.atomic():
         tasks.dispatch_summary(document)
     messages.info(request, f"Summarizing “{document.title}”.")
@@ -207,7 +225,7 @@ def _start(request, rfp, create):
 
 @require_POST
 def start_responder(request, pk):
-    rfp = _rfp(request, pk)
+    rfp = _rfp(request, pk, Role.OWNER)
     review = request.POST.get("review_when_done") == "on"
     return _start(request, rfp, lambda: batch.create_batch_job(
         rfp, RFPBatchJob.JOB_TYPE_RESPONDER, request.user, review_when_done=review))
@@ -215,7 +233,7 @@ def start_responder(request, pk):
 
 @require_POST
 def start_reviewer(request, pk):
-    rfp = _rfp(request, pk)
+    rfp = _rfp(request, pk, Role.OWNER)
     blocker = batch.reviewer_blocker(rfp)
     if blocker:
         return _render_rfp(request, rfp, status=409, error=blocker)
@@ -238,7 +256,7 @@ def job_status(request, pk):
 
 @require_POST
 def job_cancel(request, pk):
-    job = _visible(RFPBatchJob, request, pk, "rfp")
+    job = _visible(RFPBatchJob, request, pk, "rfp", Role.OWNER)
     if job.request_cancel(f"Cancelled by {request.user.get_username()}"):
         messages.info(request, "Cancelled: questions in flight finish, no new ones start. Answers so far are kept.")
     else:
@@ -248,7 +266,7 @@ def job_cancel(request, pk):
 
 @require_POST
 def job_retry(request, pk):
-    job = _visible(RFPBatchJob, request, pk, "rfp")
+    job = _visible(RFPBatchJob, request, pk, "rfp", Role.OWNER)
     return _start(request, job.rfp, lambda: batch.create_retry_job(job, request.user))
 
 
@@ -256,6 +274,8 @@ def job_retry(request, pk):
 
 def answer_edit(request, pk):
     question = _visible(Question, request, pk, "rfp")
+    if request.method == "POST":
+        roles.require_edit(question, request.user)
     answer, _ = Answer.objects.get_or_create(question=question)
     form = AnswerEditForm(request.POST or None, instance=answer, initial={"final_text": answer.final_answer})
     if request.method == "POST" and form.is_valid():
@@ -267,7 +287,8 @@ def answer_edit(request, pk):
         return redirect(reverse("rfp_manager:detail", args=[question.rfp_id]) + f"#q{question.pk}")
     next_citation = max((c.get("n", 0) for c in answer.citations), default=0) + 1
     return render(request, "rfp_manager/answer_edit.html",
-                  {"form": form, "question": question, "answer": answer, "rfp": question.rfp, "next_citation": next_citation})
+                  {"form": form, "question": question, "answer": answer, "rfp": question.rfp, "next_citation": next_citation,
+                   "edit_refusal": roles.edit_refusal(question, request.user)})
 
 
 # --- export ----------------------------------------------------------------------------
@@ -371,9 +392,11 @@ def export_document_download(request, pk):
 
 # --- the workspace's actions: on one question (htmx swaps its row) or on many ------------------
 
-def _question(request, pk) -> Question:
+def _question(request, pk, need: str = Role.VIEWER) -> Question:
     visible = Question.objects.filter(rfp__in=RFP.objects.visible_to(request.user)).select_related("rfp")
-    return get_object_or_404(workspace.rows(visible), pk=pk)
+    question = get_object_or_404(workspace.rows(visible), pk=pk)
+    roles.require(question.rfp, request.user, need)
+    return question
 
 
 def _row_response(request, question, message: str, level: str = "success"):
@@ -382,7 +405,7 @@ def _row_response(request, question, message: str, level: str = "success"):
         question = _question(request, question.pk)  # re-read: the action changed its answer and status
         return render(request, "rfp_manager/_question_row.html", {
             "q": question, "rfp": question.rfp, "message": message, "level": level,
-            "assignment_enabled": workspace.assignment_enabled(), "assign_url": workspace.assign_url(question.rfp)})
+            "assign_url": _assign_url(request, question.rfp)})
     getattr(messages, level)(request, message)
     return redirect(reverse("rfp_manager:detail", args=[question.rfp_id]) + f"#q{question.pk}")
 
@@ -400,7 +423,7 @@ def _start_redraft(rfp, question_ids: list[int], user) -> tuple[RFPBatchJob | No
 
 @require_POST
 def question_approve(request, pk):
-    question = _question(request, pk)
+    question = _question(request, pk, Role.OWNER)  # approval is the owner's: contributors answer, owners approve
     approved, _ = workflow.approve([question], request.user)
     if not approved:
         return _row_response(request, question, f"{question.label} has no answer to approve yet.", "warning")
@@ -410,6 +433,7 @@ def question_approve(request, pk):
 @require_POST
 def question_redraft(request, pk):
     question = _question(request, pk)
+    roles.require_edit(question, request.user)  # a new draft replaces the answer: whoever may edit it
     job, why_not = _start_redraft(question.rfp, [question.pk], request.user)
     if job is None:
         return _row_response(request, question, why_not, "warning")
@@ -422,10 +446,10 @@ BULK_ACTIONS = {"approve", "redraft", "expert", "clear"}
 @require_POST
 def workspace_bulk(request, pk):
     """One action on the selected questions; the workspace comes back with the result beside the action bar."""
-    rfp = _rfp(request, pk)
+    rfp = _rfp(request, pk, Role.OWNER)  # approving, assigning, clearing many answers is the owner's
     action = request.POST.get("action", "")
     questions = list(rfp.questions.filter(pk__in=[v for v in request.POST.getlist("question") if v.isdigit()]))
-    assigning = action == "assign" and workspace.assign_url(rfp)
+    assigning = action == "assign"
     if action not in BULK_ACTIONS and not assigning:
         message, level = "Choose an action.", "error"
     elif not questions:

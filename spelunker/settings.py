@@ -61,6 +61,7 @@ INSTALLED_APPS = [
     "answer_library",
     "demo",
     "audit",
+    "teamwork",
 ]
 
 MIDDLEWARE = [
@@ -98,6 +99,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "spelunker.context_processors.links",
+                "teamwork.context_processors.unread_notifications",
             ],
         },
     },
@@ -317,6 +319,24 @@ SEARCH_INDEX_DIR = Path(env.str("SPELUNKER_SEARCH_INDEX_DIR", default=str(VAR_DI
 # a small part of them); smaller ones are scored exactly. Exact scoring of 100,000 chunks already
 # meets the 10 ms aim (docs/benchmarks.md), so libraries up to 200,000 chunks keep recall 1.0.
 SEARCH_INDEX_APPROXIMATE_FROM = env.int("SPELUNKER_SEARCH_INDEX_APPROXIMATE_FROM", default=200_000)
+
+# --- Email (notifications: assignments, reminders, mentions) ---------------------
+# EMAIL_URL picks the backend: the console under `make run` (messages are printed by the worker),
+# smtp:// or smtp+tls:// (STARTTLS) or smtp+ssl:// with user:password@host:port in production.
+# Emails are sent by a worker, never in a request, so an unreachable server only delays them.
+# Django's own defaults stay for what the URL leaves out (no user: no login).
+vars().update({k: v for k, v in env.email_url("EMAIL_URL", default="consolemail://").items() if v is not None})
+DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="Spelunker <spelunker@localhost>")
+EMAIL_TIMEOUT = env.int("EMAIL_TIMEOUT", default=10)
+# A transient failure (server down, 4xx, timeout) is retried this many times, after base·2^n seconds at most
+# (full jitter), capped; a refusal (5xx) or the last failure marks the email failed, shown to staff.
+EMAIL_MAX_RETRIES = env.int("EMAIL_MAX_RETRIES", default=6)
+EMAIL_RETRY_BASE_SECONDS = env.int("EMAIL_RETRY_BASE_SECONDS", default=30)
+EMAIL_RETRY_MAX_SECONDS = env.int("EMAIL_RETRY_MAX_SECONDS", default=3600)
+# Where the links in emails point (the public address of the site).
+SPELUNKER_SITE_URL = env.str("SPELUNKER_SITE_URL", default="http://127.0.0.1:8000")
+# An assignee is reminded this many days before the question's due date.
+ASSIGNMENT_REMIND_DAYS = env.int("ASSIGNMENT_REMIND_DAYS", default=1)
 
 # --- Links and limits shown in the UI --------------------------------------
 # Not FLOWER_URL: Flower reads every FLOWER_* variable as its own option.

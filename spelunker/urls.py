@@ -22,5 +22,6 @@ urlpatterns = [
     path("llm/", include("llm_manager.urls")),
     path("demo/", include("demo.urls")),
     path("audit/", include("audit.urls")),
+    path("team/", include("teamwork.urls")),
     path("admin/", admin.site.urls),
 ]

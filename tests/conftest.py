@@ -46,8 +46,33 @@ def offline_embedding_default(django_db_setup, django_db_blocker):
 
 
 @pytest.fixture(scope="session")
-def celery_worker_process(django_db_setup, django_db_blocker, purged_broker):
-    """One real worker for the session, serving every queue, on the test database."""
+def session_mail_server():
+    """A real SMTP server on loopback for the whole session; every worker started after it sends mail there.
+
+    Retries are quick here (the same backoff formula, smaller numbers), so an outage test takes seconds.
+    """
+    import os
+
+    from tests.mail_server import MailServer
+
+    server = MailServer().start()
+    os.environ.update({"EMAIL_URL": server.url, "EMAIL_RETRY_BASE_SECONDS": "1", "EMAIL_RETRY_MAX_SECONDS": "2",
+                       "EMAIL_MAX_RETRIES": "8"})
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def mail_server(session_mail_server):
+    """The session's SMTP server, running and with no messages yet for this test."""
+    session_mail_server.start()
+    session_mail_server.clear()
+    return session_mail_server
+
+
+@pytest.fixture(scope="session")
+def celery_worker_process(django_db_setup, django_db_blocker, purged_broker, session_mail_server):
+    """One real worker for the session, serving every queue, on the test database (its mail goes to mail_server)."""
     with django_db_blocker.unblock():
         worker = Worker().start()
     yield worker

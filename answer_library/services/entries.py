@@ -106,6 +106,13 @@ def record_candidate(answer) -> None:
     )
 
 
+def propose(answer, user, text: str) -> Candidate:
+    """Someone who may not edit the library proposes an answer for it: an open candidate an editor decides on."""
+    candidate, _ = Candidate.objects.update_or_create(
+        answer=answer, defaults={"text": text, "edited_by": user, "status": Candidate.Status.OPEN})
+    return candidate
+
+
 def mark_reviewed(entry: Entry, user) -> Entry:
     """The owner checked the entry: its sources are stamped as they are now, the next review is a year away."""
     current = stamped_sources([s for s in entry.sources if Document.objects.filter(pk=s.get("document_id")).exists()])

@@ -80,13 +80,17 @@ def approvable(answer: Answer | None) -> bool:
 @transaction.atomic
 def approve(questions: list[Question], user) -> tuple[int, int]:
     """Approve each question's current answer; (approved, skipped: nothing to approve). Approving twice is a no-op."""
-    answers = Answer.objects.select_for_update().filter(question__in=questions)
+    answers = Answer.objects.select_for_update(of=("self",)).select_related("question__rfp").filter(question__in=questions)
     ready = [a for a in answers if approvable(a)]
     now = timezone.now()
     to_approve = [a for a in ready if not a.approved_at]
     for answer in to_approve:
         answer.approved_at, answer.approved_by = now, user
     Answer.objects.bulk_update(to_approve, ["approved_at", "approved_by"])
+    # bulk_update sends no signals: the trail is written here. Imported here because audit.services
+    # reads rfp_manager's export helpers, which import this module's callers.
+    from audit.services import record_approvals
+    record_approvals(to_approve, user)
     sync_status(list(questions))
     return len(ready), len(questions) - len(ready)
 

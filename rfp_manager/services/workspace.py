@@ -4,9 +4,8 @@ Everything here is a queryset operation on indexed columns (the question's
 status, the answer's confidence) so that a questionnaire of thousands of
 questions costs a page of rows, a count and a few small aggregates per request.
 """
-from django.core.exceptions import FieldDoesNotExist
 from django.core.paginator import Paginator
-from django.urls import NoReverseMatch, reverse
+from django.urls import reverse
 from django.utils.http import urlencode
 from django.db.models import Case, Exists, F, IntegerField, OuterRef, Q, Value, When
 
@@ -41,26 +40,13 @@ ORIGIN_FILTERS = {
 }
 STATUS_ORDER = ["needs_expert", "in_review", "drafted", "unanswered", "approved"]
 
-# Who answers a question, when assignment exists (issue 21, point 3: teamwork.Assignment, one per question).
-ASSIGNMENT_RELATION = "assignment"
-ASSIGNEE_LOOKUP = f"{ASSIGNMENT_RELATION}__assignee"
-
-
-def assignment_enabled() -> bool:
-    """Whether questions can be assigned here: the assignee filter, "mine" and the assign action depend on it."""
-    try:
-        Question._meta.get_field(ASSIGNMENT_RELATION)
-    except FieldDoesNotExist:
-        return False
-    return True
+# Who answers a question: teamwork.Assignment, one per question.
+ASSIGNEE_LOOKUP = "assignment__assignee"
 
 
 def assign_url(rfp, question_ids=()) -> str:
-    """The assignment page (teamwork:assign) with these questions ticked; "" while assignment does not exist."""
-    try:
-        url = reverse("teamwork:assign", args=[rfp.pk])
-    except NoReverseMatch:
-        return ""
+    """The assignment page (teamwork:assign) with these questions ticked."""
+    url = reverse("teamwork:assign", args=[rfp.pk])
     return f"{url}?{urlencode([('q', pk) for pk in question_ids])}" if question_ids else url
 
 
@@ -71,9 +57,7 @@ def sections(rfp) -> list[str]:
 def rows(questions):
     """Questions with what a row shows: the answer and its people, and whether it was saved to the answer library."""
     saved = Entry.objects.filter(origin_answer=OuterRef("answer")).exclude(status=Entry.Status.MERGED)
-    related = ["answer", "answer__library_entry", "answer__edited_by", "answer__approved_by"]
-    if assignment_enabled():
-        related.append(ASSIGNEE_LOOKUP)
+    related = ["answer", "answer__library_entry", "answer__edited_by", "answer__approved_by", ASSIGNEE_LOOKUP]
     return questions.select_related(*related).annotate(saved_to_library=Exists(saved))
 
 
@@ -96,11 +80,10 @@ def filtered_questions(rfp, filters: dict, user):
         questions = questions.filter(BAND_FILTERS[filters["band"]])
     if filters.get("origin"):
         questions = questions.filter(ORIGIN_FILTERS[filters["origin"]])
-    if assignment_enabled():
-        if filters.get("assignee"):
-            questions = questions.filter(**{f"{ASSIGNEE_LOOKUP}_id": filters["assignee"]})
-        if filters.get("mine"):
-            questions = questions.filter(**{ASSIGNEE_LOOKUP: user})
+    if filters.get("assignee"):
+        questions = questions.filter(**{f"{ASSIGNEE_LOOKUP}_id": filters["assignee"]})
+    if filters.get("mine"):
+        questions = questions.filter(**{ASSIGNEE_LOOKUP: user})
     return sorted_questions(questions, filters.get("sort") or "attention")
 
 

@@ -1,6 +1,6 @@
 // The answers workspace from the keyboard, and the page selection (static: the CSP refuses inline script).
 //   j / ArrowDown, k / ArrowUp  next / previous question     e / Enter  edit
-//   a  approve        r  re-draft       x  select           s  assign (the assignment page, when it exists)
+//   a  approve        r  re-draft       x  select           s  assign (the assignment page, for owners)
 // A row stays focused across the htmx swap that replaces it, so "a" then "j" walks a page.
 (function () {
   "use strict";

@@ -24,3 +24,12 @@ def approved_entry(user, library, chat_model) -> Entry:
     answer = answering.generate_answer(first.questions.get(), model=chat_model)
     assert answer.library_entry is None and answer.cited_passages  # drafted from the documents, with a citation
     return entries.approve_answer(answer, user, tags=["backup"])
+
+
+@pytest.fixture
+def user(user):
+    """Alice edits the answer library in these tests (answer_library.edit_library); tests/teamwork covers the others."""
+    from django.contrib.auth.models import Permission
+
+    user.user_permissions.add(Permission.objects.get(codename="edit_library"))
+    return user

@@ -1,4 +1,4 @@
-"""Who changed what: answer history on the question, and the staff audit log."""
+"""Who changed what: answer history on the question, and the audit log (tests/audit/test_trail.py: every change)."""
 import pytest
 from django.contrib.auth.models import Group
 from django.test import Client
@@ -93,10 +93,14 @@ def test_llm_api_changes_are_recorded_without_the_key(staff_user, staff_client):
     assert "sk-secret" not in str(list(AuditEvent.objects.values()))
 
 
-def test_staff_read_the_audit_log(rfp, user_client, staff_user):
+def test_staff_read_every_event_and_an_owner_those_of_their_rfps(rfp, user_client, staff_user, django_user_model):
     user_client.get(reverse("rfp_manager:export_csv", args=[rfp.pk]))
     staff_client = Client()  # not the `staff_client` fixture: that would sign the same client in as staff
     staff_client.force_login(staff_user)
     page = staff_client.get(reverse("audit:log"), {"action": "export"}).content.decode()
-    assert "Exported answers" in page and "alice" in page
-    assert user_client.get(reverse("audit:log")).status_code == 403
+    assert "alice exported the answers of RFP" in page and "as a CSV file." in page
+    assert "alice exported the answers" in user_client.get(reverse("audit:log")).content.decode()  # her own RFP
+    outsider = Client()
+    outsider.force_login(django_user_model.objects.create_user("bob"))
+    assert "alice exported" not in outsider.get(reverse("audit:log")).content.decode()
+    assert "alice exported" not in outsider.get(reverse("audit:export_csv")).content.decode()

@@ -229,6 +229,42 @@ def test_bulk_actions_never_reach_another_rfp(big_rfp, rfp, user, user_client, d
     assert user_client.post(reverse("rfp_manager:question_approve", args=[theirs.pk])).status_code == 404
 
 
+def test_assignee_filter_mine_and_the_assign_action(big_rfp, user, user_client, django_user_model):
+    """teamwork's Assignment behind the workspace: filter by assignee, "mine", and Assign… for the owner only."""
+    from django.test import Client
+
+    from teamwork.services import assignments, members
+
+    bob = django_user_model.objects.create_user("bob", password="pw-bob-12345")
+    members.set_role(big_rfp, bob, "contributor", user)
+    ordered = list(big_rfp.questions.order_by("order"))
+    assignments.assign_questions(big_rfp, ordered[:5], bob, None, user)
+    assignments.assign_questions(big_rfp, ordered[5:8], user, None, user)
+    url = reverse("rfp_manager:detail", args=[big_rfp.pk])
+
+    by_bob = user_client.get(url, {"assignee": bob.pk, "sort": "document"}).content.decode()
+    assert row_ids(by_bob) == [q.pk for q in ordered[:5]] and "Assigned to <strong>bob</strong>" in by_bob
+    assert set(row_ids(user_client.get(url, {"mine": "on"}).content.decode())) == {q.pk for q in ordered[5:8]}
+    bob_client = Client()
+    bob_client.force_login(bob)
+    bobs_page = bob_client.get(url, {"mine": "on"}).content.decode()
+    assert set(row_ids(bobs_page)) == {q.pk for q in ordered[:5]}
+    # Assigning is the owner's: a contributor has no Assign control, and the bulk action refuses him.
+    assert 'id="bulk-assign"' not in bobs_page and "assign-control" not in bobs_page
+    bulk = reverse("rfp_manager:workspace_bulk", args=[big_rfp.pk])
+    assert bob_client.post(bulk, {"action": "approve", "question": [ordered[0].pk]}).status_code == 403
+
+    # The owner's Assign… hands the selection to the assignment page, which ticks it and assigns.
+    selected = [q.pk for q in ordered[10:12]]
+    response = user_client.post(bulk, {"action": "assign", "question": selected}, headers=HTMX)
+    assign_page = response["HX-Redirect"]
+    assert assign_page == reverse("teamwork:assign", args=[big_rfp.pk]) + f"?q={selected[0]}&q={selected[1]}"
+    form = user_client.get(assign_page).content.decode()
+    assert all(re.search(rf'value="{pk}"[^>]*checked', form) for pk in selected)
+    user_client.post(assign_page, {"questions": selected, "assignee": bob.pk})
+    assert set(row_ids(bob_client.get(url, {"mine": "on"}).content.decode())) == {q.pk for q in ordered[:5]} | set(selected)
+
+
 def test_saved_to_the_library_is_shown_instead_of_offered_again(rfp, user, user_client):
     question = rfp.questions.get(order=0)
     saved = answer(question, draft_text="Yes, AES-256.")

@@ -54,8 +54,25 @@ def world(db, offline_embedding, user, staff_user, client_factory):
         embed_job=EmbedBatchJob.objects.create(status="completed"),
         llm_api=api, validation_run=ValidationRun.objects.create(api=api, status="completed"),
         system_check=SystemCheck.objects.create(status="completed"),
+        notification=_failed_email(user),
         **_library_world(question, user),
     )
+
+
+def _failed_email(user):
+    from teamwork.models import Notification
+
+    return Notification.objects.create(recipient=user, kind="assigned", text="Assigned Q1",
+                                       email_status=Notification.Email.FAILED, email_error="550 no such user")
+
+
+def member_client(world, client_factory, django_user_model, name: str, role: str):
+    """A signed-in client of a new user holding `role` on alice's RFP (and nothing assigned)."""
+    from teamwork.models import Membership
+
+    member = django_user_model.objects.create_user(name, password=f"pw-{name}-12345")
+    Membership.objects.create(rfp=world.rfp, user=member, role=role)
+    return client_factory(member)
 
 
 def _library_world(question, user) -> dict:

@@ -13,7 +13,13 @@ RECORD_VIOLATIONS = """
 window.__cspViolations = [];
 document.addEventListener("securitypolicyviolation",
     (e) => window.__cspViolations.push(`${e.violatedDirective} blocked ${e.blockedURI || "inline"}`));
+document.addEventListener("htmx:load", (e) => { if (e.target === document.body) window.__htmxStarted = true; });
 """
+# A page is done when it has loaded, htmx (where the page has it) has processed it, and no htmx request is in
+# flight. Not "networkidle": a page that polls (a job in progress, the jobs list, the home status) keeps the
+# network busy under load and never reaches it.
+PAGE_SETTLED = """() => document.readyState === "complete" && (!window.htmx || window.__htmxStarted === true)
+    && !document.querySelector(".htmx-request")"""
 # What a GET page of url_access.py may answer instead of HTML: status endpoints and exports.
 NOT_PAGES = ("application/json", "text/csv", "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet")
 ADMIN_PAGES = ["/admin/", "/admin/django_celery_beat/periodictask/add/", "/admin/rfp_manager/rfp/",
@@ -56,7 +62,7 @@ def _visit_all(page, paths) -> dict[str, list[str]]:
             assert content_type.startswith(NOT_PAGES), f"{path} answered {response.status} {content_type}"
             continue
         page.goto(path)
-        page.wait_for_load_state("networkidle")
+        page.wait_for_function(PAGE_SETTLED)
         found[path] = _violations(page)
     return found
 

@@ -11,7 +11,7 @@ from csp.constants import NONCE
 from django.conf import settings
 
 from . import test_fuzz_forms, test_fuzz_import
-from .url_access import ADMIN, OPEN, OWNER, SIGNED_IN, STAFF, all_routes, rule_for
+from .url_access import ADMIN, EDITOR, OPEN, OWNER, RFP_OWNER, SIGNED_IN, STAFF, VIEWER, all_routes, rule_for
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "security.md"
 BLOCK = re.compile(r"(<!-- figures:start.*?-->\n)(.*?)(<!-- figures:end -->)", re.S)
@@ -19,16 +19,22 @@ BLOCK = re.compile(r"(<!-- figures:start.*?-->\n)(.*?)(<!-- figures:end -->)", r
 
 def _url_figures() -> list[tuple[str, str]]:
     rules = [rule_for(route) for route in all_routes()]
-    count = {access: sum(1 for r in rules if r.access == access) for access in (OPEN, SIGNED_IN, OWNER, STAFF, ADMIN)}
+    classes = (OPEN, SIGNED_IN, OWNER, EDITOR, STAFF, ADMIN)
+    count = {access: sum(1 for r in rules if r.access == access) for access in classes}
+    on_rfp = [r for r in rules if r.access == OWNER]
+    beyond_viewer = sum(1 for r in on_rfp if r.role != VIEWER)
+    owners_only = sum(1 for r in on_rfp if r.role == RFP_OWNER)
     protected = len(rules) - count[OPEN]
-    refused = 3 * protected + count[OWNER] + count[STAFF] + count[ADMIN]
+    refused = (3 * protected + count[OWNER] + count[EDITOR] + count[STAFF] + count[ADMIN] + beyond_viewer
+               + owners_only)
     return [
         ("URL patterns walked (every pattern of the resolver)", str(len(rules))),
         ("open to anyone (health, readiness, login pages)", str(count[OPEN])),
-        ("any signed-in user / RFP owner only / staff only / Django admin",
-         f"{count[SIGNED_IN]} / {count[OWNER]} / {count[STAFF]} / {count[ADMIN]}"),
-        ("requests refused per walk (anonymous page, JSON and htmx; non-owner 404; non-staff 403; admin)",
-         str(refused)),
+        ("any signed-in user / people on the RFP / library editors / staff only / Django admin",
+         f"{count[SIGNED_IN]} / {count[OWNER]} / {count[EDITOR]} / {count[STAFF]} / {count[ADMIN]}"),
+        ("URLs of an RFP refused to its viewers / to its contributors (403)", f"{beyond_viewer} / {owners_only}"),
+        ("requests refused per walk (anonymous page, JSON and htmx; outsider 404; viewer, contributor, "
+         "non-editor and non-staff 403; admin)", str(refused)),
     ]
 
 

@@ -7,7 +7,9 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from .url_access import ADMIN, OPEN, OWNER, SIGNED_IN, STAFF, URL_ACCESS, all_routes, rule_for, sample_path
+from .conftest import member_client
+from .url_access import (ADMIN, EDITOR, OPEN, OWNER, RFP_OWNER, SIGNED_IN, STAFF, URL_ACCESS, VIEWER, all_routes, rule_for,
+                         sample_path)
 
 pytestmark = pytest.mark.django_db
 
@@ -65,7 +67,7 @@ def test_open_urls_answer_anyone(world, client):
 
 def test_anonymous_pages_go_to_login_and_scripts_get_401_json(world, client):
     problems = []
-    for route, rule, path in _walk(world, SIGNED_IN, OWNER, STAFF, ADMIN):
+    for route, rule, path in _walk(world, SIGNED_IN, OWNER, STAFF, EDITOR, ADMIN):
         page = _request(client, rule, path)
         as_json = _request(client, rule, path, Accept="application/json")
         as_htmx = _request(client, rule, path, **{"HX-Request": "true"})
@@ -108,4 +110,30 @@ def test_the_admin_sends_non_staff_to_its_login(world, bob_client):
 def test_shared_pages_answer_every_signed_in_user(world, bob_client):
     problems = [f"{path} ({route.key}): {r.status_code}" for route, rule, path in _walk(world, SIGNED_IN)
                 if rule.method == "GET" and (r := _request(bob_client, rule, path)).status_code != 200]
+    assert not problems, _report(problems)
+
+
+def test_library_editing_refuses_those_who_are_not_editors(world, bob_client):
+    problems = [f"{rule.method} {path} ({route.key}): {r.status_code}" for route, rule, path in _walk(world, EDITOR)
+                if (r := _request(bob_client, rule, path)).status_code != 403]
+    assert not problems, _report(problems)
+
+
+def test_a_viewer_reads_the_rfp_and_is_refused_every_change(world, client_factory, django_user_model):
+    """Carol is a viewer of alice's RFP: its pages answer her; every action that needs more is a 403."""
+    carol = member_client(world, client_factory, django_user_model, "carol", VIEWER)
+    problems = []
+    for route, rule, path in _walk(world, OWNER):
+        status = _request(carol, rule, path).status_code
+        expected = (rule.rightful_status or 200) if rule.role == VIEWER else 403
+        if status != expected:
+            problems.append(f"{rule.method} {path} ({route.key}, needs {rule.role}): a viewer got {status}, not {expected}")
+    assert not problems, _report(problems)
+
+
+def test_a_contributor_is_refused_what_only_owners_do(world, client_factory, django_user_model):
+    dave = member_client(world, client_factory, django_user_model, "dave", "contributor")
+    problems = [f"{rule.method} {path} ({route.key}): a contributor got {r.status_code}"
+                for route, rule, path in _walk(world, OWNER)
+                if rule.role == RFP_OWNER and (r := _request(dave, rule, path)).status_code != 403]
     assert not problems, _report(problems)

@@ -17,8 +17,12 @@ from django.urls import URLPattern, URLResolver, get_resolver
 
 OPEN = "open"            # anyone: health checks and the login pages
 SIGNED_IN = "signed_in"  # any signed-in user (the library, search, LLM list are shared)
-OWNER = "owner"          # the RFP's owner and the groups it is shared with; others get 404
+OWNER = "owner"          # the people on the RFP (owner, roles, shared groups); others get 404
 STAFF = "staff"          # staff only; other signed-in users get 403
+EDITOR = "editor"        # answer library editors (answer_library.edit_library); other signed-in users get 403
+
+# The least RFP role an OWNER-class URL needs (teamwork.services.roles); a lesser role gets 403.
+VIEWER, CONTRIBUTOR, RFP_OWNER = "viewer", "contributor", "owner"
 ADMIN = "admin"          # the Django admin: staff only, others are sent to the admin login
 
 
@@ -30,6 +34,7 @@ class Rule:
     # What the rightful user gets on GET when it is not a success: the
     # fixture RFP has no client workbook to export into.
     rightful_status: int | None = None
+    role: str = VIEWER  # OWNER class: the least role on the RFP that may
 
 
 URL_ACCESS: dict[str, Rule] = {
@@ -67,22 +72,22 @@ URL_ACCESS: dict[str, Rule] = {
     "rfp_manager:create": Rule(SIGNED_IN),
     "rfp_manager:detail": Rule(OWNER, "rfp"),
     "rfp_manager:edit": Rule(OWNER, "rfp"),
-    "rfp_manager:import": Rule(OWNER, "rfp", "POST"),
+    "rfp_manager:import": Rule(OWNER, "rfp", "POST", role=RFP_OWNER),
     "rfp_manager:import_preview": Rule(OWNER, "question_import"),
-    "rfp_manager:import_remap": Rule(OWNER, "question_import", "POST"),
-    "rfp_manager:document_upload": Rule(OWNER, "rfp", "POST"),
-    "rfp_manager:document_summarize": Rule(OWNER, "information_document", "POST"),
-    "rfp_manager:start_responder": Rule(OWNER, "rfp", "POST"),
-    "rfp_manager:start_reviewer": Rule(OWNER, "rfp", "POST"),
+    "rfp_manager:import_remap": Rule(OWNER, "question_import", "POST", role=RFP_OWNER),
+    "rfp_manager:document_upload": Rule(OWNER, "rfp", "POST", role=RFP_OWNER),
+    "rfp_manager:document_summarize": Rule(OWNER, "information_document", "POST", role=RFP_OWNER),
+    "rfp_manager:start_responder": Rule(OWNER, "rfp", "POST", role=RFP_OWNER),
+    "rfp_manager:start_reviewer": Rule(OWNER, "rfp", "POST", role=RFP_OWNER),
     "rfp_manager:job": Rule(OWNER, "rfp_job"),
     "rfp_manager:job_status": Rule(OWNER, "rfp_job"),
-    "rfp_manager:job_cancel": Rule(OWNER, "rfp_job", "POST"),
-    "rfp_manager:job_retry": Rule(OWNER, "rfp_job", "POST"),
+    "rfp_manager:job_cancel": Rule(OWNER, "rfp_job", "POST", role=RFP_OWNER),
+    "rfp_manager:job_retry": Rule(OWNER, "rfp_job", "POST", role=RFP_OWNER),
     "rfp_manager:answer_edit": Rule(OWNER, "question"),
     "rfp_manager:answer_sources": Rule(OWNER, "question"),
-    "rfp_manager:question_approve": Rule(OWNER, "question", "POST"),
-    "rfp_manager:question_redraft": Rule(OWNER, "question", "POST"),
-    "rfp_manager:workspace_bulk": Rule(OWNER, "rfp", "POST"),
+    "rfp_manager:question_approve": Rule(OWNER, "question", "POST", role=RFP_OWNER),
+    "rfp_manager:question_redraft": Rule(OWNER, "question", "POST", role=CONTRIBUTOR),
+    "rfp_manager:workspace_bulk": Rule(OWNER, "rfp", "POST", role=RFP_OWNER),
     "rfp_manager:export_xlsx": Rule(OWNER, "rfp"),
     "rfp_manager:export_csv": Rule(OWNER, "rfp"),
     "rfp_manager:export_workbook": Rule(OWNER, "rfp", rightful_status=404),
@@ -92,18 +97,19 @@ URL_ACCESS: dict[str, Rule] = {
     "rfp_manager:export_document_download": Rule(OWNER, "rfp", rightful_status=404),
     "rfp_manager:export_choices": Rule(OWNER, "rfp", rightful_status=404),
     "rfp_manager:export_sources": Rule(OWNER, "rfp"),
-    # The answer library is shared like the document library; approving an RFP's answer is the RFP owner's.
+    # The answer library is read like the document library; its editors change it, the others propose.
+    # Approving an RFP's answer needs the right to edit that answer (an editor saves it, anyone else proposes it).
     "answer_library:index": Rule(SIGNED_IN),
     "answer_library:entry": Rule(SIGNED_IN, "library_entry"),
-    "answer_library:entry_reviewed": Rule(SIGNED_IN, "library_entry", "POST"),
-    "answer_library:entry_retire": Rule(SIGNED_IN, "library_entry", "POST"),
-    "answer_library:approve": Rule(OWNER, "answer"),
-    "answer_library:candidate_dismiss": Rule(OWNER, "candidate", "POST"),
+    "answer_library:entry_reviewed": Rule(EDITOR, "library_entry", "POST"),
+    "answer_library:entry_retire": Rule(EDITOR, "library_entry", "POST"),
+    "answer_library:approve": Rule(OWNER, "answer", role=CONTRIBUTOR),
+    "answer_library:candidate_dismiss": Rule(OWNER, "candidate", "POST", role=CONTRIBUTOR),
     "answer_library:review_queue": Rule(SIGNED_IN),
     "answer_library:findings": Rule(SIGNED_IN),
-    "answer_library:findings_scan": Rule(SIGNED_IN, method="POST"),
-    "answer_library:finding_decide": Rule(SIGNED_IN, "finding", "POST"),
-    "answer_library:import": Rule(SIGNED_IN, method="POST"),
+    "answer_library:findings_scan": Rule(EDITOR, method="POST"),
+    "answer_library:finding_decide": Rule(EDITOR, "finding", "POST"),
+    "answer_library:import": Rule(EDITOR, method="POST"),
     "answer_library:import_preview": Rule(SIGNED_IN, "library_import"),
     "answer_library:job": Rule(SIGNED_IN, "library_job"),
     "answer_library:job_status": Rule(SIGNED_IN, "library_job"),
@@ -112,7 +118,18 @@ URL_ACCESS: dict[str, Rule] = {
     "llm_manager:api_detail": Rule(SIGNED_IN, "llm_api"),
     "llm_manager:api_validate": Rule(STAFF, "llm_api", "POST"),
     "llm_manager:validation_status": Rule(SIGNED_IN, "validation_run"),
-    "audit:log": Rule(STAFF),
+    # The audit page: staff read every event, an RFP's owners the events of their RFPs (others an empty list).
+    "audit:log": Rule(SIGNED_IN),
+    "audit:export_csv": Rule(SIGNED_IN),
+    # Teamwork: each person's own questions and notifications; an RFP's people and assignments are its owners'.
+    "teamwork:my_questions": Rule(SIGNED_IN),
+    "teamwork:notifications": Rule(SIGNED_IN),
+    "teamwork:notifications_read": Rule(SIGNED_IN, method="POST"),
+    "teamwork:undelivered": Rule(STAFF),
+    "teamwork:resend": Rule(STAFF, "notification", "POST"),
+    "teamwork:assign": Rule(OWNER, "rfp", role=RFP_OWNER),
+    "teamwork:people": Rule(OWNER, "rfp"),
+    "teamwork:comment": Rule(OWNER, "question", "POST", role=CONTRIBUTOR),
     # Jobs of every kind: each user sees (and acknowledges) the jobs they may see.
     "jobs:index": Rule(SIGNED_IN),
     "jobs:acknowledge": Rule(SIGNED_IN, "rfp_job", "POST"),

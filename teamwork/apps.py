@@ -1,0 +1,11 @@
+from django.apps import AppConfig
+
+
+class TeamworkConfig(AppConfig):
+    """Working on an RFP as a team: roles, assignments with due dates, comments and mentions, notifications."""
+
+    name = "teamwork"
+    verbose_name = "Teamwork"
+
+    def ready(self):
+        from . import signals  # noqa: F401  (connects the receivers)

@@ -1,0 +1,104 @@
+"""Who may do what on an RFP: its owner, contributors and viewers.
+
+- **owner**: `RFP.owner`, a superuser, or someone given the owner role. Everything: the RFP's settings, sharing
+  and roles, imports, documents, jobs, assignments, approval, export, any answer.
+- **contributor**: someone given the role by name answers (edits and comments on) the questions assigned to
+  them; everyone in a group the RFP is shared with is a contributor on every question (the RFP is shared
+  with their team).
+- **viewer**: reads everything and downloads the exports; changes nothing.
+
+Anyone else does not see the RFP at all (`RFP.objects.visible_to`: 404, its existence is not disclosed).
+"""
+from dataclasses import dataclass
+
+from django.core.exceptions import PermissionDenied
+
+from django.contrib.auth import get_user_model
+from django.db.models import Q
+
+from ..models import ROLE_RANK, Assignment, Membership, Role
+
+
+@dataclass(frozen=True)
+class Access:
+    role: str | None
+    # In a group the RFP is shared with: a contributor on every question, not only the assigned ones.
+    on_every_question: bool = False
+
+    def at_least(self, role: str) -> bool:
+        return self.role is not None and ROLE_RANK[self.role] >= ROLE_RANK[role]
+
+    @property
+    def label(self) -> str:
+        return Role(self.role).label.lower() if self.role else "not a member"
+
+
+def access(rfp, user) -> Access:
+    if not user.is_authenticated:
+        return Access(None)
+    if user.is_superuser or rfp.owner_id == user.pk:
+        return Access(Role.OWNER, on_every_question=True)
+    named = Membership.objects.filter(rfp=rfp, user=user).values_list("role", flat=True).first()
+    team = rfp.shared_with.filter(pk__in=user.groups.values("pk")).exists()
+    roles = [r for r in (named, Role.CONTRIBUTOR if team else None) if r]
+    role = max(roles, key=ROLE_RANK.get, default=None)
+    return Access(role, on_every_question=team or role == Role.OWNER)
+
+
+def require(rfp, user, role: str) -> Access:
+    """The user's access, or PermissionDenied saying which role the action needs."""
+    held = access(rfp, user)
+    if not held.at_least(role):
+        raise PermissionDenied(f"You are a {held.label} of “{rfp.name}”; this needs the {Role(role).label.lower()} "
+                               "role. Ask the RFP's owner.")
+    return held
+
+
+def edit_refusal(question, user) -> str:
+    """Why `user` may not edit or comment on the answer to `question` ("" when they may)."""
+    held = access(question.rfp, user)
+    if held.at_least(Role.OWNER) or (held.role == Role.CONTRIBUTOR and held.on_every_question):
+        return ""
+    if held.role == Role.CONTRIBUTOR:
+        if Assignment.objects.filter(question=question, assignee=user).exists():
+            return ""
+        return f"{question.label} is not assigned to you: contributors answer the questions assigned to them."
+    return f"You are a {held.label} of “{question.rfp.name}”: viewers read, they do not change answers."
+
+
+def require_edit(question, user) -> None:
+    reason = edit_refusal(question, user)
+    if reason:
+        raise PermissionDenied(reason)
+
+
+def assignment_refusal(rfp, assignee) -> str:
+    """Why `assignee` cannot be given questions of `rfp` ("" when they can): they must see it and may answer."""
+    held = access(rfp, assignee)
+    name = assignee.get_username()
+    if held.role is None:
+        return (f"{name} cannot see “{rfp.name}”: add them as a contributor under People, or share the RFP with "
+                "one of their groups, then assign.")
+    if held.role == Role.VIEWER:
+        return f"{name} is a viewer of “{rfp.name}” and cannot answer: make them a contributor first."
+    return ""
+
+
+def people(rfp) -> list:
+    """Everyone who may work on the RFP (owner, named members, the shared groups' members), by name."""
+    users = get_user_model().objects.filter(is_active=True)
+    return list(users.filter(_may_see(rfp)).distinct().order_by("username"))
+
+
+def _may_see(rfp):
+    return Q(pk=rfp.owner_id) | Q(rfp_memberships__rfp=rfp) | Q(groups__in=rfp.shared_with.all())
+
+
+
+def owned_rfps(user):
+    """The RFPs `user` is an owner of (all of them for a superuser)."""
+    from rfp_manager.models import RFP
+
+    if user.is_superuser:
+        return RFP.objects.all()
+    return RFP.objects.filter(Q(owner=user) | Q(memberships__user=user, memberships__role=Role.OWNER)).distinct()

@@ -1,0 +1,41 @@
+"""Thin Celery wrappers: send a notification's email (retried on transient failures), and the due-date reminders."""
+import logging
+
+from celery import shared_task
+from celery.utils.time import get_exponential_backoff_interval
+from django.conf import settings
+
+from .services import assignments, email
+
+logger = logging.getLogger(__name__)
+
+
+@shared_task(bind=True, name="teamwork.send_notification_email", soft_time_limit=120, time_limit=150,
+             max_retries=settings.EMAIL_MAX_RETRIES)
+def send_notification_email(self, notification_id: int) -> dict:
+    """One attempt; a transient failure retries with exponential backoff and full jitter, a final one is recorded."""
+    outcome = email.deliver(notification_id, last_try=self.request.retries >= self.max_retries)
+    context = {"notification_id": notification_id, "attempt": self.request.retries + 1}
+    if outcome.retry:
+        countdown = get_exponential_backoff_interval(settings.EMAIL_RETRY_BASE_SECONDS, self.request.retries,
+                                                     settings.EMAIL_RETRY_MAX_SECONDS, full_jitter=True)
+        logger.warning("Email not sent, retrying in %.0f s: %s", countdown, outcome.error, extra=context)
+        raise self.retry(countdown=countdown)
+    if outcome.error:
+        logger.error("Email not sent, giving up: %s", outcome.error, extra=context)
+    return {"success": outcome.sent or not outcome.error, "sent": outcome.sent, "error": outcome.error}
+
+
+@shared_task(name="teamwork.send_due_reminders", soft_time_limit=300, time_limit=360)
+def send_due_reminders() -> dict:
+    """Periodic (seeded in migration 0002): reminders before the due date, notices when overdue."""
+    counts = assignments.send_due_reminders()
+    logger.info("Due reminders: %s", counts, extra=counts)
+    return {"success": True, **counts}
+
+
+def queue_email(notification) -> None:
+    """Send the notification's email from a worker once the transaction commits (through the outbox)."""
+    from spelunker.jobs.dispatch import dispatch_after_commit
+
+    dispatch_after_commit(notification, send_notification_email, args=[notification.pk])

@@ -1,0 +1,42 @@
+"""Alice owns an RFP of eight questions; bob is a contributor on it, with an email address."""
+import pytest
+
+from rfp_manager.models import RFP, Question
+from teamwork.models import Membership, Role
+from tests.solution_library.conftest import offline_embedding  # noqa: F401  (library tests need it)
+
+QUESTIONS = [
+    "Do you encrypt data at rest?", "Do you encrypt data in transit?", "How often are backups taken?",
+    "Where are your data centres?", "Do you hold an ISO 27001 certificate?", "How do you rotate keys?",
+    "Who may access production?", "How fast do you patch critical vulnerabilities?",
+]
+
+
+def make_rfp(owner, name="Acme tender", questions=QUESTIONS) -> RFP:
+    rfp = RFP.objects.create(name=name, client="Acme", owner=owner)
+    Question.objects.bulk_create(Question(rfp=rfp, number=str(i + 1), text=text, order=i, import_key=f"n:|{i + 1}")
+                                 for i, text in enumerate(questions))
+    return rfp
+
+
+@pytest.fixture
+def rfp(user):
+    return make_rfp(user)
+
+
+def add_member(rfp, django_user_model, name: str, role: str, email: str = ""):
+    member = django_user_model.objects.create_user(name, email=email or f"{name}@example.com",
+                                                   password=f"pw-{name}-12345")
+    Membership.objects.create(rfp=rfp, user=member, role=role)
+    return member
+
+
+@pytest.fixture
+def bob(rfp, django_user_model):
+    return add_member(rfp, django_user_model, "bob", Role.CONTRIBUTOR)
+
+
+@pytest.fixture
+def carol(rfp, django_user_model):
+    """A viewer of the RFP."""
+    return add_member(rfp, django_user_model, "carol", Role.VIEWER)
