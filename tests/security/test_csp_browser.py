@@ -21,7 +21,8 @@ document.addEventListener("htmx:load", (e) => { if (e.target === document.body) 
 PAGE_SETTLED = """() => document.readyState === "complete" && (!window.htmx || window.__htmxStarted === true)
     && !document.querySelector(".htmx-request")"""
 # What a GET page of url_access.py may answer instead of HTML: status endpoints and exports.
-NOT_PAGES = ("application/json", "text/csv", "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet")
+NOT_PAGES = ("application/json", "text/csv", "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+             "application/vnd.openxmlformats-officedocument.wordprocessingml.document", "application/pdf")
 ADMIN_PAGES = ["/admin/", "/admin/django_celery_beat/periodictask/add/", "/admin/rfp_manager/rfp/",
                "/admin/solution_library/document/", "/admin/llm_manager/llmapi/", "/admin/auth/user/"]
 
