@@ -7,8 +7,8 @@ from django.urls import reverse
 from llm_manager.models import ValidationRun
 from rfp_manager.models import RFPBatchJob
 from solution_library.models import Document, EmbedBatchJob
-from spelunker.jobs.kinds import grouped, job_rows
-from spelunker.models import SystemCheck
+from jobs.kinds import grouped, job_rows
+from jobs.models import SystemCheck
 from tests.rfp_manager.conftest import make_rfp
 
 pytestmark = pytest.mark.django_db

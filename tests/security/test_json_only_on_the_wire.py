@@ -8,7 +8,7 @@ import pytest
 from django.conf import settings
 
 from spelunker.celery import app
-from spelunker.models import QueueProbe, SystemCheck
+from jobs.models import QueueProbe, SystemCheck
 from tests.workers import wait_for
 
 pytestmark = pytest.mark.integration
