@@ -19,9 +19,9 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
+from jobs.views import job_progress_response, progress_context
 from llm_manager.exceptions import LLMError
 from rfp_manager.models import RFP, Answer
-from jobs.views import job_progress_response, progress_context
 from teamwork.services import roles
 
 from . import tasks

@@ -17,11 +17,11 @@ from django.db.models import Count, Q, Sum
 from django.urls import reverse
 from django.utils import timezone
 
+from jobs.kinds import JobRow, job_kinds, job_rows
+from jobs.models import JobStatus, SystemCheck
 from llm_manager.models import LLMApi, LLMModel
 from rfp_manager.models import RFP
 from solution_library.models import READY_STATUSES, Document, DocumentationSource, ReviewStatus
-from jobs.kinds import JobRow, job_kinds, job_rows
-from jobs.models import JobStatus, SystemCheck
 
 RECENT_HOURS = 24
 JOBS_PER_KIND = 8

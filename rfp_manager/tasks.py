@@ -11,10 +11,10 @@ from celery import shared_task
 from django.conf import settings
 from django.db import transaction
 
-from llm_manager.exceptions import TransientLLMError
 from jobs.dispatch import dispatch_after_commit
 from jobs.models import JobStatus
 from jobs.runner import run_job
+from llm_manager.exceptions import TransientLLMError
 
 from .models import InformationDocument, RFPBatchJob
 from .services import batch, documents

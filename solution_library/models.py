@@ -79,7 +79,7 @@ class Document(models.Model):
         max_length=20, choices=ReviewStatus.choices, default=ReviewStatus.PROCESSING, db_index=True
     )
     status_message = models.TextField(blank=True, help_text="Why processing failed")
-    error_code = models.CharField(max_length=40, blank=True, help_text="Stable reason code (jobs.models.ErrorCode)")
+    error_code = models.CharField(max_length=40, blank=True, help_text="Stable reason code (spelunker.jobs.models.ErrorCode)")
     # Deliveries of its embedding task that never returned, in a row: a document that kills its worker is poison.
     unfinished_deliveries = models.PositiveSmallIntegerField(default=0)
     # How often the sweeper queued it again after its worker vanished.

@@ -7,10 +7,10 @@ from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.db import transaction
 
-from llm_manager.exceptions import TransientLLMError
 from jobs.dispatch import dispatch_after_commit
 from jobs.models import ErrorCode, JobStatus
 from jobs.runner import run_job
+from llm_manager.exceptions import TransientLLMError
 
 from .locks import lock_holder, source_sync_lock
 from .models import Document, DocumentationSource, EmbedBatchJob, SyncJob

@@ -19,9 +19,9 @@ from django.db.models import Count, Q
 from django.utils import timezone
 
 from answer_library.services.matching import RecentIndex
-from llm_manager import services as llm
 from jobs.models import ACTIVE_STATUSES, MAX_RECORDED_ERRORS, JobStatus
 from jobs.runner import StopRequested
+from llm_manager import services as llm
 
 from ..models import RFP, Answer, JobQuestionResult, Question, RFPBatchJob
 from .answering import generate_answer, review_answer

@@ -7,8 +7,8 @@ import pytest
 from django.test import override_settings
 from django.urls import reverse
 
-from spelunker.logging import JsonFormatter, TaskContextFilter
 from jobs.tasks import probe_queue
+from spelunker.logging import JsonFormatter, TaskContextFilter
 
 pytestmark = pytest.mark.django_db
 

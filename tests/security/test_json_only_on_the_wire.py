@@ -7,8 +7,8 @@ import uuid
 import pytest
 from django.conf import settings
 
-from spelunker.celery import app
 from jobs.models import QueueProbe, SystemCheck
+from spelunker.celery import app
 from tests.workers import wait_for
 
 pytestmark = pytest.mark.integration

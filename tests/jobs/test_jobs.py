@@ -5,10 +5,9 @@ import pytest
 from celery.exceptions import Retry, SoftTimeLimitExceeded
 from django.utils import timezone
 
-from jobs.dispatch import WAITING_FOR_BROKER, publish_pending, dispatch_after_commit
-from jobs.models import JobStatus, OutboxMessage, fail_stale_jobs
+from jobs.dispatch import WAITING_FOR_BROKER, dispatch_after_commit, publish_pending
+from jobs.models import JobStatus, OutboxMessage, SystemCheck, fail_stale_jobs
 from jobs.runner import run_job
-from jobs.models import SystemCheck
 from jobs.tasks import probe_queue
 
 pytestmark = pytest.mark.django_db

@@ -8,11 +8,10 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from jobs.models import OutboxMessage, SystemCheck
+from jobs.sweeper import sweep
 from rfp_manager.models import RFPBatchJob
 from solution_library.models import Document
-from jobs.models import OutboxMessage
-from jobs.sweeper import sweep
-from jobs.models import SystemCheck
 from tests.rfp_manager.conftest import make_rfp
 
 pytestmark = pytest.mark.django_db

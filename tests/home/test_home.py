@@ -5,12 +5,12 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
+from home.selectors import home_status
+from jobs.kinds import job_kinds as registered_kinds
+from jobs.models import QueueProbe, SystemCheck
 from llm_manager.models import LLMApi, ValidationRun
 from rfp_manager.models import RFP, RFPBatchJob
 from solution_library.models import Document, DocumentationSource, EmbedBatchJob, ReviewStatus, SyncJob
-from jobs.models import QueueProbe, SystemCheck
-from jobs.kinds import job_kinds as registered_kinds
-from home.selectors import home_status
 
 pytestmark = pytest.mark.django_db
 
