@@ -398,10 +398,10 @@ def main():
               "recall@10 against exact / vector scoring p50, ours vs faiss, query by query in turn:")
         for run in anchor["runs"]:
             print(f"  nprobe {run['nprobe']}: " + "; ".join(
-                f"{name} ({kind}): ours {c['recall']:.3f} / {c['index_p50_ms']:.1f} ms, "
+                f"{kind}: ours {c['recall']:.3f} / {c['index_p50_ms']:.1f} ms, "
                 f"faiss {c['faiss_recall']:.3f} / {c['faiss_p50_ms']:.1f} ms, exact {c['exact_p50_ms']:.1f} ms"
-                for name, kind, c in (("questions", "questionnaire questions", run["questions"]),
-                                      ("held_out", "100 passages never stored", run["held_out"]))))
+                for kind, c in (("questionnaire questions", run["questions"]),
+                                ("100 passages never stored", run["held_out"]))))
     print(f"first search (opens the shared index files): {cold * 1000:.0f} ms")
     print(f"first search after one more document ({CHUNKS_PER_DOCUMENT} chunks; this process updates the files): "
           f"{after_change * 1000:.0f} ms")
