@@ -17,7 +17,6 @@ asks the model for its rubric verdict. Confidence combines both halves.
 """
 import json
 import math
-import random
 import re
 import time
 
@@ -33,6 +32,7 @@ from llm_manager.providers.evidence import Choice, Similarity, addressing_proble
 from llm_manager.providers.offline import NO_PASSAGE_ANSWER
 from solution_library.services.lexical import chunk_frequencies
 from solution_library.services.search import search_passages
+from spelunker.jobs.backoff import backoff_seconds
 
 from ..models import Answer, Question
 from . import workflow
@@ -87,7 +87,7 @@ class AnswerError(Exception):
 
 
 def chat_with_retries(messages: list[dict], model) -> str:
-    """One chat call, retried on transient errors with exponential backoff and jitter.
+    """One chat call, retried on transient errors with exponential backoff and jitter, never before Retry-After.
 
     Business errors (bad key, unknown model) and an open circuit are not
     retried here: the first can never succeed, the second says "stop calling".
@@ -101,8 +101,8 @@ def chat_with_retries(messages: list[dict], model) -> str:
         except TransientLLMError as exc:
             if attempt >= TRANSIENT_ATTEMPTS:
                 raise
-            delay = exc.retry_after or BACKOFF_SECONDS * 2 ** (attempt - 1)
-            time.sleep(min(MAX_BACKOFF_SECONDS, delay) * random.uniform(0.8, 1.2))
+            time.sleep(backoff_seconds(attempt - 1, base=BACKOFF_SECONDS, cap=MAX_BACKOFF_SECONDS,
+                                       retry_after=exc.retry_after))
             attempt += 1
 
 
