@@ -1,9 +1,9 @@
 """Thin Celery wrappers: load the row, call a service, return the result dict.
 
-Batch jobs follow the seed's Variant 2: the view writes the job row, the task
-is dispatched after commit, the task writes its own id (run_job), there is no
-autoretry (per-question errors are recorded and the batch goes on), and a
-soft time limit fails the job with a clear message (run_job).
+Batch jobs: the view writes the job row, the task is dispatched after commit,
+the task writes its own id (run_job), there is no autoretry (per-question
+errors are recorded and the batch goes on), and a soft time limit fails the
+job with a clear message (run_job).
 """
 import logging
 
@@ -43,7 +43,7 @@ def _run_batch_task(task, rfp_id: int, job_id: int, job_type: str, work) -> dict
 def batch_generate_responder_answers(self, rfp_id: int, user_id: int | None, job_id: int) -> dict:
     """Draft an answer to each of the job's questions; chain the reviewer when asked to.
 
-    The seed's signature: user_id is carried for the log and Flower; the job row says who started it.
+    user_id is carried for the log and Flower only; the job row's started_by says who started it.
     """
     result = _run_batch_task(self, rfp_id, job_id, RFPBatchJob.JOB_TYPE_RESPONDER, batch.run_responder_job)
     if result.get("status") == JobStatus.COMPLETED:
