@@ -25,6 +25,7 @@ from django.db.models import Case, F, IntegerField, Value, When
 from django.utils import timezone
 
 from answer_library.services.matching import find_match
+from jobs.backoff import backoff_seconds
 from llm_manager import services as llm
 from llm_manager.exceptions import CircuitOpenError, TransientLLMError
 from llm_manager.providers import grounding
@@ -32,7 +33,6 @@ from llm_manager.providers.evidence import Choice, Similarity, addressing_proble
 from llm_manager.providers.offline import NO_PASSAGE_ANSWER
 from solution_library.services.lexical import chunk_frequencies
 from solution_library.services.search import search_passages
-from spelunker.jobs.backoff import backoff_seconds
 
 from ..models import Answer, Question
 from . import workflow

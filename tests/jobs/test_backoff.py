@@ -1,7 +1,7 @@
 """The one backoff rule every retry follows: full jitter under a doubling ceiling, a cap, Retry-After as a floor."""
 import pytest
 
-from spelunker.jobs.backoff import backoff_seconds
+from jobs.backoff import backoff_seconds
 
 DRAWS = 2000  # enough that a draw in the lowest and the highest tenth is all but certain
 
