@@ -17,7 +17,6 @@ asks the model for its rubric verdict. Confidence combines both halves.
 """
 import json
 import math
-import random
 import re
 import time
 
@@ -26,6 +25,7 @@ from django.db.models import Case, F, IntegerField, Value, When
 from django.utils import timezone
 
 from answer_library.services.matching import find_match
+from jobs.backoff import backoff_seconds
 from llm_manager import services as llm
 from llm_manager.exceptions import CircuitOpenError, TransientLLMError
 from llm_manager.providers import grounding
@@ -87,7 +87,7 @@ class AnswerError(Exception):
 
 
 def chat_with_retries(messages: list[dict], model) -> str:
-    """One chat call, retried on transient errors with exponential backoff and jitter.
+    """One chat call, retried on transient errors with exponential backoff and jitter, never before Retry-After.
 
     Business errors (bad key, unknown model) and an open circuit are not
     retried here: the first can never succeed, the second says "stop calling".
@@ -101,8 +101,8 @@ def chat_with_retries(messages: list[dict], model) -> str:
         except TransientLLMError as exc:
             if attempt >= TRANSIENT_ATTEMPTS:
                 raise
-            delay = exc.retry_after or BACKOFF_SECONDS * 2 ** (attempt - 1)
-            time.sleep(min(MAX_BACKOFF_SECONDS, delay) * random.uniform(0.8, 1.2))
+            time.sleep(backoff_seconds(attempt - 1, base=BACKOFF_SECONDS, cap=MAX_BACKOFF_SECONDS,
+                                       retry_after=exc.retry_after))
             attempt += 1
 
 
