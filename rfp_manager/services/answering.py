@@ -28,6 +28,7 @@ from answer_library.services.matching import find_match
 from jobs.backoff import backoff_seconds
 from llm_manager import services as llm
 from llm_manager.exceptions import CircuitOpenError, TransientLLMError
+from llm_manager.models import LLMApi
 from llm_manager.providers import grounding
 from llm_manager.providers.evidence import Choice, Similarity, addressing_problems, choose
 from llm_manager.providers.offline import NO_PASSAGE_ANSWER
@@ -69,6 +70,7 @@ REVIEWER_SYSTEM = (
     "Approve only an answer that passes all three; an unsupported sentence needs revision; "
     "an answer to another question or a citation of a passage that does not exist is rejected."
 )
+CHECKS_PASSED = "Every sentence is supported by the passage it cites, and it addresses the question."
 # Confidence: retrieval evidence, then the review's verdict moves it (approved answers keep most of it).
 VERDICT_FACTOR = {"approved": 1.0, "needs_revision": 0.5, "rejected": 0.1}
 VERDICTS = {choice.value for choice in Answer.Verdict}
@@ -355,11 +357,27 @@ def judge(question: Question, answer_text: str, passages: list[dict], *, model, 
         (addressing, addressing_reasons),
         ("rejected" if unsupported and len(unsupported) == len(claims) else "needs_revision", unsupported),
     ]
-    review = parse_review(chat_with_retries(reviewer_messages(question, answer_text, passages), model))
+    review = rubric_review(question, answer_text, passages, model)
     for verdict, reasons in findings:
         if reasons:
             review = _worse(review, verdict, reasons)
-    return review
+    return {**review, "feedback": review["feedback"] or CHECKS_PASSED}
+
+
+def rubric_review(question: Question, answer_text: str, passages: list[dict], model) -> dict:
+    """The chat model's verdict on the reviewer's rubric, the half of judge() that reads like a person.
+
+    The offline extractive chat is no such reader: its "review" is judge()'s own
+    mechanical checks again, with "does it address the question" by words alone
+    (it has no embedding model). Words alone reject a correct answer quoted from
+    its passage in other words than the question's ("previous breach corpuses"
+    for "exposed in breaches"), and the worse verdict wins. judge() already
+    checks each of those with meaning and words, so the offline chat is not
+    asked to judge them a second time, more crudely.
+    """
+    if model.api.kind == LLMApi.KIND_OFFLINE:
+        return {"verdict": Answer.Verdict.APPROVED, "score": 1.0, "feedback": ""}  # judge() words its findings
+    return parse_review(chat_with_retries(reviewer_messages(question, answer_text, passages), model))
 
 
 def _worse(review: dict, verdict: str, reasons: list[str]) -> dict:
