@@ -34,7 +34,7 @@ MAX_RECORDED_ERRORS = 500
 
 
 class BaseJob(models.Model):
-    """Fields and methods every job table shares (the seed's recommended set).
+    """Fields and methods every job table shares: status and its times, task id, who started it, item counters, errors.
 
     Status changes go through conditional UPDATEs (`start`, `finish`,
     `request_cancel`), so a redelivered task cannot resurrect a finished job

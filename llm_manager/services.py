@@ -303,7 +303,7 @@ def _run_counts(outcomes: list[ValidationOutcome], total: int) -> dict:
 
 
 def summarise(outcomes: list[ValidationOutcome]) -> dict:
-    """The result dict of the validation tasks (the seed's tested/successful/failed, plus sync counts)."""
+    """The validation tasks' result: APIs tested, successful and failed, models synced, and one detail per API."""
     return {
         "tested": len(outcomes),
         "successful": sum(o.success for o in outcomes),

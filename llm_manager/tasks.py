@@ -9,11 +9,11 @@ never retries as a whole). Business errors (bad key, wrong URL) never retry.
 The API key never appears in arguments, logs or results: tasks get ids only.
 """
 import logging
-import random
 
 from celery import shared_task
 from django.db import transaction
 
+from jobs.backoff import backoff_seconds
 from jobs.dispatch import dispatch_after_commit
 from jobs.models import ACTIVE_STATUSES, fail_stale_jobs
 from jobs.runner import run_job
@@ -29,15 +29,14 @@ BACKOFF_BASE_SECONDS = 60
 BACKOFF_MAX_SECONDS = 600
 
 
-def backoff_with_jitter(attempt: int, retry_after: float | None = None) -> float:
-    """60 s, 120 s, 240 s … capped, plus up to 50% random jitter; never sooner than the server asked."""
-    delay = min(BACKOFF_MAX_SECONDS, BACKOFF_BASE_SECONDS * 2 ** attempt)
-    return max(delay * random.uniform(1.0, 1.5), retry_after or 0)
+def validation_backoff(attempt: int, retry_after: float | None) -> float:
+    """Seconds before validation retry `attempt` (0 for the first): full jitter under 60 s·2ⁿ, at most 600 s."""
+    return backoff_seconds(attempt, base=BACKOFF_BASE_SECONDS, cap=BACKOFF_MAX_SECONDS, retry_after=retry_after)
 
 
 def schedule_retry(outcome: services.ValidationOutcome) -> None:
     """Hand an API that failed transiently to the self-retrying job-less task."""
-    countdown = backoff_with_jitter(0, outcome.retry_after)
+    countdown = validation_backoff(0, outcome.retry_after)
     validate_single_api.apply_async(kwargs={"api_id": outcome.api_id, "attempt": 1}, countdown=countdown)
     logger.info("Validation of %s will be retried in %.0f s", outcome.api_name, countdown, extra={"api_id": outcome.api_id})
 
@@ -56,7 +55,7 @@ def validate_single_api(self, api_id: int, job_id: int | None = None, attempt: i
     outcome = services.validate_api(api_id)
     tries = attempt + self.request.retries
     if outcome.transient and tries < MAX_RETRIES:
-        raise self.retry(countdown=backoff_with_jitter(tries, outcome.retry_after))
+        raise self.retry(countdown=validation_backoff(tries, outcome.retry_after))
     return {"success": outcome.success, **services.summarise([outcome])}
 
 

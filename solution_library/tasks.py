@@ -1,12 +1,12 @@
 """Thin Celery wrappers around the library services."""
 import logging
-import random
 
 from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.db import transaction
 
+from jobs.backoff import backoff_seconds
 from jobs.dispatch import dispatch_after_commit
 from jobs.models import ErrorCode, JobStatus
 from jobs.runner import run_job
@@ -19,12 +19,8 @@ from .services import documents, scheduling, sync
 logger = logging.getLogger(__name__)
 
 EMBED_MAX_RETRIES = 5
-
-
-def backoff_with_jitter(retries: int, retry_after: float | None = None, base: float = 10, cap: float = 600) -> float:
-    """Exponential backoff with full jitter; a server's Retry-After is a floor."""
-    delay = random.uniform(0, min(cap, base * 2**retries))
-    return max(delay, retry_after or 0)
+EMBED_BACKOFF_BASE_SECONDS = 10
+EMBED_BACKOFF_MAX_SECONDS = 600
 
 
 @shared_task(bind=True, name="solution_library.embed_document", soft_time_limit=600, time_limit=720)
@@ -53,7 +49,9 @@ def _embed_document(self, document_id: int, embedding_model_id: int | None) -> d
             documents.mark_failed(document_id, f"The embedding service stayed unavailable: {exc}")
             return {"success": False, "document_id": document_id, "error": str(exc)}
         logger.warning("Embedding unavailable, retrying: %s", exc, extra=context)
-        raise self.retry(exc=exc, countdown=backoff_with_jitter(self.request.retries, exc.retry_after))
+        countdown = backoff_seconds(self.request.retries, base=EMBED_BACKOFF_BASE_SECONDS,
+                                    cap=EMBED_BACKOFF_MAX_SECONDS, retry_after=exc.retry_after)
+        raise self.retry(exc=exc, countdown=countdown)
     except SoftTimeLimitExceeded:
         documents.mark_failed(document_id, "Processing took longer than the time limit (600 s).", code=ErrorCode.TIME_LIMIT)
         return {"success": False, "document_id": document_id, "error": "time limit exceeded"}

@@ -72,7 +72,7 @@ def create_batch_job(
     rfp: RFP, job_type: str, user, *, question_ids: list[int] | None = None,
     review_when_done: bool = False, retry_of: RFPBatchJob | None = None, chained_from: RFPBatchJob | None = None,
 ) -> RFPBatchJob:
-    """Write the job row (Variant 2: the row comes first). The database refuses a second active job."""
+    """Write the job row before its task is queued (the task reads it). The database refuses a second active job."""
     if question_ids is None:
         question_ids = default_scope(rfp, job_type)
     if not question_ids:

@@ -3,11 +3,12 @@ from datetime import timedelta
 
 import pytest
 from celery.exceptions import Retry, SoftTimeLimitExceeded
+from django.db import OperationalError
 from django.utils import timezone
 
 from jobs.dispatch import WAITING_FOR_BROKER, dispatch_after_commit, publish_pending
 from jobs.models import JobStatus, OutboxMessage, SystemCheck, fail_stale_jobs
-from jobs.runner import run_job
+from jobs.runner import DATABASE_RETRY_SECONDS, run_job
 from jobs.tasks import probe_queue
 
 pytestmark = pytest.mark.django_db
@@ -129,6 +130,35 @@ def test_run_job_lets_a_retry_through_and_keeps_the_job_processing():
         run_job(FakeTask(), SystemCheck, job.pk, transient)
     job.refresh_from_db()
     assert job.status == JobStatus.PROCESSING
+
+
+class RetryingTask(FakeTask):
+    """Celery's retry() as run_job sees it: it records what it was asked and returns the Retry to raise."""
+
+    def __init__(self, retries: int):
+        self.request = FakeRequest()
+        self.request.retries = retries
+        self.retried_with: list[dict] = []
+
+    def retry(self, **options):
+        self.retried_with.append(options)
+        return Retry("database unavailable")
+
+
+@pytest.mark.parametrize("retries", [0, 50], ids=["first-retry", "fiftieth-retry"])
+def test_a_lost_database_is_retried_without_limit_within_the_database_interval(retries):
+    job = SystemCheck.objects.create()
+    task = RetryingTask(retries)
+
+    def database_gone(j):
+        raise OperationalError("server closed the connection unexpectedly")
+
+    with pytest.raises(Retry):
+        run_job(task, SystemCheck, job.pk, database_gone)
+    (options,) = task.retried_with
+    assert options["max_retries"] is None and 0 <= options["countdown"] <= DATABASE_RETRY_SECONDS
+    job.refresh_from_db()
+    assert job.status == JobStatus.PROCESSING  # the retry resumes it
 
 
 def test_run_job_marks_crash_as_failed_never_stuck_processing():
