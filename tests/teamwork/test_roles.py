@@ -10,6 +10,8 @@ from rfp_manager.models import Answer
 from teamwork.models import Membership
 from teamwork.services import assignments
 
+from .conftest import draft_answers
+
 pytestmark = pytest.mark.django_db
 
 
@@ -35,19 +37,12 @@ OWNER_CONTROLS = ['approve-button"', 'assign-control"', 'id="bulk-approve"', 'id
                   'row-select"', 'id="start-responder"', 'id="import-submit"', 'id="assign-questions"']
 
 
-def _drafted(rfp):
-    """Every question drafted, so that each row could offer Approve, Re-draft and Save to the answer library."""
-    from rfp_manager.services import workflow
-    Answer.objects.bulk_create(Answer(question=q, draft_text=f"Draft {q.number}.") for q in rfp.questions.all())
-    workflow.sync_status(rfp.questions.all())
-
-
 def _workspace(client, rfp) -> str:
     return client.get(reverse("rfp_manager:detail", args=[rfp.pk])).content.decode()
 
 
 def test_a_viewer_sees_no_control_they_would_be_refused_and_a_direct_post_is_refused(rfp, carol, client, user_client):
-    _drafted(rfp)
+    draft_answers(rfp.questions.all())  # each row could offer Approve, Re-draft, Save to the answer library
     question = rfp.questions.order_by("order").first()
     owner_page = _workspace(user_client, rfp)
     for control in [*OWNER_CONTROLS, 'class="link redraft-button"', 'class="approve-link"']:
@@ -73,7 +68,7 @@ def test_a_viewer_sees_no_control_they_would_be_refused_and_a_direct_post_is_ref
 
 
 def test_a_contributor_sees_re_draft_on_their_own_questions_only(rfp, user, bob, client):
-    _drafted(rfp)
+    draft_answers(rfp.questions.all())
     mine, other = rfp.questions.order_by("order")[:2]
     assignments.assign_questions(rfp, [mine], bob, None, user)
     client.force_login(bob)
