@@ -335,23 +335,38 @@ WORKSPACE_AIM_MS, WORKSPACE_AIM_KB = 200, 300
 def workspace_page(report: Report, questions: int, runs: int, folder: Path) -> None:
     """The answers workspace of one RFP of `questions` questions: server time and HTML size of each request."""
     out = folder / "workspace.json"
-    run_script(["bench/bench_workspace.py", "--questions", str(questions), "--runs", str(runs), "--json", str(out)])
+    run_script(["bench/bench_workspace.py", "--questions", str(questions), "--runs", str(runs), "--profile",
+                "--json", str(out)])
     found = json.loads(out.read_text())
     requests, baseline = found["requests"], found["baseline"]
     first = requests["RFP page, first page"]
     worst_ms = max(r["p50_ms"] for r in requests.values())
     worst_kb = max(r["kb"] for r in requests.values())
+    met = worst_ms <= WORKSPACE_AIM_MS and worst_kb <= WORKSPACE_AIM_KB
+    command = f"bench/bench_workspace.py --questions {questions} --runs {runs}"
     report.add(Figure(
         f"Answers workspace at {questions:,} questions: server time p50 (p90; CPU of the web process) and HTML per request",
         "; ".join(f"{name} {r['p50_ms']:.0f} ({r['p90_ms']:.0f}; CPU {r['cpu_ms']:.0f}) ms, {r['kb']:.0f} KB"
                   for name, r in requests.items()),
         f"every question on one page, as before paging: {baseline['p50_ms']:.0f} (CPU {baseline['cpu_ms']:.0f}) ms, "
         f"{baseline['kb']:.0f} KB",
-        first["p50_ms"] / baseline["p50_ms"], f"≤ {WORKSPACE_AIM_MS} ms and ≤ {WORKSPACE_AIM_KB} KB per page",
-        worst_ms <= WORKSPACE_AIM_MS and worst_kb <= WORKSPACE_AIM_KB,
-        f"bench/bench_workspace.py --questions {questions} --runs {runs}: Django's test client against PostgreSQL "
-        "(no network), signed in; median of the runs",
+        first["p50_ms"] / baseline["p50_ms"], f"≤ {WORKSPACE_AIM_MS} ms and ≤ {WORKSPACE_AIM_KB} KB per page", met,
+        f"{command}: Django's test client against PostgreSQL (no network), signed in; median of the runs",
     ))
+    load = " → ".join(" / ".join(f"{x:.1f}" for x in found["load"][when]) for when in ("before", "after"))
+    report.notes += [
+        f"### The answers workspace at {questions:,} questions", "",
+        f"`{command}`, load average (1/5/15 min) {load} on {os.cpu_count()} cores. Wall time is the server's time "
+        "for the request as a client sees it (the database's time included); CPU is the web process's own CPU time, "
+        "which a loaded machine does not stretch.", "",
+        "| request | wall p50 (p90) | CPU of the web process | SQL queries | HTML |", "|---|---|---|---|---|",
+        *[f"| {name} | {r['p50_ms']:,.0f} ({r['p90_ms']:,.0f}) ms | {r['cpu_ms']:,.0f} ms | {r['queries']} | "
+          f"{r['kb']:,.0f} KB |" for name, r in [*requests.items(), ("baseline: every question on one page", baseline)]],
+        "",
+    ]
+    if not met:
+        report.notes += ["Where the first page's time goes (pyinstrument, wall clock):", "", "```",
+                         found["profile"], "```", ""]
 
 
 def ingestion(report: Report, documents: int, workers: int) -> dict:

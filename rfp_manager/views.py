@@ -95,14 +95,14 @@ def _workspace_context(request, rfp) -> dict:
         "rfp": rfp, "filter_form": form, "page": page, "counts": counts,
         "page_range": page.paginator.get_elided_page_range(page.number, on_each_side=2, on_ends=1),
         "status_chips": [(value, label, counts[value]) for value, label in Question.Status.choices],
-        "percent": workflow.progress_percent(counts), "assign_url": _assign_url(request, rfp),
-        "filtered": any(v for k, v in filters.items() if k not in ("page", "sort")),
+        "percent": workflow.progress_percent(counts), "filtered": any(v for k, v in filters.items() if k not in ("page", "sort")),
+        **_controls(request, rfp),
     }
 
 
-def _assign_url(request, rfp) -> str:
-    """The assignment page for owners, who assign; "" for the others (no Assign control they would be refused)."""
-    return workspace.assign_url(rfp) if roles.access(rfp, request.user).at_least(Role.OWNER) else ""
+def _controls(request, rfp) -> dict:
+    """What the page needs to show each person only the controls they may use (the views still refuse the rest)."""
+    return {"access": roles.access(rfp, request.user), "assign_url": workspace.assign_url(rfp)}
 
 
 def _render_rfp(request, rfp, status=200, error=""):
@@ -405,8 +405,7 @@ def _row_response(request, question, message: str, level: str = "success"):
     if request.htmx:
         question = _question(request, question.pk)  # re-read: the action changed its answer and status
         return render(request, "rfp_manager/_question_row.html", {
-            "q": question, "rfp": question.rfp, "message": message, "level": level,
-            "assign_url": _assign_url(request, question.rfp)})
+            "q": question, "rfp": question.rfp, "message": message, "level": level, **_controls(request, question.rfp)})
     getattr(messages, level)(request, message)
     return redirect(reverse("rfp_manager:detail", args=[question.rfp_id]) + f"#q{question.pk}")
 

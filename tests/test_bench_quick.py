@@ -11,7 +11,7 @@ from tests.workers import ROOT
 
 FIGURES = (
     "Task overhead", "Click to running", "Live progress under load", "Search at 2,000 chunks", "Ingestion",
-    "Batch answering", "Batch scaling",
+    "Batch answering", "Batch scaling", "Answers workspace at 2,000 questions",
 )
 
 
@@ -26,6 +26,7 @@ def test_bench_quick_writes_every_figure_and_its_plots(tmp_path):
     for figure in FIGURES:
         assert f"| {figure}" in page, figure
     assert "load average" in page
+    assert "### The answers workspace at 2,000 questions" in page and "| RFP page, first page |" in page
     for plot in ("ratios.png", "search.png", "scaling-batch.png"):
         assert (tmp_path / "benchmarks" / plot).stat().st_size > 1000
         assert f"](benchmarks/{plot})" in page

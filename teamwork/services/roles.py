@@ -16,7 +16,7 @@ from django.core.exceptions import PermissionDenied
 from django.contrib.auth import get_user_model
 from django.db.models import Q
 
-from ..models import ROLE_RANK, Assignment, Membership, Role
+from ..models import ROLE_RANK, Membership, Role
 
 
 @dataclass(frozen=True)
@@ -24,9 +24,26 @@ class Access:
     role: str | None
     # In a group the RFP is shared with: a contributor on every question, not only the assigned ones.
     on_every_question: bool = False
+    user_id: int | None = None
 
     def at_least(self, role: str) -> bool:
         return self.role is not None and ROLE_RANK[self.role] >= ROLE_RANK[role]
+
+    @property
+    def owns(self) -> bool:
+        """Approves, assigns, acts on many questions, runs jobs, imports: the owner's controls (for templates)."""
+        return self.at_least(Role.OWNER)
+
+    @property
+    def edits_every_question(self) -> bool:
+        return self.owns or (self.role == Role.CONTRIBUTOR and self.on_every_question)
+
+    def edits(self, question) -> bool:
+        """May edit, re-draft and comment on the answer to `question` (reads `question.assignment`: select it)."""
+        if self.edits_every_question:
+            return True
+        assignment = getattr(question, "assignment", None)  # None when the question is not assigned
+        return self.role == Role.CONTRIBUTOR and assignment is not None and assignment.assignee_id == self.user_id
 
     @property
     def label(self) -> str:
@@ -37,12 +54,12 @@ def access(rfp, user) -> Access:
     if not user.is_authenticated:
         return Access(None)
     if user.is_superuser or rfp.owner_id == user.pk:
-        return Access(Role.OWNER, on_every_question=True)
+        return Access(Role.OWNER, on_every_question=True, user_id=user.pk)
     named = Membership.objects.filter(rfp=rfp, user=user).values_list("role", flat=True).first()
     team = rfp.shared_with.filter(pk__in=user.groups.values("pk")).exists()
     roles = [r for r in (named, Role.CONTRIBUTOR if team else None) if r]
     role = max(roles, key=ROLE_RANK.get, default=None)
-    return Access(role, on_every_question=team or role == Role.OWNER)
+    return Access(role, on_every_question=team or role == Role.OWNER, user_id=user.pk)
 
 
 def require(rfp, user, role: str) -> Access:
@@ -57,11 +74,9 @@ def require(rfp, user, role: str) -> Access:
 def edit_refusal(question, user) -> str:
     """Why `user` may not edit or comment on the answer to `question` ("" when they may)."""
     held = access(question.rfp, user)
-    if held.at_least(Role.OWNER) or (held.role == Role.CONTRIBUTOR and held.on_every_question):
+    if held.edits(question):
         return ""
     if held.role == Role.CONTRIBUTOR:
-        if Assignment.objects.filter(question=question, assignee=user).exists():
-            return ""
         return f"{question.label} is not assigned to you: contributors answer the questions assigned to them."
     return f"You are a {held.label} of “{question.rfp.name}”: viewers read, they do not change answers."
 

@@ -21,3 +21,9 @@ def question_team(context, question):
         "comment_form": CommentForm(),
         "csrf_token": context.get("csrf_token"),
     }
+
+
+@register.filter
+def edits(access, question) -> bool:
+    """{% if access|edits:q %}: may this person edit and re-draft the answer to `q` (roles.Access.edits)?"""
+    return access.edits(question)

@@ -1,8 +1,10 @@
 """The whole RFP journey in Debian's Chromium: live server, real worker, fake LLM server."""
 import io
+from pathlib import Path
 
 import pytest
 from openpyxl import Workbook, load_workbook
+from playwright.sync_api import expect
 
 pytestmark = [pytest.mark.browser, pytest.mark.integration]
 
@@ -168,3 +170,33 @@ def test_mapping_step_exclude_a_sheet_change_a_role_import_answer_export(logged_
         assert not MARKER.search(security[f"D{row}"].value) and "Sources" not in security[f"D{row}"].value
         assert security[f"C{row}"].value is None
     assert exported["Operations"]["D2"].value is None  # the sheet left out stays as it was
+
+
+SAMM = Path(__file__).resolve().parents[2].parent / "shared" / "samples" / "questionnaires" / "SAMM_spreadsheet.xlsx"
+PREVIEW_HEIGHT_LIMIT = 4000  # px at 1280 wide; the whole list of 90 questions made it about 23,000
+
+
+def test_the_preview_of_a_90_question_workbook_is_compact_and_keeps_every_question(logged_in_page, live_server, user,
+                                                                                   tmp_path):
+    from rfp_manager.models import RFP
+
+    rfp = RFP.objects.create(name="SAMM self-assessment", owner=user)
+    page = logged_in_page(user, "pw-alice-123")
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.goto(f"{live_server.url}/rfps/{rfp.pk}/")
+    page.set_input_files("#import input[name=file]", str(SAMM))
+    page.click("#import-submit")
+    page.wait_for_selector("#confirm-import:has-text('Import 90 questions')")
+    page.screenshot(path=str(tmp_path / "samm-preview.png"), full_page=True)
+    print("SAMM preview screenshot:", tmp_path / "samm-preview.png")
+
+    height = page.evaluate("document.documentElement.scrollHeight")
+    assert height <= PREVIEW_HEIGHT_LIMIT, f"the preview is {height} px tall"
+    # Nothing is left out of the page: every question is in the list, which scrolls in its own area.
+    assert page.locator("#good-rows tbody tr").count() == 90
+    questions = page.locator("#good-rows-area")
+    assert questions.evaluate("area => area.scrollHeight > area.clientHeight")
+    questions.evaluate("area => area.addEventListener('scroll', () => area.dataset.scrolled = 'yes', {once: true})")
+    questions.focus()  # a keyboard user scrolls it too
+    page.keyboard.press("End")
+    expect(questions).to_have_attribute("data-scrolled", "yes")

@@ -1,4 +1,5 @@
 """The answers workspace in Chromium: keyboard-only approval of a page, filters, paging and bulk approval at 2,000 questions.
+(The editor's library insert is part of the team's flow: tests/teamwork/test_browser.py.)
 
 Writes the README's screenshots of the workspace (docs/img/workspace-30.png, workspace-2000.png).
 No worker: the answers are written as a responder job would leave them.
@@ -105,26 +106,3 @@ def test_filters_paging_and_bulk_approve_at_two_thousand_questions(logged_in_pag
     assert all("penetration" in t for t in page.locator("#answers .q-text").all_inner_texts())
     page.goto(f"/rfps/{rfp.pk}/")
     assert "25 of 2000 questions" in page.inner_text("#progress")
-
-
-def test_the_editor_inserts_a_passage_with_its_citation(logged_in_page, live_server, user, library, tmp_path):
-    rfp = make_answered_rfp(user, 3, "Editor RFP")
-    question = rfp.questions.get(order=0)
-    page = logged_in_page(user, "pw-alice-123")
-    page.goto(f"/rfps/questions/{question.pk}/answer/")
-    page.fill("#sources-query", "encrypted at rest")
-    page.click("#sources-search")
-    insert = page.locator(".passage-source:has-text('Security handbook') .insert-source").first
-    expect(insert).to_be_visible()
-    assert page.locator(".passage-source mark").count() > 0  # the matched words are marked
-    page.fill("textarea[name=final_text]", "Yes.")
-    insert.click()
-    expect(insert).to_have_text("Inserted as [2]: save to keep it")
-    text = page.input_value("textarea[name=final_text]")
-    assert text.startswith("Yes. ") and "AES-256" in text and text.endswith("[2]")
-    page.screenshot(path=str(tmp_path / "editor.png"), full_page=True)
-    page.click("#answer-form button.primary")
-    page.wait_for_url(f"**/rfps/{rfp.pk}/#q{question.pk}")
-    cited = {c["n"]: c for c in Answer.objects.get(question=question).citations}
-    assert cited[2]["document_title"] == "Security handbook" and cited[2]["cited"]
-    expect(page.locator(f"#q{question.pk} .citations")).to_contain_text("[2] Security handbook")

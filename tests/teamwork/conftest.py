@@ -1,7 +1,8 @@
 """Alice owns an RFP of eight questions; bob is a contributor on it, with an email address."""
 import pytest
 
-from rfp_manager.models import RFP, Question
+from rfp_manager.models import RFP, Answer, Question
+from rfp_manager.services import workflow
 from teamwork.models import Membership, Role
 from tests.solution_library.conftest import offline_embedding  # noqa: F401  (library tests need it)
 
@@ -17,6 +18,12 @@ def make_rfp(owner, name="Acme tender", questions=QUESTIONS) -> RFP:
     Question.objects.bulk_create(Question(rfp=rfp, number=str(i + 1), text=text, order=i, import_key=f"n:|{i + 1}")
                                  for i, text in enumerate(questions))
     return rfp
+
+
+def draft_answers(questions) -> None:
+    """A draft for each question, as the responder job leaves it (status drafted): each could be approved."""
+    Answer.objects.bulk_create(Answer(question=q, draft_text=f"Draft answer to {q.label}.") for q in questions)
+    workflow.sync_status(Question.objects.filter(pk__in=[q.pk for q in questions]))
 
 
 @pytest.fixture

@@ -1,29 +1,38 @@
 """In Chromium, the flow a team runs: the owner assigns five questions to a colleague, who gets the email, signs in,
-finds them under "My questions", answers one and comments with a mention; the owner approves it and exports; a
-viewer is refused an edit. SPELUNKER_WRITE_DOCS=1 writes the README's screenshots to docs/img/."""
+finds them under "My questions", answers one with a passage inserted from the library (its citation kept) and
+comments with a mention, whose email reaches alice; she approves the answer for the library, bulk-approves the
+page of answers and exports; a viewer is refused an edit. SPELUNKER_WRITE_DOCS=1 writes the README's screenshots
+to docs/img/."""
 import csv
 import io
 from datetime import timedelta
 
 from django.contrib.auth.models import Permission
 from django.utils import timezone
+from playwright.sync_api import expect
 
 from answer_library.models import Entry
+from rfp_manager.models import Answer
+from solution_library.testing import add_library_document
 from teamwork.models import Assignment, Role
 from tests.answer_library.test_browser import shot
+from tests.rfp_manager.conftest import LIBRARY
 
-from .conftest import add_member, make_rfp
+from .conftest import add_member, draft_answers, make_rfp
 
-ANSWER = "Yes: AES-256 for data at rest, keys in an HSM rotated yearly."
+PASSAGE = "encrypted at rest with AES-256"
 
 
-def test_assign_answer_comment_approve_export_and_a_viewer_refused(logged_in_page, live_server, live_worker,
-                                                                    mail_server, user, django_user_model,
-                                                                    offline_embedding, tmp_path):
+def test_assign_answer_with_an_insert_mention_bulk_approve_export_and_a_viewer_refused(
+        logged_in_page, live_server, live_worker, mail_server, user, django_user_model, offline_embedding, tmp_path):
     rfp = make_rfp(user)
     make_rfp(user, name="Globex renewal", questions=["Do you offer single sign-on?"])
+    draft_answers(rfp.questions.exclude(number="1"))  # the responder drafted all but the first
+    add_library_document("Security handbook", LIBRARY["Security handbook"])
     bob = add_member(rfp, django_user_model, "bob", Role.CONTRIBUTOR)
     carol = add_member(rfp, django_user_model, "carol", Role.VIEWER)
+    user.email = "alice@example.com"
+    user.save()
     user.user_permissions.add(Permission.objects.get(codename="edit_library"))
     due = timezone.localdate() + timedelta(days=3)
 
@@ -50,12 +59,28 @@ def test_assign_answer_comment_approve_export_and_a_viewer_refused(logged_in_pag
     assert due.isoformat() in rows.first.inner_text()
     shot(page, tmp_path, "my-questions")
 
-    # When he answers the first and comments with a mention of alice,
+    # When he answers the first with a passage of the library, inserted from the answer editor with its citation,
     rows.first.locator("text=Answer").click()
-    page.fill("textarea[name=final_text]", ANSWER)
+    page.fill("#sources-query", "encrypted at rest")
+    page.click("#sources-search")
+    insert = page.locator(".passage-source:has-text('Security handbook') .insert-source").first
+    expect(insert).to_be_visible()
+    assert page.locator(".passage-source mark").count() > 0  # the matched words are marked
+    page.fill("textarea[name=final_text]", "Yes.")
+    insert.click()
+    expect(insert).to_have_text("Inserted as [1]: save to keep it")
+    answer = page.input_value("textarea[name=final_text]")
+    assert answer.startswith("Yes. ") and PASSAGE in answer and answer.endswith("[1]")
+    shot(page, tmp_path, "editor-insert")
     page.click("button:has-text('Save final answer')")
     page.wait_for_selector("text=Saved the final answer to Q1")
-    page.goto(f"/rfps/questions/{rfp.questions.get(number='1').pk}/answer/")
+    first = rfp.questions.get(number="1")
+    expect(page.locator(f"#q{first.pk} .citations")).to_contain_text("[1] Security handbook")
+    cited = {c["n"]: c for c in Answer.objects.get(question=first).citations}
+    assert cited[1]["document_title"] == "Security handbook" and cited[1]["cited"]
+
+    # and comments with a mention of alice,
+    page.goto(f"/rfps/questions/{first.pk}/answer/")
     page.fill("#id_comment_text", "@alice I wrote the key rotation from the policy: please check the wording.")
     page.click("#comment-form button")
     page.wait_for_selector("text=Comment added. Notified alice.")
@@ -64,19 +89,32 @@ def test_assign_answer_comment_approve_export_and_a_viewer_refused(logged_in_pag
     assert page.locator("#my-questions tbody tr").count() == 4  # answered: off the open list
     assert Assignment.objects.filter(assignee=bob, answered_at__isnull=False).count() == 1
 
-    # then alice is notified in the app (and by email), approves the answer for the library and exports.
+    # then alice gets the mention by email through the SMTP server and in the app, and approves the answer for the
+    # library,
+    [mention] = mail_server.wait_for("alice@example.com")
+    assert "bob mentioned you on Q1" in mention["Subject"] and "please check the wording" in mention.get_body(("plain",)).get_content()
     alice.goto("/")
     alice.click("#nav-notifications")
     alice.click("text=bob mentioned you on Q1")
-    alice.wait_for_selector(f"text={ANSWER}")
+    alice.wait_for_selector(f"text={PASSAGE}")
     alice.click("#approve-for-library")
     alice.click("#approve-submit")
     alice.wait_for_selector("text=Saved to the library as entry")
-    assert Entry.objects.get().answer_text == ANSWER
+    assert Entry.objects.get().answer_text == answer
+
+    # approves every answer of the page at once (select the page, Approve), and exports.
+    alice.goto(f"/rfps/{rfp.pk}/?sort=document")
+    alice.check("#select-page")
+    assert alice.inner_text("#selected-count") == "8 selected"
+    alice.click("#bulk-approve")
+    alice.wait_for_selector("#bulk-message:has-text('Approved 8 of 8 selected.')")
+    assert set(rfp.questions.values_list("status", flat=True)) == {"approved"}
+    assert "100% approved" in alice.inner_text("#progress")
     with alice.expect_download() as download:
         alice.click("#export-csv")
-    exported = list(csv.reader(io.StringIO(download.value.path().read_text(encoding="utf-8-sig"))))
-    assert [r[3] for r in exported if r[2] == "Do you encrypt data at rest?"] == [ANSWER]
+    exported = {r[2]: r for r in csv.reader(io.StringIO(download.value.path().read_text(encoding="utf-8-sig")))}
+    assert exported["Do you encrypt data at rest?"][3] == answer
+    assert "Security handbook" in exported["Do you encrypt data at rest?"][4]  # the inserted passage is a source
 
     # The audit page tells the story in sentences, and filters by person.
     alice.goto("/audit/")
@@ -84,7 +122,7 @@ def test_assign_answer_comment_approve_export_and_a_viewer_refused(logged_in_pag
     alice.click("#audit-filters button")
     story = alice.inner_text("#audit-events")
     for line in ("alice assigned Q1, Q2, Q3, Q4, Q5 of", "bob edited the answer to Q1", "bob commented on Q1",
-                 "alice saved version 1 of answer library entry", "alice exported the answers of"):
+                 "alice saved version 1 of answer library entry", "alice approved", "alice exported the answers of"):
         assert line in story, line
     shot(alice, tmp_path, "audit")
 
@@ -97,4 +135,4 @@ def test_assign_answer_comment_approve_export_and_a_viewer_refused(logged_in_pag
     viewer.fill("textarea[name=final_text]", "Carol's change")
     viewer.click("button:has-text('Save final answer')")
     assert "viewers read, they do not change answers" in viewer.inner_text("#refusal")
-    assert rfp.questions.get(number="1").answer.final_text == ANSWER
+    assert rfp.questions.get(number="1").answer.final_text == answer

@@ -10,6 +10,8 @@ from rfp_manager.models import Answer
 from teamwork.models import Membership
 from teamwork.services import assignments
 
+from .conftest import draft_answers
+
 pytestmark = pytest.mark.django_db
 
 
@@ -27,6 +29,59 @@ def test_a_viewer_reads_but_an_edit_is_refused_with_the_reason(rfp, carol, clien
 
     assert response.status_code == 403 and "viewers read, they do not change answers" in response.content.decode()
     assert not Answer.objects.filter(question=question, final_text="Edited.").exists()
+
+
+# --- the workspace shows each person the controls they may use; the server refuses the rest --------------
+
+OWNER_CONTROLS = ['approve-button"', 'assign-control"', 'id="bulk-approve"', 'id="bulk-assign"',
+                  'row-select"', 'id="start-responder"', 'id="import-submit"', 'id="assign-questions"']
+
+
+def _workspace(client, rfp) -> str:
+    return client.get(reverse("rfp_manager:detail", args=[rfp.pk])).content.decode()
+
+
+def test_a_viewer_sees_no_control_they_would_be_refused_and_a_direct_post_is_refused(rfp, carol, client, user_client):
+    draft_answers(rfp.questions.all())  # each row could offer Approve, Re-draft, Save to the answer library
+    question = rfp.questions.order_by("order").first()
+    owner_page = _workspace(user_client, rfp)
+    for control in [*OWNER_CONTROLS, 'class="link redraft-button"', 'class="approve-link"']:
+        assert control in owner_page, control  # the owner's page has them: the test below looks for real markup
+    client.force_login(carol)
+
+    page = _workspace(client, rfp)
+
+    for control in [*OWNER_CONTROLS, "redraft-button", 'class="approve-link"', "Re-draft", ">Approve<"]:
+        assert control not in page, control
+    assert f'href="{reverse("rfp_manager:answer_edit", args=[question.pk])}" class="edit-link">Open</a>' in page
+    assert "your role: viewer" in page and "{#" not in page  # (a template comment of two lines would show)
+    refused = [
+        client.post(reverse("rfp_manager:question_approve", args=[question.pk])),
+        client.post(reverse("rfp_manager:question_redraft", args=[question.pk])),
+        client.post(reverse("rfp_manager:workspace_bulk", args=[rfp.pk]), {"action": "approve", "question": [question.pk]}),
+        client.post(reverse("rfp_manager:workspace_bulk", args=[rfp.pk]), {"action": "assign", "question": [question.pk]}),
+        client.get(reverse("teamwork:assign", args=[rfp.pk])),
+        client.post(reverse("answer_library:approve", args=[question.answer.pk]), {"mode": "new"}),
+    ]
+    assert [r.status_code for r in refused] == [403] * len(refused)
+    assert set(rfp.questions.values_list("status", flat=True)) == {"drafted"}
+
+
+def test_a_contributor_sees_re_draft_on_their_own_questions_only(rfp, user, bob, client):
+    draft_answers(rfp.questions.all())
+    mine, other = rfp.questions.order_by("order")[:2]
+    assignments.assign_questions(rfp, [mine], bob, None, user)
+    client.force_login(bob)
+
+    page = _workspace(client, rfp)
+
+    row = {q: page.split(f'id="q{q.pk}"')[1].split("</tr>")[0] for q in (mine, other)}
+    assert "redraft-button" in row[mine] and ">Edit</a>" in row[mine]
+    assert "redraft-button" not in row[other] and ">Open</a>" in row[other]
+    for control in OWNER_CONTROLS:
+        assert control not in page, control
+    assert client.post(reverse("rfp_manager:question_redraft", args=[other.pk])).status_code == 403
+    assert client.post(reverse("rfp_manager:question_approve", args=[mine.pk])).status_code == 403
 
 
 def test_a_contributor_edits_what_is_assigned_to_them_and_nothing_else(rfp, user, bob, client):
