@@ -89,6 +89,11 @@ class RetrievalScore:
     ndcg_at_10: float
     missed_at_5: list[str]  # ids of the questions with no relevant passage in the first five
     questions: int = 0
+    hits_at_5: dict[str, bool] = field(default_factory=dict)  # question id → a relevant passage in the first five
+
+    def recall_of(self, ids: set[str]) -> float:
+        """recall@5 over some of this score's questions (a slice: the client-worded ones, the low-overlap ones)."""
+        return mean([float(hit) for qid, hit in self.hits_at_5.items() if qid in ids])
 
 
 def evaluate_retrieval(
@@ -113,7 +118,44 @@ def _retrieval_score(questions: list[EvalQuestion], ranked: dict[str, list[str]]
         mean(recalls), mean([reciprocal_rank(ranked[q.id], q.relevant, DEPTH) for q in questions]),
         mean([ndcg_at(ranked[q.id], q.relevant, DEPTH) for q in questions]),
         [q.id for q, hit in zip(questions, recalls, strict=True) if not hit], len(questions),
+        {q.id: bool(hit) for q, hit in zip(questions, recalls, strict=True)},
     )
+
+
+def word_overlap(questions: list[EvalQuestion], document_names: dict[int, str], model) -> dict[str, float]:
+    """{question id: share of its words found in the one passage of a relevant document that holds the most}.
+
+    A question copied from its answer scores near 1 and is found by any word match; a client's wording
+    ("How quickly will you tell us about a breach?") scores low. The words are the BM25 baseline's query
+    (plain_terms), matched as the full-text engine matches them (stemmed), in the passage text alone.
+    """
+    from solution_library.models import Chunk
+    from solution_library.services.lexical import plain_terms
+
+    relevant_chunks = defaultdict(set)  # document name → its chunks for this model
+    for chunk_id, document_id in Chunk.objects.filter(embedding_model=model).values_list("id", "document_id"):
+        relevant_chunks[document_names.get(document_id)].add(chunk_id)
+    overlap = {}
+    for question in (q for q in questions if q.answerable):
+        terms = plain_terms(question.text)
+        chunks = set().union(*(relevant_chunks[name] for name in question.relevant))
+        held = defaultdict(int)  # chunk → how many of the question's words it holds
+        for term in terms:
+            for chunk_id in _chunks_holding(term) & chunks:
+                held[chunk_id] += 1
+        overlap[question.id] = max(held.values(), default=0) / len(terms) if terms else 0.0
+    return overlap
+
+
+def _chunks_holding(term: str) -> set[int]:
+    """Chunks whose text the SQLite full-text engine matches for one word (`make eval` runs on SQLite)."""
+    from django.db import connection
+
+    from solution_library.services.lexical import FTS_TABLE
+
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT rowid FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH %s", [f'text : "{term}"'])
+        return {row[0] for row in cursor.fetchall()}
 
 
 # --- drafts ------------------------------------------------------------------------------------
