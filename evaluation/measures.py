@@ -13,6 +13,7 @@ from .metrics import mean, ndcg_at, recall_at, reciprocal_rank
 from .split import SPLITS
 
 DEPTH = 10
+OVERLAP_DEPTH = 10_000  # every passage of a question's relevant documents that holds a word
 # Fabricated claims for the "unsupported sentence" fault: plausible in a
 # questionnaire answer, present in no document of the set.
 FABRICATED_CLAIMS = (
@@ -127,35 +128,21 @@ def word_overlap(questions: list[EvalQuestion], document_names: dict[int, str], 
 
     A question copied from its answer scores near 1 and is found by any word match; a client's wording
     ("How quickly will you tell us about a breach?") scores low. The words are the BM25 baseline's query
-    (plain_terms), matched as the full-text engine matches them (stemmed), in the passage text alone.
+    (plain_terms), matched by the database's full-text engine (stemmed) in the passage text alone.
     """
-    from solution_library.models import Chunk
-    from solution_library.services.lexical import plain_terms
+    from solution_library.services.lexical import lexical_ranking, plain_terms
 
-    relevant_chunks = defaultdict(set)  # document name → its chunks for this model
-    for chunk_id, document_id in Chunk.objects.filter(embedding_model=model).values_list("id", "document_id"):
-        relevant_chunks[document_names.get(document_id)].add(chunk_id)
+    document_ids = {name: document_id for document_id, name in document_names.items()}
     overlap = {}
     for question in (q for q in questions if q.answerable):
         terms = plain_terms(question.text)
-        chunks = set().union(*(relevant_chunks[name] for name in question.relevant))
+        relevant = [document_ids[name] for name in question.relevant if name in document_ids]
         held = defaultdict(int)  # chunk → how many of the question's words it holds
         for term in terms:
-            for chunk_id in _chunks_holding(term) & chunks:
+            for chunk_id, _ in lexical_ranking([term], OVERLAP_DEPTH, model.pk, relevant, text_only=True):
                 held[chunk_id] += 1
         overlap[question.id] = max(held.values(), default=0) / len(terms) if terms else 0.0
     return overlap
-
-
-def _chunks_holding(term: str) -> set[int]:
-    """Chunks whose text the SQLite full-text engine matches for one word (`make eval` runs on SQLite)."""
-    from django.db import connection
-
-    from solution_library.services.lexical import FTS_TABLE
-
-    with connection.cursor() as cursor:
-        cursor.execute(f"SELECT rowid FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH %s", [f'text : "{term}"'])
-        return {row[0] for row in cursor.fetchall()}
 
 
 # --- drafts ------------------------------------------------------------------------------------
