@@ -1,4 +1,4 @@
-"""Every human edit of an answer is a candidate for the library (issue: "recorded as a candidate")."""
+"""A person's edit of an answer's final text becomes an open library candidate; drafts and reviews do not."""
 from django.db.models.signals import post_save
 from django.dispatch import receiver
 

@@ -26,6 +26,12 @@ Recall@10: for the same questions, the index's 10 nearest chunks against an
 exact ranking of the same vectors (every chunk scored, no inverted lists);
 and the same for dense queries (a neural embedding model's kind: every
 dimension non-zero), here chunks' own embeddings with noise added.
+
+--faiss: faiss-cpu's IndexIVFFlat over the same live vectors, the anchor (make bench passes
+it): its recall@10 against the same exact search and its p50, query by query beside our index,
+for queries that are not stored chunks (the questions; 100 passages made like the library's
+and never stored), at two probe shares. Building it copies the vectors into memory (1.5 GB at a
+million chunks of 384 dimensions) and trains on 40 vectors per list.
 """
 import argparse
 import random
@@ -172,20 +178,27 @@ def exact_twin(index):
     return VectorIndex(index.model_id, index.version, segments, index.deleted)
 
 
-def against_exact(index, vectors: np.ndarray) -> dict:
+def against_exact(index, vectors: np.ndarray, others: dict | None = None) -> dict:
     """Recall@10 of the index against exact search of the same vectors (inverted_lists.recall), and
-    both one's scoring time, p50, query by query in turn (the machine's load falls on both alike)."""
+    both one's scoring time, p50, query by query in turn (the machine's load falls on both alike).
+    `others`: more searchers (name: (vector, k) -> [(chunk id, score)]) measured the same way."""
     from solution_library.services.inverted_lists import recall
 
-    exact, shares, timings = exact_twin(index), [], {"index": [], "exact": []}
+    searchers = {"exact": exact_twin(index).top, "index": index.top, **(others or {})}
+    shares, timings = {name: [] for name in searchers if name != "exact"}, {name: [] for name in searchers}
     for vector in vectors:
         found = {}
-        for name, searched in (("exact", exact), ("index", index)):
+        for name, search in searchers.items():
             started = time.perf_counter()
-            found[name] = searched.top(vector, CANDIDATES_FOR_TIMING)
+            found[name] = search(vector, CANDIDATES_FOR_TIMING)
             timings[name].append((time.perf_counter() - started) * 1000)
-        shares.append(recall(found["exact"][:10], found["index"][:10]))
-    return {"recall": float(np.mean(shares)), **{f"{name}_p50_ms": percentile(t, 50) for name, t in timings.items()}}
+        for name in shares:
+            shares[name].append(recall(found["exact"][:10], found[name][:10]))
+    return {
+        "recall": float(np.mean(shares["index"])),
+        **{f"{name}_recall": float(np.mean(s)) for name, s in shares.items() if name != "index"},
+        **{f"{name}_p50_ms": percentile(t, 50) for name, t in timings.items()},
+    }
 
 
 def dense_queries(index, count: int) -> np.ndarray:
@@ -195,6 +208,82 @@ def dense_queries(index, count: int) -> np.ndarray:
     picked = segment.columns[:, np.sort(rng.choice(len(segment), min(count, len(segment)), replace=False))].T
     noisy = picked + rng.standard_normal(picked.shape).astype(np.float32) * 0.3 / np.sqrt(picked.shape[1])
     return noisy / np.linalg.norm(noisy, axis=1, keepdims=True)
+
+
+def held_out_passages(model, count: int) -> np.ndarray:
+    """Embeddings of `count` passages made as fill_library makes them but never stored: queries
+    that are not chunks of the index, with the neighbourhoods of real passages."""
+    from evaluation.dataset import document_sentences
+
+    rng, pool = random.Random(11), document_sentences()  # not fill_library's seed: other passages
+    sentence_vectors = sentence_embeddings(pool, model.embedding_dimensions or 384)
+    return np.asarray(
+        [passage_embedding(sentence_vectors, passage(rng, pool, rng.randrange(len(pool)))[1]) for _ in range(count)],
+        dtype=np.float32,
+    )
+
+
+# faiss's IVF, the anchor: faiss's own guideline of 4·√n lists, each query one call on one thread
+# (search_passages asks one query at a time, and our index scores on one thread too), probing
+# these shares of the lists (a small sweep: faiss's recall and time are set by nprobe).
+FAISS_LISTS_PER_ROOT = 4
+FAISS_PROBE_SHARES = (0.01, 0.03)
+FAISS_TRAIN_PER_LIST = 40  # faiss warns below 39 training vectors per list
+
+
+class FaissAnchor:
+    """faiss-cpu's IndexIVFFlat (inner product: cosine on unit vectors) over the index's live chunks."""
+
+    def __init__(self, index):
+        import faiss
+
+        faiss.omp_set_num_threads(1)
+        ids, vectors = live_vectors(index)
+        self.ids, dimensions = ids, vectors.shape[1]
+        self.lists = max(1, min(len(ids) // FAISS_TRAIN_PER_LIST, round(FAISS_LISTS_PER_ROOT * np.sqrt(len(ids)))))
+        started = time.perf_counter()
+        self.ivf = faiss.IndexIVFFlat(faiss.IndexFlatIP(dimensions), dimensions, self.lists, faiss.METRIC_INNER_PRODUCT)
+        sample = np.random.default_rng(9).choice(len(ids), min(len(ids), FAISS_TRAIN_PER_LIST * self.lists), replace=False)
+        self.ivf.train(vectors[np.sort(sample)])
+        self.ivf.add(vectors)
+        self.build_s = time.perf_counter() - started
+        self.nprobe = 1
+
+    def probing(self, share: float) -> "FaissAnchor":
+        self.nprobe = self.ivf.nprobe = max(1, round(share * self.lists))
+        return self
+
+    def top(self, query: np.ndarray, k: int) -> list[tuple[int, float]]:
+        scores, positions = self.ivf.search(query.reshape(1, -1), k)
+        return [(int(self.ids[p]), float(s)) for p, s in zip(positions[0], scores[0]) if p >= 0]
+
+
+def live_vectors(index) -> tuple[np.ndarray, np.ndarray]:
+    """(chunk ids, chunks × dimensions) of every live chunk of the index, in one contiguous array (faiss's input)."""
+    count, at = len(index), 0
+    ids, vectors = np.empty(count, dtype=np.int64), np.empty((count, index.dimensions), dtype=np.float32)
+    for segment in index.segments:
+        live = np.ones(len(segment), dtype=bool) if segment.alive is None else segment.alive
+        for start in range(0, len(segment), BATCH * 10):  # a block at a time: the columns are a mapped file
+            kept = live[start : start + BATCH * 10]
+            block = np.asarray(segment.columns[:, start : start + BATCH * 10])[:, kept].T
+            ids[at : at + len(block)] = segment.ids[start : start + BATCH * 10][kept]
+            vectors[at : at + len(block)] = block
+            at += len(block)
+    return ids, vectors
+
+
+def faiss_figures(index, query_sets: dict[str, np.ndarray]) -> dict:
+    """faiss beside our index and exact search, on the same queries, for each probe share."""
+    anchor = FaissAnchor(index)
+    figures = {"lists": anchor.lists, "build_s": anchor.build_s, "runs": []}
+    for share in FAISS_PROBE_SHARES:
+        anchor.probing(share)
+        run = {"nprobe": anchor.nprobe}
+        for name, vectors in query_sets.items():
+            run[name] = against_exact(index, vectors, {"faiss": anchor.top})
+        figures["runs"].append(run)
+    return figures
 
 
 def build_from_database(model_id: int) -> float:
@@ -222,6 +311,7 @@ def main():
     parser.add_argument("--processes", type=int, default=3, help="searching processes started at once to measure sharing")
     parser.add_argument("--probe", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--json", help="also write the figures to this file (make bench reads it)")
+    parser.add_argument("--faiss", action="store_true", help="also measure faiss-cpu's IVF over the same vectors (the anchor)")
     args = parser.parse_args()
     if args.probe:
         import sys
@@ -280,6 +370,10 @@ def main():
     sparse_check = against_exact(index, np.asarray(embed_texts(questions, model), dtype=np.float32))
     dense_check = against_exact(index, dense_vectors[:100])
     recall, dense_recall = sparse_check["recall"], dense_check["recall"]
+    anchor = None
+    if args.faiss:  # queries that are not stored chunks: the questions, and passages never stored
+        question_vectors = np.asarray(embed_texts(questions, model), dtype=np.float32)
+        anchor = faiss_figures(index, {"questions": question_vectors, "held_out": held_out_passages(model, 100)})
     from solution_library.models import Document
 
     Document.objects.filter(title__startswith="bench-search-change-").delete()  # an earlier --keep run's
@@ -299,6 +393,15 @@ def main():
     for kind, check in (("questionnaire questions", sparse_check), ("dense queries", dense_check)):
         print(f"vector scoring alone, {kind}, the index vs exact search of the same vectors in turn: "
               f"p50 {check['index_p50_ms']:.1f} vs {check['exact_p50_ms']:.1f} ms")
+    if anchor:
+        print(f"faiss IndexIVFFlat, {anchor['lists']} lists, built in {anchor['build_s']:.1f} s (one thread); "
+              "recall@10 against exact / vector scoring p50, ours vs faiss, query by query in turn:")
+        for run in anchor["runs"]:
+            print(f"  nprobe {run['nprobe']}: " + "; ".join(
+                f"{kind}: ours {c['recall']:.3f} / {c['index_p50_ms']:.1f} ms, "
+                f"faiss {c['faiss_recall']:.3f} / {c['faiss_p50_ms']:.1f} ms, exact {c['exact_p50_ms']:.1f} ms"
+                for kind, c in (("questionnaire questions", run["questions"]),
+                                ("100 passages never stored", run["held_out"]))))
     print(f"first search (opens the shared index files): {cold * 1000:.0f} ms")
     print(f"first search after one more document ({CHUNKS_PER_DOCUMENT} chunks; this process updates the files): "
           f"{after_change * 1000:.0f} ms")
@@ -322,7 +425,7 @@ def main():
             "first_asked_p50_ms": percentile(first_asked, 50), "lexical_p50_ms": percentile(lexical, 50),
             "dense_p50_ms": percentile(dense, 50), "memory": own_memory, "processes": probes,
             "recall_at_10": recall, "dense_recall_at_10": dense_recall, "build_s": build,
-            "against_exact": {"questions": sparse_check, "dense": dense_check},
+            "against_exact": {"questions": sparse_check, "dense": dense_check}, "faiss": anchor,
         }
         with open(args.json, "w") as out:
             json.dump(figures, out, indent=1)

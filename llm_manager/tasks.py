@@ -9,11 +9,14 @@ never retries as a whole). Business errors (bad key, wrong URL) never retry.
 The API key never appears in arguments, logs or results: tasks get ids only.
 """
 import logging
-import random
 
 from celery import shared_task
+from django.db import transaction
 
-from spelunker.jobs.runner import run_job
+from jobs.backoff import backoff_seconds
+from jobs.dispatch import dispatch_after_commit
+from jobs.models import ACTIVE_STATUSES, fail_stale_jobs
+from jobs.runner import run_job
 
 from . import services
 from .exceptions import ValidationFailed
@@ -26,15 +29,14 @@ BACKOFF_BASE_SECONDS = 60
 BACKOFF_MAX_SECONDS = 600
 
 
-def backoff_with_jitter(attempt: int, retry_after: float | None = None) -> float:
-    """60 s, 120 s, 240 s … capped, plus up to 50% random jitter; never sooner than the server asked."""
-    delay = min(BACKOFF_MAX_SECONDS, BACKOFF_BASE_SECONDS * 2 ** attempt)
-    return max(delay * random.uniform(1.0, 1.5), retry_after or 0)
+def validation_backoff(attempt: int, retry_after: float | None) -> float:
+    """Seconds before validation retry `attempt` (0 for the first): full jitter under 60 s·2ⁿ, at most 600 s."""
+    return backoff_seconds(attempt, base=BACKOFF_BASE_SECONDS, cap=BACKOFF_MAX_SECONDS, retry_after=retry_after)
 
 
 def schedule_retry(outcome: services.ValidationOutcome) -> None:
     """Hand an API that failed transiently to the self-retrying job-less task."""
-    countdown = backoff_with_jitter(0, outcome.retry_after)
+    countdown = validation_backoff(0, outcome.retry_after)
     validate_single_api.apply_async(kwargs={"api_id": outcome.api_id, "attempt": 1}, countdown=countdown)
     logger.info("Validation of %s will be retried in %.0f s", outcome.api_name, countdown, extra={"api_id": outcome.api_id})
 
@@ -53,7 +55,7 @@ def validate_single_api(self, api_id: int, job_id: int | None = None, attempt: i
     outcome = services.validate_api(api_id)
     tries = attempt + self.request.retries
     if outcome.transient and tries < MAX_RETRIES:
-        raise self.retry(countdown=backoff_with_jitter(tries, outcome.retry_after))
+        raise self.retry(countdown=validation_backoff(tries, outcome.retry_after))
     return {"success": outcome.success, **services.summarise([outcome])}
 
 
@@ -83,3 +85,30 @@ def _schedule_run_for(task_id: str | None) -> ValidationRun:
         return ValidationRun.objects.create(trigger=ValidationRun.TRIGGER_SCHEDULE)
     run, _ = ValidationRun.objects.get_or_create(celery_task_id=task_id, defaults={"trigger": ValidationRun.TRIGGER_SCHEDULE})
     return run
+
+
+def dispatch_validation(api: LLMApi, user=None) -> tuple[ValidationRun, bool]:
+    """Queue a validation of one API unless one is already pending or running. Returns (run, created).
+
+    The run row is written first and the task dispatched after commit, so the
+    worker always finds it (and a double click finds the active run instead).
+    """
+    with transaction.atomic():
+        LLMApi.objects.select_for_update().filter(pk=api.pk).first()  # serialise concurrent clicks
+        active_runs = ValidationRun.objects.filter(api=api, status__in=ACTIVE_STATUSES)
+        # A hard time limit or a lost message leaves a row active with nobody behind it.
+        fail_stale_jobs(active_runs, after_minutes=services.STALE_RUN_MINUTES)
+        active = active_runs.first()
+        if active:
+            return active, False
+        run = ValidationRun.objects.create(api=api, started_by=user, total_items=1)
+        dispatch_validation_run(run)
+    return run, True
+
+
+def dispatch_validation_run(run: ValidationRun) -> None:
+    """Queue a run's task after commit: one API, or every active API (a scheduled run)."""
+    if run.api_id:
+        dispatch_after_commit(run, validate_single_api, kwargs={"api_id": run.api_id, "job_id": run.pk})
+    else:
+        dispatch_after_commit(run, validate_all_llm_apis, kwargs={"job_id": run.pk})

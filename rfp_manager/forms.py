@@ -1,8 +1,9 @@
 from django import forms
 from django.core.validators import FileExtensionValidator, MaxValueValidator
 
+from questionnaires.analysis import ROLES
+
 from .models import RFP, Answer, InformationDocument, QuestionStatus
-from .services.analysis import ROLES
 from .services.workspace import CONFIDENCE_BANDS, ORIGINS, SORTS
 
 MAX_UPLOAD_BYTES = 20 * 1024 * 1024

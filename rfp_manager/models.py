@@ -4,7 +4,7 @@ from django.db import models
 from django.db.models import Count, Q
 from django.utils import timezone
 
-from spelunker.jobs.models import ACTIVE_STATUSES, BaseJob, JobStatus
+from jobs.models import ACTIVE_STATUSES, BaseJob, JobStatus
 
 
 class RFPQuerySet(models.QuerySet):
@@ -288,7 +288,7 @@ class Answer(models.Model):
 
 
 class RFPBatchJob(BaseJob):
-    """A responder or reviewer run over a set of an RFP's questions (Variant 2 of the seed).
+    """A responder or reviewer run over a set of an RFP's questions, written before its task is queued.
 
     `question_ids` fixes the scope when the job is created, so a retry job can
     cover only the questions an earlier job failed.
@@ -322,7 +322,7 @@ class RFPBatchJob(BaseJob):
     def __str__(self):
         return f"{self.get_job_type_display()} job {self.pk} for {self.rfp}"
 
-    # The seed speaks of questions; the shared job toolkit of items.
+    # The toolkit counts items; an RFP job's items are its questions, and its pages and results say so.
     @property
     def total_questions(self) -> int:
         return self.total_items

@@ -1,9 +1,9 @@
 """Thin Celery wrappers: load the row, call a service, return the result dict.
 
-Batch jobs follow the seed's Variant 2: the view writes the job row, the task
-is dispatched after commit, the task writes its own id (run_job), there is no
-autoretry (per-question errors are recorded and the batch goes on), and a
-soft time limit fails the job with a clear message (run_job).
+Batch jobs: the view writes the job row, the task is dispatched after commit,
+the task writes its own id (run_job), there is no autoretry (per-question
+errors are recorded and the batch goes on), and a soft time limit fails the
+job with a clear message (run_job).
 """
 import logging
 
@@ -11,10 +11,11 @@ from celery import shared_task
 from django.conf import settings
 from django.db import transaction
 
+from jobs.backoff import backoff_seconds
+from jobs.dispatch import dispatch_after_commit
+from jobs.models import JobStatus
+from jobs.runner import run_job
 from llm_manager.exceptions import TransientLLMError
-from spelunker.jobs.dispatch import dispatch_after_commit, queue_job_after_commit
-from spelunker.jobs.models import JobStatus
-from spelunker.jobs.runner import run_job
 
 from .models import InformationDocument, RFPBatchJob
 from .services import batch, documents
@@ -24,6 +25,8 @@ logger = logging.getLogger(__name__)
 HARD_LIMIT_MARGIN = 10 * 60
 BATCH_SOFT_LIMIT = settings.RFP_BATCH_SOFT_TIME_LIMIT
 BATCH_HARD_LIMIT = BATCH_SOFT_LIMIT + HARD_LIMIT_MARGIN
+SUMMARY_BACKOFF_BASE_SECONDS = 30
+SUMMARY_BACKOFF_MAX_SECONDS = 600
 
 
 def _run_batch_task(task, rfp_id: int, job_id: int, job_type: str, work) -> dict:
@@ -40,11 +43,11 @@ def _run_batch_task(task, rfp_id: int, job_id: int, job_type: str, work) -> dict
 def batch_generate_responder_answers(self, rfp_id: int, user_id: int | None, job_id: int) -> dict:
     """Draft an answer to each of the job's questions; chain the reviewer when asked to.
 
-    The seed's signature: user_id is carried for the log and Flower; the job row says who started it.
+    user_id is carried for the log and Flower only; the job row's started_by says who started it.
     """
     result = _run_batch_task(self, rfp_id, job_id, RFPBatchJob.JOB_TYPE_RESPONDER, batch.run_responder_job)
     if result.get("status") == JobStatus.COMPLETED:
-        start_chained_reviewer(job_id)
+        dispatch_chained_reviewer(job_id)
     return result
 
 
@@ -69,11 +72,11 @@ def dispatch_batch_job(job: RFPBatchJob) -> None:
     args = (job.rfp_id, job.started_by_id, job.pk)
     # The sender's limits travel in the message and win over the worker's; read the setting now.
     soft = settings.RFP_BATCH_SOFT_TIME_LIMIT
-    queue_job_after_commit(job, task, args=args, soft_time_limit=soft, time_limit=soft + HARD_LIMIT_MARGIN)
+    dispatch_after_commit(job, task, args=args, soft_time_limit=soft, time_limit=soft + HARD_LIMIT_MARGIN)
     logger.info("Queued %s job %s", job.job_type, job.pk, extra={"job_id": job.pk, "rfp_id": job.rfp_id})
 
 
-def start_chained_reviewer(responder_job_id: int) -> None:
+def dispatch_chained_reviewer(responder_job_id: int) -> None:
     with transaction.atomic():
         reviewer = batch.create_chained_reviewer(RFPBatchJob.objects.get(pk=responder_job_id))
         if reviewer:
@@ -81,12 +84,10 @@ def start_chained_reviewer(responder_job_id: int) -> None:
 
 
 @shared_task(
-    bind=True, name="rfp_manager.summarize_information_document",
-    autoretry_for=(TransientLLMError,), retry_backoff=30, retry_backoff_max=600, retry_jitter=True, max_retries=3,
-    soft_time_limit=300, time_limit=360,
+    bind=True, name="rfp_manager.summarize_information_document", max_retries=3, soft_time_limit=300, time_limit=360,
 )
 def summarize_information_document(self, document_id: int) -> dict:
-    """Summarize one of an RFP's own documents; transient LLM errors are retried with backoff."""
+    """Summarize one of an RFP's own documents; transient LLM errors are retried, never sooner than Retry-After."""
     context = {"document_id": document_id, "task_id": self.request.id}
     document = InformationDocument.objects.filter(pk=document_id).first()
     if document is None:
@@ -97,7 +98,12 @@ def summarize_information_document(self, document_id: int) -> dict:
     except TransientLLMError as exc:
         if self.request.retries >= self.max_retries:
             documents.record_summary_failure(document, f"{type(exc).__name__}: {exc}")
-        raise
+            raise
+        countdown = backoff_seconds(self.request.retries, base=SUMMARY_BACKOFF_BASE_SECONDS,
+                                    cap=SUMMARY_BACKOFF_MAX_SECONDS, retry_after=exc.retry_after)
+        logger.warning("Summary of document %s: LLM unavailable, retrying in %.0f s: %s", document_id, countdown, exc,
+                       extra=context)
+        raise self.retry(exc=exc, countdown=countdown)
     except Exception as exc:  # business errors are not retried: record them on the row
         logger.error("Summary of document %s failed: %s", document_id, exc, extra=context, exc_info=True)
         documents.record_summary_failure(document, f"{type(exc).__name__}: {exc}")

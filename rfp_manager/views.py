@@ -17,10 +17,11 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from answer_library.services import facts, matching
+from jobs.views import job_progress_response, progress_context
 from llm_manager.exceptions import LLMError
+from questionnaires import analysis, pdf, word
 from solution_library.services import snippets
 from solution_library.services.search import search_passages
-from spelunker.jobs.views import job_progress_response, progress_context
 from teamwork.models import Role
 from teamwork.services import roles
 
@@ -30,7 +31,7 @@ from .forms import (
 )
 from .models import RFP, Answer, InformationDocument, Question, QuestionImport, RFPBatchJob
 from .services import (
-    analysis, answering, batch, choices, deliverable, document_export, export, importing, pdf, word, workflow, workspace,
+    answering, batch, choices, deliverable, document_export, export, importing, workflow, workspace,
 )
 
 XLSX_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"

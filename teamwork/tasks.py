@@ -2,8 +2,9 @@
 import logging
 
 from celery import shared_task
-from celery.utils.time import get_exponential_backoff_interval
 from django.conf import settings
+
+from jobs.backoff import backoff_seconds
 
 from .services import assignments, email
 
@@ -17,8 +18,8 @@ def send_notification_email(self, notification_id: int) -> dict:
     outcome = email.deliver(notification_id, last_try=self.request.retries >= self.max_retries)
     context = {"notification_id": notification_id, "attempt": self.request.retries + 1}
     if outcome.retry:
-        countdown = get_exponential_backoff_interval(settings.EMAIL_RETRY_BASE_SECONDS, self.request.retries,
-                                                     settings.EMAIL_RETRY_MAX_SECONDS, full_jitter=True)
+        countdown = backoff_seconds(self.request.retries, base=settings.EMAIL_RETRY_BASE_SECONDS,
+                                    cap=settings.EMAIL_RETRY_MAX_SECONDS)
         logger.warning("Email not sent, retrying in %.0f s: %s", countdown, outcome.error, extra=context)
         raise self.retry(countdown=countdown)
     if outcome.error:
@@ -34,8 +35,8 @@ def send_due_reminders() -> dict:
     return {"success": True, **counts}
 
 
-def queue_email(notification) -> None:
+def dispatch_notification_email(notification) -> None:
     """Send the notification's email from a worker once the transaction commits (through the outbox)."""
-    from spelunker.jobs.dispatch import dispatch_after_commit
+    from jobs.dispatch import dispatch_after_commit
 
     dispatch_after_commit(notification, send_notification_email, args=[notification.pk])

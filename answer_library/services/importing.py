@@ -9,10 +9,11 @@ same entries instead of adding new ones.
 """
 from django.db import transaction
 
+from questionnaires import row_walk
+from questionnaires.analysis import cell_text
+from questionnaires.sheets import CELL_REF, column_index
 from rfp_manager.services import importing as questionnaire
 from spelunker.storage import save_or_refuse
-from rfp_manager.services.analysis import cell_text
-from rfp_manager.services.sheets import CELL_REF, column_index
 
 from ..models import Entry, LibraryImport, LibraryJob
 from .entries import default_review_by, save_entry
@@ -36,7 +37,7 @@ def _cell(workbook, sheet_name: str, coordinate: str) -> str:
 
 def answered_rows(workbook, mapping: dict) -> tuple[list[dict], list[dict]]:
     """(rows with an answer, rows left out with the reason): the questionnaire's rows plus their answer cells."""
-    table = questionnaire.extract(workbook, mapping)
+    table = row_walk.extract(workbook, mapping)
     rows, skipped = [], list(table.bad_rows)
     for row in table.rows:
         cells = row.get("cells", {})

@@ -7,7 +7,12 @@ wordings' subject stems, the questionnaire's own phrasing left out as in the
 document search) — and the two rankings are fused by reciprocal rank fusion
 (`search.fuse`). Fusion orders candidates but cannot say "none of these": a
 rank has no scale. So the fused head is scored by the cosine of each entry's
-closest wording, and the best is accepted only above MATCH_THRESHOLD. Adding
+closest wording, and the best is accepted only above MATCH_THRESHOLD, and only
+when the entry names every figure the question names: the embedding puts
+"Do you have a SOC 3 report?" at 0.86 beside "Do you have a SOC 2 Type II
+report?", and "ISO 27701" at 0.95 beside "ISO 27001" — a number is how a
+questionnaire names a standard, a version or a limit, and another number is
+another question (the cut is by figures, not by a fitted score). Adding
 shared-word overlap to that score was measured and lost: it punishes the
 synonyms a rewording is made of ("change" for "rotate") more than it stops
 false matches. `make eval` measures recall@1 and false matches on its own set
@@ -207,8 +212,19 @@ def ranked_matches(question: str, limit: int = CANDIDATES, *, index: Index | Non
     return sorted(matches, key=lambda m: -m.score)
 
 
+def figures_not_in_entry(question: str, entry: Entry) -> set[str]:
+    """The figures the question names that none of the entry's wordings nor its answer does ("3" in "SOC 3")."""
+    return grounding.figures(question) - grounding.figures(" ".join([*entry.phrasings, entry.answer_text]))
+
+
 def find_match(question: str, *, threshold: float | None = None, index: Index | None = None, model=None) -> Match | None:
-    """The entry that answers the question, when the nearest in meaning is near enough; None sends it to the drafts."""
+    """The entry that answers the question, when the nearest in meaning is near enough; None sends it to the drafts.
+
+    An entry that does not name a figure the question names is passed over: it answers about another standard,
+    version or number, however near its wording is.
+    """
     threshold = MATCH_THRESHOLD if threshold is None else threshold
-    best = next(iter(ranked_matches(question, index=index, model=model)), None)
+    candidates = (m for m in ranked_matches(question, index=index, model=model)
+                  if not figures_not_in_entry(question, m.entry))
+    best = next(candidates, None)
     return best if best is not None and best.score >= threshold else None

@@ -17,7 +17,6 @@ asks the model for its rubric verdict. Confidence combines both halves.
 """
 import json
 import math
-import random
 import re
 import time
 
@@ -26,8 +25,10 @@ from django.db.models import Case, F, IntegerField, Value, When
 from django.utils import timezone
 
 from answer_library.services.matching import find_match
+from jobs.backoff import backoff_seconds
 from llm_manager import services as llm
 from llm_manager.exceptions import CircuitOpenError, TransientLLMError
+from llm_manager.models import LLMApi
 from llm_manager.providers import grounding
 from llm_manager.providers.evidence import Choice, Similarity, addressing_problems, choose
 from llm_manager.providers.offline import NO_PASSAGE_ANSWER
@@ -69,6 +70,7 @@ REVIEWER_SYSTEM = (
     "Approve only an answer that passes all three; an unsupported sentence needs revision; "
     "an answer to another question or a citation of a passage that does not exist is rejected."
 )
+CHECKS_PASSED = "Every sentence is supported by the passage it cites, and it addresses the question."
 # Confidence: retrieval evidence, then the review's verdict moves it (approved answers keep most of it).
 VERDICT_FACTOR = {"approved": 1.0, "needs_revision": 0.5, "rejected": 0.1}
 VERDICTS = {choice.value for choice in Answer.Verdict}
@@ -87,7 +89,7 @@ class AnswerError(Exception):
 
 
 def chat_with_retries(messages: list[dict], model) -> str:
-    """One chat call, retried on transient errors with exponential backoff and jitter.
+    """One chat call, retried on transient errors with exponential backoff and jitter, never before Retry-After.
 
     Business errors (bad key, unknown model) and an open circuit are not
     retried here: the first can never succeed, the second says "stop calling".
@@ -101,8 +103,8 @@ def chat_with_retries(messages: list[dict], model) -> str:
         except TransientLLMError as exc:
             if attempt >= TRANSIENT_ATTEMPTS:
                 raise
-            delay = exc.retry_after or BACKOFF_SECONDS * 2 ** (attempt - 1)
-            time.sleep(min(MAX_BACKOFF_SECONDS, delay) * random.uniform(0.8, 1.2))
+            time.sleep(backoff_seconds(attempt - 1, base=BACKOFF_SECONDS, cap=MAX_BACKOFF_SECONDS,
+                                       retry_after=exc.retry_after))
             attempt += 1
 
 
@@ -355,11 +357,27 @@ def judge(question: Question, answer_text: str, passages: list[dict], *, model, 
         (addressing, addressing_reasons),
         ("rejected" if unsupported and len(unsupported) == len(claims) else "needs_revision", unsupported),
     ]
-    review = parse_review(chat_with_retries(reviewer_messages(question, answer_text, passages), model))
+    review = rubric_review(question, answer_text, passages, model)
     for verdict, reasons in findings:
         if reasons:
             review = _worse(review, verdict, reasons)
-    return review
+    return {**review, "feedback": review["feedback"] or CHECKS_PASSED}
+
+
+def rubric_review(question: Question, answer_text: str, passages: list[dict], model) -> dict:
+    """The chat model's verdict on the reviewer's rubric, the half of judge() that reads like a person.
+
+    The offline extractive chat is no such reader: its "review" is judge()'s own
+    mechanical checks again, with "does it address the question" by words alone
+    (it has no embedding model). Words alone reject a correct answer quoted from
+    its passage in other words than the question's ("previous breach corpuses"
+    for "exposed in breaches"), and the worse verdict wins. judge() already
+    checks each of those with meaning and words, so the offline chat is not
+    asked to judge them a second time, more crudely.
+    """
+    if model.api.kind == LLMApi.KIND_OFFLINE:
+        return {"verdict": Answer.Verdict.APPROVED, "score": 1.0, "feedback": ""}  # judge() words its findings
+    return parse_review(chat_with_retries(reviewer_messages(question, answer_text, passages), model))
 
 
 def _worse(review: dict, verdict: str, reasons: list[str]) -> dict:

@@ -14,10 +14,11 @@ from dataclasses import dataclass
 
 from docx import Document
 
+from questionnaires.pdf import PdfFormWriter
+from questionnaires.word import WordWriter
+
 from ..models import RFP, QuestionImport
 from . import deliverable
-from .pdf import PdfFormWriter
-from .word import WordWriter
 
 DOCUMENT_KINDS = (QuestionImport.Kind.DOCX, QuestionImport.Kind.PDF)
 DOCX_TYPE = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"

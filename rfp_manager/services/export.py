@@ -1,7 +1,7 @@
 """Export answers: a fresh XLSX or CSV (the team's working table: sources, verdicts), or the client's own
 workbook or CSV with the answers written back — the deliverable, built with services/deliverable.py: only
 the answers chosen, clean (no citation markers, no placeholders), choices only from each cell's own
-drop-down (services/dropdowns.py), and a report of every cell written or left empty.
+drop-down (questionnaires/dropdowns.py), and a report of every cell written or left empty.
 
 Every cell a user or a model wrote is defused against formula injection: a
 spreadsheet must never execute `=HYPERLINK(...)` that came from an answer.
@@ -17,7 +17,9 @@ from openpyxl.utils import column_index_from_string, get_column_letter
 from openpyxl.utils.cell import coordinate_to_tuple
 
 from ..models import RFP, QuestionImport
-from . import deliverable, dropdowns, sheets
+from questionnaires import dropdowns, sheets
+
+from . import deliverable
 
 FORMULA_TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
 COLUMNS = ["Section", "Number", "Question", "Final answer", "Sources", "Review verdict", "Review feedback", "Review score",

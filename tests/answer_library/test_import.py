@@ -9,7 +9,7 @@ from answer_library import tasks
 from answer_library.models import Entry, LibraryJob
 from answer_library.services import importing
 
-from ..rfp_manager.workbooks import save
+from ..questionnaires.workbooks import save
 
 pytestmark = pytest.mark.django_db
 

@@ -157,3 +157,22 @@ def test_a_jobs_recent_index_checks_for_changes_only_after_its_max_age(user, llm
         assert within_a_job.get() is kept
     within_a_job.max_age = 0  # as when its max age has passed
     assert entry.pk not in within_a_job.get().entry_ids
+
+
+def test_a_question_naming_another_figure_is_not_answered_by_an_entry_worded_alike(user, llm_api):
+    """With the real model, "SOC 3" sits above the match threshold beside the SOC 2 entry: the figure decides."""
+    from llm_manager.models import LLMApi, LLMModel
+    from llm_manager.services import make_default
+
+    make_default(LLMModel.objects.get(api__kind=LLMApi.KIND_LOCAL, name="all-MiniLM-L6-v2"))
+    soc2 = entries.save_entry(Entry(), user, "test", question="Do you have a SOC 2 Type II report?",
+                              answer_text="Yes, renewed annually.")
+    iso = entries.save_entry(Entry(), user, "test", question="Are you ISO 27001 certified?",
+                             answer_text="Yes, certified since 2019.")
+
+    for near_miss, worded_alike in (("Do you have a SOC 3 report?", soc2), ("Are you ISO 27701 certified?", iso)):
+        nearest = matching.ranked_matches(near_miss)[0]
+        assert nearest.entry == worded_alike and nearest.score >= matching.MATCH_THRESHOLD  # the cosine alone says yes
+        assert matching.find_match(near_miss) is None
+    assert matching.find_match("Can you share your SOC 2 Type 2 audit report?").entry == soc2
+    assert matching.find_match("Does your company hold an ISO/IEC 27001 certification?").entry == iso

@@ -11,10 +11,11 @@ from django.urls import reverse
 from openpyxl import Workbook, load_workbook
 
 from llm_manager.providers.offline import NO_PASSAGE_ANSWER
+from questionnaires import dropdowns
 from rfp_manager.models import RFP, Answer, QuestionImport
-from rfp_manager.services import choices, deliverable, dropdowns, export, importing
+from rfp_manager.services import choices, deliverable, export, importing
 
-from . import workbooks
+from ..questionnaires import workbooks
 from .test_questionnaires import CITATION, assert_written_and_unchanged, comparable, import_file
 
 pytestmark = pytest.mark.django_db

@@ -13,7 +13,7 @@ from openpyxl import load_workbook
 from rfp_manager.models import RFP, Answer
 from rfp_manager.services import importing
 
-from . import workbooks
+from ..questionnaires import workbooks
 from .test_questionnaires import CITATION
 
 pytestmark = [pytest.mark.browser]

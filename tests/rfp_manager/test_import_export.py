@@ -7,6 +7,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 from openpyxl import Workbook, load_workbook
 
+from questionnaires import row_walk
 from rfp_manager.models import RFP, Answer, Question, QuestionImport
 from rfp_manager.services import export, importing
 
@@ -48,7 +49,7 @@ def upload(name, data):
 def parse(data: bytes, kind="xlsx"):
     workbook = importing.read_sheets(data, kind)
     mapping, _, _ = importing.propose_mapping(workbook)
-    return mapping, importing.extract(workbook, mapping)
+    return mapping, row_walk.extract(workbook, mapping)
 
 
 def test_xlsx_detects_header_and_columns_and_lists_bad_rows():
@@ -66,13 +67,6 @@ def test_headerless_csv_uses_the_longest_text_column():
     mapping, table = parse(data, "csv")
     assert [r["text"] for r in table.rows] == ["How is customer data encrypted at rest?", "Which data centres host the service?"]
     assert mapping["sheets"][0]["header_row"] is None
-
-
-def test_pasted_text_keeps_sections_and_numbers():
-    table = importing.parse_text("# Security\n1.1 Do you encrypt data?\n\nSection: Support\nQ2) What are your hours?\nok\n")
-    assert [(r["section"], r["number"], r["text"]) for r in table.rows] == [
-        ("Security", "1.1", "Do you encrypt data?"), ("Support", "2", "What are your hours?")]
-    assert table.bad_rows == [{"sheet": "", "row": 6, "reason": "question too short", "text": "ok"}]
 
 
 def test_unreadable_file_is_a_clear_error():

@@ -1,6 +1,6 @@
 """Real questionnaire structures in, the client's own workbook out (issue 9).
 
-Given a workbook of each structure real questionnaires have (tests/rfp_manager/workbooks.py),
+Given a workbook of each structure real questionnaires have (tests/questionnaires/workbooks.py),
 when it is imported with the proposed mapping, answered and exported into the workbook,
 then exactly the expected questions came in (sheet, ID, section, text), every answer is in
 its mapped cells, and everything else — every other cell's value, the sheet list, merged
@@ -16,10 +16,11 @@ from django.urls import reverse
 from openpyxl import load_workbook
 from openpyxl.worksheet.formula import ArrayFormula
 
+from questionnaires import dropdowns
 from rfp_manager.models import RFP, Answer, ImportFormat, QuestionImport
-from rfp_manager.services import choices, dropdowns, export, importing
+from rfp_manager.services import choices, export, importing
 
-from . import workbooks
+from ..questionnaires import workbooks
 
 pytestmark = pytest.mark.django_db
 

@@ -86,6 +86,39 @@ def test_a_citation_swapped_to_a_real_passage_that_does_not_say_it_is_flagged(rf
     assert review["verdict"] != "approved" and "Not supported by the passage it cites" in review["feedback"]
 
 
+BREACHED_QUESTION = "Are new passwords checked against lists of passwords known to have been exposed in breaches?"
+DENY_LIST = ("## Password checks\n\nNew passwords are compared with a deny list. This list should include passwords "
+             "from previous breach corpuses, dictionary words, and specific words (such as the name of the service "
+             "itself) that users are likely to choose.")
+
+
+def test_the_offline_chat_does_not_reject_by_words_alone_what_the_embedding_model_finds_on_topic(user, library):
+    """A correct answer quoted from its passage shares few words with the question; the meaning check decides.
+
+    The offline extractive chat has no embedding model: its own review judges relevance by words alone and
+    rejects this answer. judge() checks relevance with the real model (and words), so the verdict is approved;
+    an answer about another topic is still rejected.
+    """
+    from llm_manager.models import LLMApi
+    from llm_manager.providers import grounding, offline
+    from llm_manager.services import make_default
+
+    make_default(LLMModel.objects.get(api__kind=LLMApi.KIND_LOCAL, name="all-MiniLM-L6-v2"))
+    offline_chat = LLMModel.objects.get(api__kind=LLMApi.KIND_OFFLINE, model_type=LLMModel.TYPE_CHAT)
+    rfp = make_rfp(user, [BREACHED_QUESTION, ENCRYPTION_QUESTION], name="Passwords")
+    answer = ("This list should include passwords from previous breach corpuses, dictionary words, and specific "
+              "words that users are likely to choose [1].")
+    by_words = offline.review(BREACHED_QUESTION, answer, {1: DENY_LIST})
+    assert by_words["verdict"] == "rejected" and "another topic" in by_words["feedback"]  # what used to win
+    assert not grounding.support_problems(grounding.cited_sentences(answer), {1: DENY_LIST})
+
+    review = judge(rfp, offline_chat, BREACHED_QUESTION, answer, passages(DENY_LIST))
+    assert review["verdict"] == "approved", review
+    off_topic = judge(rfp, offline_chat, ENCRYPTION_QUESTION, "Support is available 24 hours a day, 7 days a week [1].",
+                      passages(OPERATIONS))
+    assert off_topic["verdict"] == "rejected" and "another topic" in off_topic["feedback"]
+
+
 # --- a verdict on an earlier text is stale ------------------------------------------------------------
 def test_an_edit_or_a_redraft_makes_the_verdict_stale_until_the_next_review(rfp, chat_model, user, user_client):
     question = rfp.questions.get(text=BACKUP_QUESTION)

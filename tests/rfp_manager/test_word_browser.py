@@ -12,7 +12,7 @@ from docx import Document
 
 from rfp_manager.models import RFP, Answer
 
-from . import word_fixtures
+from ..questionnaires import word_fixtures
 
 pytestmark = [pytest.mark.browser, pytest.mark.integration]
 

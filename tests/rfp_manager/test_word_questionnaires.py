@@ -19,7 +19,7 @@ from pypdf import PdfReader, PdfWriter
 
 from rfp_manager.models import RFP, Answer, Question, QuestionImport
 
-from . import word_fixtures
+from ..questionnaires import word_fixtures
 
 pytestmark = pytest.mark.django_db
 

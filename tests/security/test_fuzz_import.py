@@ -85,7 +85,7 @@ raw_files = st.tuples(st.sampled_from(["q.csv", "q.xlsx", "q.tsv", "q.txt", "q.x
 @st.composite
 def damaged_documents(draw):
     """A real Word or PDF questionnaire with a few bytes overwritten or its end cut off."""
-    from tests.rfp_manager import word_fixtures
+    from tests.questionnaires import word_fixtures
 
     name, data = draw(st.sampled_from([
         ("table.docx", word_fixtures.table_questionnaire()), ("numbered.docx", word_fixtures.numbered_questionnaire()),

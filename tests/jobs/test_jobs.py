@@ -3,13 +3,13 @@ from datetime import timedelta
 
 import pytest
 from celery.exceptions import Retry, SoftTimeLimitExceeded
+from django.db import OperationalError
 from django.utils import timezone
 
-from spelunker.jobs.dispatch import WAITING_FOR_BROKER, publish_pending, queue_job_after_commit
-from spelunker.jobs.models import JobStatus, OutboxMessage, fail_stale_jobs
-from spelunker.jobs.runner import run_job
-from spelunker.models import SystemCheck
-from spelunker.tasks import probe_queue
+from jobs.dispatch import WAITING_FOR_BROKER, dispatch_after_commit, publish_pending
+from jobs.models import JobStatus, OutboxMessage, SystemCheck, fail_stale_jobs
+from jobs.runner import DATABASE_RETRY_SECONDS, run_job
+from jobs.tasks import probe_queue
 
 pytestmark = pytest.mark.django_db
 
@@ -132,6 +132,35 @@ def test_run_job_lets_a_retry_through_and_keeps_the_job_processing():
     assert job.status == JobStatus.PROCESSING
 
 
+class RetryingTask(FakeTask):
+    """Celery's retry() as run_job sees it: it records what it was asked and returns the Retry to raise."""
+
+    def __init__(self, retries: int):
+        self.request = FakeRequest()
+        self.request.retries = retries
+        self.retried_with: list[dict] = []
+
+    def retry(self, **options):
+        self.retried_with.append(options)
+        return Retry("database unavailable")
+
+
+@pytest.mark.parametrize("retries", [0, 50], ids=["first-retry", "fiftieth-retry"])
+def test_a_lost_database_is_retried_without_limit_within_the_database_interval(retries):
+    job = SystemCheck.objects.create()
+    task = RetryingTask(retries)
+
+    def database_gone(j):
+        raise OperationalError("server closed the connection unexpectedly")
+
+    with pytest.raises(Retry):
+        run_job(task, SystemCheck, job.pk, database_gone)
+    (options,) = task.retried_with
+    assert options["max_retries"] is None and 0 <= options["countdown"] <= DATABASE_RETRY_SECONDS
+    job.refresh_from_db()
+    assert job.status == JobStatus.PROCESSING  # the retry resumes it
+
+
 def test_run_job_marks_crash_as_failed_never_stuck_processing():
     job = SystemCheck.objects.create()
 
@@ -151,7 +180,7 @@ def test_run_job_for_missing_job_says_not_found():
 
 def _queue_probe(job) -> OutboxMessage:
     # Expires at once: the real message this sends is for the broker, not for a worker of a later test.
-    return queue_job_after_commit(job, probe_queue, kwargs={"job_id": job.pk, "queue": "default"}, expires=1)
+    return dispatch_after_commit(job, probe_queue, kwargs={"job_id": job.pk, "queue": "default"}, expires=1)
 
 
 def test_queued_job_is_recorded_at_once_and_sent_only_after_commit(django_capture_on_commit_callbacks):
@@ -248,7 +277,7 @@ def test_a_killed_delivery_that_made_progress_is_not_held_against_the_job(settin
 def test_work_stopped_for_a_worker_shutdown_is_requeued_with_the_job_still_processing():
     from celery.exceptions import Reject
 
-    from spelunker.jobs.runner import StopRequested
+    from jobs.runner import StopRequested
 
     job = SystemCheck.objects.create(total_items=4)
 

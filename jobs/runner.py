@@ -21,6 +21,7 @@ from celery.exceptions import Reject, Retry, SoftTimeLimitExceeded
 from django.conf import settings
 from django.db import InterfaceError, OperationalError
 
+from .backoff import backoff_seconds
 from .models import BaseJob, ErrorCode, JobStatus
 
 logger = logging.getLogger(__name__)
@@ -41,6 +42,7 @@ def max_unfinished_deliveries() -> int:
 
 
 # The database went away (a restart, a failover): nothing about the job can be recorded until it is back.
+# Every waiting job tries again within this many seconds (spread by the jitter, so they do not all reconnect at once).
 DATABASE_ERRORS = (OperationalError, InterfaceError)
 DATABASE_RETRY_SECONDS = 5
 
@@ -52,9 +54,10 @@ def run_job(task, job_model: type[BaseJob], job_id: int, work: Callable[[BaseJob
     except DATABASE_ERRORS as exc:
         # Retried without limit: while the database is down no job can run or fail anyway, and the job's
         # own state (processing, its finished items) is still there when it returns, so the retry resumes it.
-        logger.warning("Database unavailable during %s %s; retrying in %s s: %s", job_model.__name__, job_id,
-                       DATABASE_RETRY_SECONDS, exc, extra={"job_id": job_id})
-        raise task.retry(exc=exc, countdown=DATABASE_RETRY_SECONDS, max_retries=None) from None
+        countdown = backoff_seconds(task.request.retries, base=DATABASE_RETRY_SECONDS, cap=DATABASE_RETRY_SECONDS)
+        logger.warning("Database unavailable during %s %s; retrying in %.1f s: %s", job_model.__name__, job_id,
+                       countdown, exc, extra={"job_id": job_id})
+        raise task.retry(exc=exc, countdown=countdown, max_retries=None) from None
 
 
 def _run_job(task, job_model: type[BaseJob], job_id: int, work: Callable[[BaseJob], dict | None]) -> dict:
