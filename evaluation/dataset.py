@@ -32,6 +32,7 @@ class EvalQuestion:
     topic: str = ""
     split: str = "test"
     wrong_answer: str = ""  # hand-written, plausible and wrong; "" when the set has none for this question
+    origin: str = ""  # which batch of the set: v1 (tuned on before the split), v2, v3 (client-worded, see split.py)
 
     @property
     def answerable(self) -> bool:
@@ -42,7 +43,7 @@ def load_questions(path: Path = QUESTIONS, split: str | None = None) -> list[Eva
     """The questions, all of them or those of one split."""
     questions = [
         EvalQuestion(q["id"], q["question"], frozenset(q["relevant"]), q["kind"], q["topic"], q["split"],
-                     q.get("wrong_answer", ""))
+                     q.get("wrong_answer", ""), q.get("origin", ""))
         for q in json.loads(path.read_text())
     ]
     return [q for q in questions if split is None or q.split == split]

@@ -13,6 +13,7 @@ from .metrics import mean, ndcg_at, recall_at, reciprocal_rank
 from .split import SPLITS
 
 DEPTH = 10
+OVERLAP_DEPTH = 10_000  # every passage of a question's relevant documents that holds a word
 # Fabricated claims for the "unsupported sentence" fault: plausible in a
 # questionnaire answer, present in no document of the set.
 FABRICATED_CLAIMS = (
@@ -89,6 +90,11 @@ class RetrievalScore:
     ndcg_at_10: float
     missed_at_5: list[str]  # ids of the questions with no relevant passage in the first five
     questions: int = 0
+    hits_at_5: dict[str, bool] = field(default_factory=dict)  # question id → a relevant passage in the first five
+
+    def recall_of(self, ids: set[str]) -> float:
+        """recall@5 over some of this score's questions (a slice: the client-worded ones, the low-overlap ones)."""
+        return mean([float(hit) for qid, hit in self.hits_at_5.items() if qid in ids])
 
 
 def evaluate_retrieval(
@@ -113,7 +119,30 @@ def _retrieval_score(questions: list[EvalQuestion], ranked: dict[str, list[str]]
         mean(recalls), mean([reciprocal_rank(ranked[q.id], q.relevant, DEPTH) for q in questions]),
         mean([ndcg_at(ranked[q.id], q.relevant, DEPTH) for q in questions]),
         [q.id for q, hit in zip(questions, recalls, strict=True) if not hit], len(questions),
+        {q.id: bool(hit) for q, hit in zip(questions, recalls, strict=True)},
     )
+
+
+def word_overlap(questions: list[EvalQuestion], document_names: dict[int, str], model) -> dict[str, float]:
+    """{question id: share of its words found in the one passage of a relevant document that holds the most}.
+
+    A question copied from its answer scores near 1 and is found by any word match; a client's wording
+    ("How quickly will you tell us about a breach?") scores low. The words are the BM25 baseline's query
+    (plain_terms), matched by the database's full-text engine (stemmed) in the passage text alone.
+    """
+    from solution_library.services.lexical import lexical_ranking, plain_terms
+
+    document_ids = {name: document_id for document_id, name in document_names.items()}
+    overlap = {}
+    for question in (q for q in questions if q.answerable):
+        terms = plain_terms(question.text)
+        relevant = [document_ids[name] for name in question.relevant if name in document_ids]
+        held = defaultdict(int)  # chunk → how many of the question's words it holds
+        for term in terms:
+            for chunk_id, _ in lexical_ranking([term], OVERLAP_DEPTH, model.pk, relevant, text_only=True):
+                held[chunk_id] += 1
+        overlap[question.id] = max(held.values(), default=0) / len(terms) if terms else 0.0
+    return overlap
 
 
 # --- drafts ------------------------------------------------------------------------------------

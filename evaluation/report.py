@@ -20,14 +20,24 @@ FAULT_DETECTION = 0.9
 CORRECT_APPROVAL = 0.8
 LIBRARY_RECALL = 0.85
 LIBRARY_FALSE_MATCHES = 0.05
+# The owners' held-out set (real documents, client-worded questions) aims at hybrid recall@5 ≥ 0.75;
+# the client-worded questions (origin v3) are this set's stand-in for it.
+CLIENT_WORDED = "v3"
+HELD_OUT_AIM = 0.75
+LOW_OVERLAP = 0.5  # below it, fewer than half the question's words are in its best answering passage
 CONFIDENCE_BUCKETS = ((0.0, 0.2), (0.2, 0.4), (0.4, 0.6), (0.6, 1.01))
 TEST, DEV = "test", "dev"
 
 
-def render(*, retrieval, library, drafts, draft_scores, reviewer, documents, questions, models, seconds) -> str:
-    """retrieval: {method: {split: score}}; library: one LibraryScore per model; draft_scores and reviewer: {split: …}."""
+def render(*, retrieval, overlap, library, drafts, draft_scores, reviewer, documents, questions, models,
+           seconds) -> str:
+    """retrieval: {method: {split: score}}; overlap: {question id: word overlap}; library: one LibraryScore per
+    model; draft_scores and reviewer: {split: …}."""
     methods = list(retrieval)
     bm25, hybrid = retrieval[methods[0]], retrieval[methods[-1]]
+    client = {s: {q.id for q in questions if q.origin == CLIENT_WORDED and q.answerable and q.split == s}
+              for s in (TEST, DEV)}
+    client_hybrid = {s: hybrid[s].recall_of(client[s]) for s in (TEST, DEV)}
     lines = [
         "# Retrieval and answer quality",
         "",
@@ -46,6 +56,12 @@ def render(*, retrieval, library, drafts, draft_scores, reviewer, documents, que
         _at_least(f"hybrid recall@5 ≥ BM25's + {HYBRID_MARGIN_OVER_BM25:.2f} (BM25: test "
                   f"{bm25[TEST].recall_at_5:.3f}, dev {bm25[DEV].recall_at_5:.3f})", hybrid, "recall_at_5",
                   {s: bm25[s].recall_at_5 + HYBRID_MARGIN_OVER_BM25 for s in (TEST, DEV)}),
+        _at_least(f"client-worded questions: hybrid recall@5 ≥ {HELD_OUT_AIM} (the held-out set's aim)",
+                  client_hybrid, None, HELD_OUT_AIM),
+        _at_least(f"client-worded questions: hybrid recall@5 ≥ BM25's + {HYBRID_MARGIN_OVER_BM25:.2f} (BM25: test "
+                  f"{bm25[TEST].recall_of(client[TEST]):.3f}, dev {bm25[DEV].recall_of(client[DEV]):.3f})",
+                  client_hybrid, None,
+                  {s: bm25[s].recall_of(client[s]) + HYBRID_MARGIN_OVER_BM25 for s in (TEST, DEV)}),
         _at_least(f"\"no supporting content\" precision ≥ {NO_SUPPORT_PRECISION} (answerable and near-miss "
                   "questions)", draft_scores, "no_support_precision", NO_SUPPORT_PRECISION),
         *[_at_least(f"reviewer flags ≥ {FAULT_DETECTION:.0%}: {kind}", {s: reviewer[s].rate(kind) for s in reviewer},
@@ -58,6 +74,7 @@ def render(*, retrieval, library, drafts, draft_scores, reviewer, documents, que
                  {s: library[-1].for_split(s).false_match_rate for s in (TEST, DEV)}, LIBRARY_FALSE_MATCHES),
         "",
         *_retrieval_section(retrieval),
+        *_overlap_section(retrieval, overlap, questions),
         *_library_section(library),
         *_drafts_section(draft_scores),
         *_reviewer_section(reviewer),
@@ -124,6 +141,41 @@ def _retrieval_section(retrieval) -> list[str]:
         "",
         f"Missed at 5 on test by the hybrid: {', '.join(hybrid[TEST].missed_at_5) or 'none'}; by BM25: "
         f"{', '.join(bm25[TEST].missed_at_5) or 'none'}.",
+        "",
+    ]
+
+
+def _overlap_section(retrieval, overlap: dict[str, float], questions) -> list[str]:
+    """Recall by how much of each question's wording its answer holds: lifted questions flatter every ranking."""
+    answerable = [q for q in questions if q.answerable]
+    groups = [
+        ("client-worded (v3)", lambda q: q.origin == CLIENT_WORDED),
+        ("earlier (v1, v2)", lambda q: q.origin != CLIENT_WORDED),
+        (f"any, word overlap < {LOW_OVERLAP}", lambda q: overlap[q.id] < LOW_OVERLAP),
+        (f"any, word overlap ≥ {LOW_OVERLAP}", lambda q: overlap[q.id] >= LOW_OVERLAP),
+    ]
+    rows = []
+    for split in (TEST, DEV):
+        for label, member in groups:
+            ids = {q.id for q in answerable if q.split == split and member(q)}
+            if ids:
+                mean_overlap = sum(overlap[i] for i in ids) / len(ids)
+                rows.append(f"| {split} | {label} | {len(ids)} | {mean_overlap:.2f} | "
+                            + " | ".join(f"{s[split].recall_of(ids):.3f}" for s in retrieval.values()) + " |")
+    return [
+        "## Word overlap: are the questions lifted from the documents?",
+        "",
+        "A question's word overlap is the share of its words (the BM25 baseline's query, stemmed as the full-text "
+        "engine stems them) found in the one passage of a relevant document that holds the most of them. A "
+        "question lifted from its answer is found by any word match; a client writes \"How quickly will you tell "
+        "us about a breach?\", not the document's \"breach notification period\". The client-worded questions "
+        "(origin v3 in questions.json) were written that way on purpose, and are where BM25 should be well below "
+        "the rest: they stand in for the owners' held-out set. recall@5 of each method, in the order of the "
+        "retrieval table:",
+        "",
+        "| split | questions | n | mean word overlap | " + " | ".join(retrieval) + " |",
+        "|---|---|---|---|" + "---|" * len(retrieval),
+        *rows,
         "",
     ]
 

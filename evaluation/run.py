@@ -67,7 +67,7 @@ def evaluate(use_local_model: bool = True) -> str:
     from .library import evaluate_library
     from .measures import (
         draft_answers, evaluate_retrieval, evaluate_reviewer, local_embedding_model, offline_baseline_as_default,
-        reembed_library, score_drafts,
+        reembed_library, score_drafts, word_overlap,
     )
     from .report import render
     from .split import SPLITS
@@ -77,6 +77,7 @@ def evaluate(use_local_model: bool = True) -> str:
     names = ingest(document_paths())
     questions = load_questions()
     user, _ = get_user_model().objects.get_or_create(username="evaluation")
+    overlap = word_overlap(questions, names, embedding)
     retrieval = evaluate_retrieval(questions, names, embedding)
     library = [evaluate_library(embedding, user)]
     local = local_embedding_model() if use_local_model else None
@@ -88,7 +89,7 @@ def evaluate(use_local_model: bool = True) -> str:
     drafts = draft_answers(questions, names, chat, user)
     reviewer = evaluate_reviewer(drafts, names, embedding, chat, user)
     return render(
-        retrieval=retrieval, library=library, drafts=drafts,
+        retrieval=retrieval, overlap=overlap, library=library, drafts=drafts,
         draft_scores={split: score_drafts(drafts, split) for split in SPLITS}, reviewer=reviewer,
         documents=document_formats(), questions=questions, models=(embedding.name, chat.name),
         seconds=time.perf_counter() - started,

@@ -36,15 +36,18 @@ def test_questions_tuned_on_before_the_split_are_all_dev():
     assert all(item["split"] == "dev" for item in items if item["origin"] == "v1")
 
 
-def test_the_new_questions_are_split_about_one_in_three_to_dev_within_each_stratum():
+def test_the_new_questions_are_split_about_one_in_three_to_dev_and_test_holds_the_most_of_each_stratum():
+    """Every third place of a stratum goes to dev; places held by questions split earlier stay as they were
+    (split.py), so a batch added later is only about a third dev overall, and a stratum of one is dev."""
     strata = defaultdict(Counter)
     for q in json.loads(QUESTIONS.read_text()):
         if q["origin"] != "v1":
             strata[question_stratum(q)][q["split"]] += 1
+    dev = sum(counts["dev"] for counts in strata.values())
+    assert 0.25 <= dev / sum(sum(counts.values()) for counts in strata.values()) <= 0.42
     for stratum, counts in strata.items():
-        third = sum(counts.values()) / DEV_EVERY
-        assert third - 2 <= counts["dev"] <= third + 2, stratum
-        assert counts["test"] >= counts["dev"], stratum
+        if sum(counts.values()) >= 2 * DEV_EVERY:
+            assert counts["test"] >= counts["dev"], stratum
     test = Counter(q.kind for q in load_questions(split="test"))
     assert test["answerable"] >= 50 and test["near_miss"] >= 15
 

@@ -4,7 +4,9 @@ import pytest
 from evaluation.dataset import document_paths, ingest, load_questions
 from evaluation.library import evaluate_library
 from evaluation.library import load as load_library_set
-from evaluation.measures import FAULT_KINDS, draft_answers, evaluate_retrieval, evaluate_reviewer, score_drafts
+from evaluation.measures import (
+    FAULT_KINDS, draft_answers, evaluate_retrieval, evaluate_reviewer, score_drafts, word_overlap,
+)
 from evaluation.report import render
 
 DOCUMENTS = {"debian-handbook-backup", "debian-handbook-quotas", "postgresql-ddl-rowsecurity", "postgresql-ssl-tcp",
@@ -23,6 +25,7 @@ def test_eval_measures_a_small_subset_end_to_end(subset, offline_embedding, user
     questions, names = subset
     assert {q.split for q in questions} == {"dev", "test"}
     retrieval = evaluate_retrieval(questions, names, offline_embedding)
+    overlap = word_overlap(questions, names, offline_embedding)
     chat = get_default_model("chat")
     drafts = draft_answers(questions, names, chat, user)
     reviewer = evaluate_reviewer(drafts, names, offline_embedding, chat, user)
@@ -33,17 +36,20 @@ def test_eval_measures_a_small_subset_end_to_end(subset, offline_embedding, user
     hybrid = list(retrieval.values())[-1]
     assert hybrid["test"].questions + hybrid["dev"].questions == sum(q.answerable for q in questions)
     assert hybrid["test"].recall_at_5 >= 0.75  # a passage of the right document in the top five
+    assert overlap.keys() == {q.id for q in questions if q.answerable} and all(0 <= v <= 1 for v in overlap.values())
+    assert any(v > 0 for v in overlap.values())
     assert draft_scores["dev"].flagged_correctly == 2  # both off-topic questions the library cannot answer
     judged = sum(r.correct_judged for r in reviewer.values())
     assert judged > 0 and sum(r.planted for r in reviewer.values()) >= 2 * judged
     assert set(reviewer["test"].faults) == set(FAULT_KINDS)
     library = evaluate_library(offline_embedding, user, _small_library_set())
     assert library.recall_at_1 == 1.0 and library.false_match_rate == 0.0  # each entry's own wording finds it
-    report = render(retrieval=retrieval, library=[library], drafts=drafts, draft_scores=draft_scores,
+    report = render(retrieval=retrieval, overlap=overlap, library=[library], drafts=drafts, draft_scores=draft_scores,
                     reviewer=reviewer, documents={"HTML": 4, "Markdown": 1}, questions=questions,
                     models=("m", "c"), seconds=1)
     assert "| hybrid recall@5" in report and "| fault (test) | planted" in report and "## Answer library" in report
     assert "source hash `" in report
+    assert "## Word overlap" in report and "| test | client-worded (v3) |" in report
 
 
 def _small_library_set() -> dict:

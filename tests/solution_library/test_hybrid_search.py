@@ -11,7 +11,7 @@ from llm_manager.testing.fixtures import register_fake_api
 from solution_library.models import Chunk
 from solution_library.services import lexical as lexical_service
 from solution_library.services.lexical import chunk_frequencies, lexical_ranking, plain_terms, questionnaire_terms
-from solution_library.services.search import fuse, search_passages
+from solution_library.services.search import fuse, plausible_lexical, ranks_by_meaning, search_passages
 from solution_library.testing import add_library_document
 from tests.workers import ROOT
 
@@ -43,6 +43,24 @@ def test_fusion_rewards_what_both_rankings_like():
     assert fused == pytest.approx({3: 1 / 63 + 1 / 61, 2: 2 / 62, 1: 1 / 61, 4: 1 / 63})
     assert list(fused) == [3, 2, 1, 4]  # on both lists first, best-placed overall first
     assert fuse([(lexical_list, 1.0), (vector_list, 0.0)])[0][0] == 1  # a zero weight leaves one ranking
+
+
+def test_lexical_votes_go_to_what_the_meaning_ranking_finds_plausible_and_to_its_own_best():
+    lexical_list = [(1, 9.0), (2, 5.0), (3, 1.0), (4, 0.5)]
+    vector_list = [(3, 0.9), (5, 0.8), (4, 0.7), (2, 0.1)]
+    # 2 shares words but the model places it fourth: no vote; 1, the exact match, keeps its vote.
+    assert plausible_lexical(lexical_list, vector_list, plausible=3) == [(1, 9.0), (3, 1.0), (4, 0.5)]
+    fused = [chunk_id for chunk_id, _ in fuse([(plausible_lexical(lexical_list, vector_list, 3), 1.0),
+                                              (vector_list, 1.0)])]
+    assert fused.index(2) > fused.index(5)  # a shared word no longer lifts 2 above the model's second
+
+
+def test_only_an_embedding_that_ranks_by_meaning_restricts_the_lexical_votes():
+    from llm_manager.models import LLMApi, LLMModel
+
+    assert not ranks_by_meaning(LLMModel(name="offline-embed-v1", api=LLMApi(kind=LLMApi.KIND_OFFLINE)))
+    assert ranks_by_meaning(LLMModel(name="all-MiniLM-L6-v2", api=LLMApi(kind=LLMApi.KIND_LOCAL)))
+    assert ranks_by_meaning(LLMModel(name="text-embedding-3-small", api=LLMApi(kind=LLMApi.KIND_OPENAI)))
 
 
 def test_questionnaire_phrasing_is_dropped_before_lexical_search():
