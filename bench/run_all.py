@@ -32,6 +32,9 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from _web import Browser, Web  # noqa: E402
+from sources import MEASURED, manifest_for  # noqa: E402
+
+from spelunker.provenance import combined_hash, write_manifest  # noqa: E402
 
 
 @dataclass
@@ -55,6 +58,13 @@ class Report:
     plots: list[tuple[str, str]] = field(default_factory=list)  # (file name, caption)
     notes: list[str] = field(default_factory=list)
     loads: list[str] = field(default_factory=list)
+    command: str = "make bench"
+    commit: str = ""  # of the code measured, and its files' hashes (bench/sources.py), taken at the start
+    file_hashes: dict = field(default_factory=dict)
+
+    @property
+    def source_hash(self) -> str:
+        return combined_hash(self.file_hashes)
 
     def profile(self, title: str, call, repeat: int) -> None:
         """Where the time of `call` goes: its SQL queries and a pyinstrument profile, for an aim missed."""
@@ -558,8 +568,11 @@ def page(report: Report, seconds: float) -> str:
     lines = [
         "# Benchmarks",
         "",
-        f"Written by `make bench{'-quick' if report.quick else ''}` on {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} "
-        f"in {seconds / 60:.1f} min on {os.cpu_count()} cores; load average (1/5/15 min) {' → '.join(report.loads)}. "
+        f"Written by `{report.command}` on {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} "
+        f"in {seconds / 60:.1f} min at commit {report.commit}, source hash `{report.source_hash}` (the files listed in "
+        "bench/sources.py; `make test` prints which of them changed since, bench/stale.py). Do not edit: every figure "
+        "below comes from that command. "
+        f"On {os.cpu_count()} cores; load average (1/5/15 min) {' → '.join(report.loads)}. "
         "Private stack: RabbitMQ, Memcached, PostgreSQL (bin/stack), real Celery workers, gunicorn with the "
         "project's config. Ratios are the figures (ours / baseline, measured in the same run); absolute times are "
         "context on a shared, noisy machine.",
@@ -575,10 +588,14 @@ def page(report: Report, seconds: float) -> str:
     for name, caption in report.plots:
         lines += [f"![{caption}](benchmarks/{name})", "", f"*{caption}*", ""]
     lines += report.notes
-    extra = ROOT / "bench" / "benchmarks-extra.md"  # hand-written: figures of separate, longer runs
-    if extra.exists() and not report.quick:
-        lines += ["", extra.read_text()]
     return "\n".join(lines) + "\n"
+
+
+def page_command(args) -> str:
+    """The command that makes this page, as its header names it."""
+    if args.quick:
+        return "make bench-quick"
+    return "make bench BENCH_ARGS=--million" if args.million else "make bench"
 
 
 def run_figures(report: Report, args, folder: Path) -> None:
@@ -615,7 +632,8 @@ def main() -> None:
     parser.add_argument("--million", action="store_true", help="also search at 1,000,000 chunks (about 10 more minutes)")
     args = parser.parse_args()
     started = time.perf_counter()
-    report = Report(quick=args.quick, loads=[load_average()])
+    report = Report(quick=args.quick, loads=[load_average()], command=page_command(args),
+                    commit=MEASURED.commit(), file_hashes=MEASURED.file_hashes())
     folder = Path(tempfile.mkdtemp(prefix="bench-", dir=ROOT / ".run" if (ROOT / ".run").exists() else None))
     start_stack(folder / "stack")  # its own: the test run's workers would take the bench's probe tasks
     try:
@@ -628,6 +646,7 @@ def main() -> None:
     out = Path(args.out)
     plots(report, out.parent / "benchmarks")
     out.write_text(page(report, time.perf_counter() - started))
+    write_manifest(manifest_for(out), report.file_hashes)  # the files as measured: bench/stale.py compares them later
     print(out.read_text())
 
 
