@@ -5,11 +5,11 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_not_required
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.urls import reverse
+from django.urls import reverse, reverse_lazy
 from django.views.decorators.cache import cache_control
 from django.views.decorators.http import require_POST
 
-from spelunker.jobs.views import job_progress_response, progress_context
+from spelunker.jobs.views import job_status_response, progress_context
 from spelunker.permissions import staff_required
 
 from .models import SystemCheck
@@ -56,6 +56,5 @@ def system_check(request, pk):
 
 @staff_required
 def system_check_status(request, pk):
-    check = get_object_or_404(SystemCheck, pk=pk)
-    poll_url = reverse("system_check_status", args=[check.pk])
-    return job_progress_response(request, check, poll_url, partial="system/_check_progress.html")
+    return job_status_response(request, SystemCheck, pk, lambda: get_object_or_404(SystemCheck, pk=pk),
+                               reverse_lazy("system_check_status", args=[pk]), partial="system/_check_progress.html")

@@ -11,6 +11,8 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
 
+from spelunker.live_status import status_json
+
 from .kinds import JOB_KINDS, KINDS_BY_KEY, STATUS_FILTERS, acknowledge, grouped, job_rows
 
 PROGRESS_PARTIAL = "jobs/_progress.html"
@@ -38,6 +40,18 @@ def job_progress_response(
             response["HX-Refresh"] = "true"
         return response
     return JsonResponse(job.status_payload())
+
+
+@never_cache
+def job_status_response(request, model, pk: int, load, poll_url: str, partial: str = PROGRESS_PARTIAL, **extra):
+    """A job's status endpoint: the htmx partial from the row; JSON through the half-poll cache (spelunker.live_status).
+
+    `load()` checks the user's access and returns the job (raising 404 or 403): on every htmx poll, and on a JSON
+    poll whenever the cache has no fresh answer for this job and user.
+    """
+    if getattr(request, "htmx", False):
+        return job_progress_response(request, load(), poll_url, partial, **extra)
+    return status_json(request, model, pk, load)
 
 
 # --- the jobs page -------------------------------------------------------------------
