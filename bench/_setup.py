@@ -41,3 +41,14 @@ def tree_cpu_seconds(pid: int) -> float:
         joined = {p for p, (ppid, _) in stats.items() if ppid in tree} - tree
         tree |= joined
     return sum(stats[p][1] for p in tree if p in stats) / tick
+
+
+def use_model(which: str):
+    """Make the offline baseline or the fresh install's default model the default embedding model; return it."""
+    from llm_manager.models import LLMApi, LLMModel
+    from llm_manager.services import make_default
+
+    kind = LLMApi.KIND_OFFLINE if which == "offline" else LLMApi.KIND_LOCAL
+    model = LLMModel.objects.filter(api__kind=kind, model_type=LLMModel.TYPE_EMBEDDING).order_by("pk").first()
+    make_default(model)
+    return model

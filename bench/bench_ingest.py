@@ -40,7 +40,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from _setup import ROOT, setup_django, tree_cpu_seconds  # setup_django also puts the project on sys.path
+from _setup import ROOT, setup_django, tree_cpu_seconds, use_model  # setup_django puts the project on sys.path
 from _web import Browser, Web
 
 PARALLEL_UPLOADS = 3  # static/js/library_upload.js: MAX_PARALLEL
@@ -63,17 +63,6 @@ def make_document(rng: random.Random, number: int, size: int = 5000) -> bytes:
         paragraphs.append(paragraph)
         length += len(paragraph) + 2
     return "\n\n".join(paragraphs).encode()
-
-
-def use_model(which: str):
-    """Make the offline baseline or the fresh install's default model the default embedding model; return it."""
-    from llm_manager.models import LLMApi, LLMModel
-    from llm_manager.services import make_default
-
-    kind = LLMApi.KIND_OFFLINE if which == "offline" else LLMApi.KIND_LOCAL
-    model = LLMModel.objects.filter(api__kind=kind, model_type=LLMModel.TYPE_EMBEDDING).order_by("pk").first()
-    make_default(model)
-    return model
 
 
 def bench_chunks(model) -> int:
@@ -225,14 +214,14 @@ def pipeline(documents: list[bytes], start: str, workers: int) -> dict:
         clear_library()
 
 
-def alternating_runs(documents: list[bytes], args) -> tuple[dict, int]:
+def alternating_runs(documents: list[bytes], args, model) -> tuple[dict, int]:
     """Loop and pipeline `args.repetitions` times each, in turned order; and the chunks one pass makes."""
     runs, chunks = {"loop": [], "pipeline": []}, 0
     for repetition in range(args.repetitions):
         for side in ("loop", "pipeline") if repetition % 2 == 0 else ("pipeline", "loop"):
             if side == "loop":
                 runs["loop"].append(loop_processes(len(documents), args.workers))
-                chunks = bench_chunks(use_model(args.model))
+                chunks = bench_chunks(model)
                 clear_library()
             else:
                 runs["pipeline"].append(pipeline(documents, args.start, args.workers))
@@ -273,7 +262,7 @@ def main():
     average_kb = sum(map(len, documents)) / len(documents) / 1024
     clear_library()
     model = use_model(args.model)
-    runs, chunks = alternating_runs(documents, args)
+    runs, chunks = alternating_runs(documents, args, model)
     loop, piped = (summary(runs[side], args.documents, chunks) for side in ("loop", "pipeline"))
     print(f"database: {connection.vendor}; embedding model {model.name}; "
           f"{args.documents} documents of {average_kb:.1f} KB, {chunks} chunks; "
