@@ -278,7 +278,8 @@ def live_progress(report: Report, web: Web, seconds: int) -> None:
         f"wrk -t2 -c16 -d{seconds}s on the status endpoint and on /healthz, both signed in, twice each in turned "
         "order (mean requests/s, mean p50, worse p99), while a task updates the job row every 50 ms; "
         f"/healthz without a session: {anonymous['rate']:.0f} req/s, p99 {anonymous['99']:.1f} ms; "
-        f"gunicorn: 2 sync workers; non-2xx: {status['non_2xx']} / {minimal['non_2xx']}",
+        f"gunicorn: 2 sync workers; non-2xx: {status['non_2xx']} / {minimal['non_2xx']}; the status JSON is read from "
+        "the job row at most every half second (spelunker/live_status.py: a payload cached for half a poll)",
     ))
     if ratio < 0.9 or status["99"] > 50:
         report.profile("the job status view, in-process (session, queries, JSON)", status_view_in_process, 50)
