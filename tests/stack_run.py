@@ -107,6 +107,7 @@ class RunStack:
         the project when the web already answers /readyz.
         """
         deadline = time.monotonic() + timeout
+        last = "no answer at all"
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
                 raise AssertionError(f"make run exited with {self.proc.returncode}:\n{self.output()}")
@@ -114,10 +115,13 @@ class RunStack:
                 response = httpx.get(url, timeout=5, **request)
                 if until(response):
                     return response
-            except httpx.HTTPError:
-                pass  # not listening yet
+                last = f"{response.status_code} {response.text[:500]}"
+            except httpx.HTTPError as error:
+                last = f"not answering ({error!r})"  # not listening yet
             time.sleep(0.5)
-        raise AssertionError(f"{url} gave no answer wanted after {timeout}s:\n{self.output()}")
+        # The last answer says which part was not ready (a worker, the broker, storage), not only that one wasn't.
+        raise AssertionError(f"{url} gave no answer wanted after {timeout}s; the last: {last}; load average "
+                             f"{os.getloadavg()}:\n{self.output()}")
 
     def processes(self) -> dict[int, str]:
         """pid -> command line of every live process this run started."""
