@@ -670,13 +670,13 @@ def run_figures(report: Report, args, folder: Path) -> None:
     if wanted("workspace"):
         workspace_page(report, 2_000, 5 if quick else 20, folder)
     if wanted("ingestion"):
-        ingestion_figures(report, 10 if quick else 200, 2 if quick else 3, scaling=not quick)
+        ingestion_figures(report, 6 if quick else 200, 1 if quick else 3, scaling=not quick)
     if wanted("encoder") and not quick:  # the reference encoder's environment is several GB: never installed by make test
         encoder_figures(report, 128, 3)
         default_model_ingestion(report, 40, 3)
     if wanted("batch"):
         if quick:
-            batch_answering(report, 16, 20, [1, 2], library_chunks=2_000)
+            batch_answering(report, 16, 20, [1, 2], library_chunks=500)
         else:
             batch_answering(report, 200, 200, [1, 2, 4], library_chunks=100_000)
     # Last: the search benchmark leaves its library in the database (--keep, so 100,000 reuses

@@ -36,7 +36,7 @@ def test_bench_quick_writes_every_figure_and_its_plots(tmp_path):
     assert (tmp_path / "benchmarks" / "sources.json").exists(), "each measured file's hash, for bench/stale.py"
     # Fair baselines: one against one and two against two; the small and the large library, labelled.
     assert "| Ingestion, 1 against 1" in page and "| Ingestion, 2 against 2" in page
-    assert "a library of two short documents" in page and "a library of 2,000 more chunks" in page
+    assert "a library of two short documents" in page and "a library of 500 more chunks" in page
     assert "asked the first time p50" in page and "asked again" in page
     for plot in ("ratios.png", "search.png", "scaling-batch.png"):
         assert (tmp_path / "benchmarks" / plot).stat().st_size > 1000
