@@ -6,4 +6,9 @@ class AnswerLibraryConfig(AppConfig):
     verbose_name = "Answer library"
 
     def ready(self):
+        from jobs.kinds import register
+
+        from . import job_kinds
         from . import signals  # noqa: F401  (records human edits as library candidates)
+
+        register(*job_kinds.KINDS)  # what the jobs page lists and the sweeper watches

@@ -11,7 +11,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
-from spelunker.jobs.models import ACTIVE_STATUSES, BaseJob
+from jobs.models import ACTIVE_STATUSES, BaseJob
 
 CHOICES = [("yes", "Yes"), ("no", "No"), ("na", "N/A")]
 

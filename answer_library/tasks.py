@@ -11,8 +11,8 @@ import logging
 from celery import shared_task
 from django.db import transaction
 
-from spelunker.jobs.dispatch import queue_job_after_commit
-from spelunker.jobs.runner import run_job
+from jobs.dispatch import dispatch_after_commit
+from jobs.runner import run_job
 
 from .models import LibraryJob
 from .services import conflicts, importing, review
@@ -50,10 +50,10 @@ JOB_TASKS = {LibraryJob.IMPORT: batch_import_answered_workbook, LibraryJob.CONFL
 
 def dispatch_job(job: LibraryJob) -> None:
     """Queue the job's task after commit (also what the sweeper calls to send a lost job again)."""
-    queue_job_after_commit(job, JOB_TASKS[job.job_type], args=[job.pk])
+    dispatch_after_commit(job, JOB_TASKS[job.job_type], args=[job.pk])
 
 
-def start_conflicts_scan(user) -> LibraryJob:
+def dispatch_conflicts_scan(user) -> LibraryJob:
     """Write the scan's row and queue it; the database refuses a second active scan (IntegrityError)."""
     with transaction.atomic():
         job = LibraryJob.objects.create(job_type=LibraryJob.CONFLICTS, started_by=user)

@@ -19,9 +19,9 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse, reverse_lazy
 from django.views.decorators.http import require_POST
 
+from jobs.views import job_status_response, progress_context
 from llm_manager.exceptions import LLMError
 from rfp_manager.models import RFP, Answer
-from spelunker.jobs.views import job_status_response, progress_context
 from teamwork.services import roles
 
 from . import tasks
@@ -200,7 +200,7 @@ def findings(request):
 @editor_required
 def findings_scan(request):
     try:
-        job = tasks.start_conflicts_scan(request.user)
+        job = tasks.dispatch_conflicts_scan(request.user)
     except IntegrityError:
         messages.warning(request, "A scan is already running.")
         return redirect("answer_library:findings")

@@ -1,6 +1,6 @@
 """Remember who is signed in for the audit receivers, and record the actions that save no row."""
+from jobs.models import JobStatus
 from rfp_manager.models import RFP, RFPBatchJob
-from spelunker.jobs.models import JobStatus
 
 from . import services
 from .context import _current_user

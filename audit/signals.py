@@ -8,6 +8,7 @@ from django.dispatch import receiver
 from answer_library.models import EntryVersion, LibraryJob
 from llm_manager.models import LLMApi
 from rfp_manager.models import RFP, Answer, InformationDocument, QuestionImport, RFPBatchJob
+from rfp_manager.signals import answers_approved
 from solution_library.models import Document
 
 from .context import current_user
@@ -125,3 +126,9 @@ def _library_import(sender, instance, created, raw=False, **kwargs):
     if created and not raw and instance.job_type == LibraryJob.IMPORT and instance.library_import_id:
         services.record(AuditEvent.Action.LIBRARY_IMPORT, instance.library_import.original_name or "a file",
                         actor=instance.started_by, job_id=instance.pk)
+
+
+@receiver(answers_approved)
+def record_bulk_approvals(sender, answers, user, **kwargs):
+    """Answers approved at once (a bulk update, no post_save): one event each."""
+    services.record_approvals(answers, user)

@@ -101,7 +101,7 @@ def start_job(rfp, owner):
 
 def wait_until_finished(job_ids: list[int], timeout: float = 1800) -> list:
     from rfp_manager.models import RFPBatchJob
-    from spelunker.jobs.models import ACTIVE_STATUSES
+    from jobs.models import ACTIVE_STATUSES
 
     deadline = time.monotonic() + timeout
     while RFPBatchJob.objects.filter(pk__in=job_ids, status__in=ACTIVE_STATUSES).exists():

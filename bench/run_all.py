@@ -157,7 +157,7 @@ def throughput(send, count: int) -> float:
 
 def task_overhead(report: Report, count: int) -> None:
     from bench.tasks import noop, tracked
-    from spelunker.models import SystemCheck
+    from jobs.models import SystemCheck
 
     user = staff_user()
     rates = {"noop": [], "tracked": []}
@@ -179,7 +179,7 @@ def task_overhead(report: Report, count: int) -> None:
 
 def click_to_running(report: Report, web: Web, clicks: int) -> None:
     """POST /system/checks/ (starts a job of three probe tasks) → each probe task's body starts."""
-    from spelunker.models import QueueProbe, SystemCheck
+    from jobs.models import QueueProbe, SystemCheck
 
     browser = Browser(web.url)
     browser.sign_in("bench", "bench-password-1")
@@ -255,7 +255,7 @@ def live_progress(report: Report, web: Web, seconds: int) -> None:
     from django.conf import settings
 
     from bench.tasks import progress
-    from spelunker.models import SystemCheck
+    from jobs.models import SystemCheck
 
     signed_in = {"Cookie": f"{settings.SESSION_COOKIE_NAME}={signed_in_session()}", "Accept": "application/json"}
     job = SystemCheck.objects.create(started_by=staff_user(), total_items=1000)
@@ -279,7 +279,7 @@ def live_progress(report: Report, web: Web, seconds: int) -> None:
         "order (mean requests/s, mean p50, worse p99), while a task updates the job row every 50 ms; "
         f"/healthz without a session: {anonymous['rate']:.0f} req/s, p99 {anonymous['99']:.1f} ms; "
         f"gunicorn: 2 sync workers; non-2xx: {status['non_2xx']} / {minimal['non_2xx']}; the status JSON is read from "
-        "the job row at most every half second (spelunker/live_status.py: a payload cached for half a poll)",
+        "the job row at most every half second (jobs/live_status.py: a payload cached for half a poll)",
     ))
     if ratio < 0.9 or status["99"] > 50:
         report.profile("the job status view, in-process (session, queries, JSON)", status_view_in_process, 50)
@@ -517,7 +517,7 @@ def post_system_check() -> None:
 def tracked_task_in_process() -> None:
     """A job-tracked task body run in this process (apply): what run_job adds to a no-op."""
     from bench.tasks import tracked
-    from spelunker.models import SystemCheck
+    from jobs.models import SystemCheck
 
     tracked.apply(args=[SystemCheck.objects.create(started_by=staff_user(), total_items=1).pk])
 
@@ -529,7 +529,7 @@ def status_view_in_process() -> None:
 @functools.cache
 def latest_status_url() -> str:
     """The status URL of the job live_progress watched, looked up once (so the profile counts the view's queries only)."""
-    from spelunker.models import SystemCheck
+    from jobs.models import SystemCheck
 
     return f"/system/checks/{SystemCheck.objects.order_by('-pk').values_list('pk', flat=True).first()}/status/"
 

@@ -18,6 +18,8 @@ from spelunker.provenance import MeasuredSources  # noqa: E402
 MEASURED = MeasuredSources((
     "bench",
     "spelunker",
+    "jobs",
+    "home",
     "solution_library",
     "rfp_manager",
     "llm_manager",

@@ -13,8 +13,8 @@ from celery import shared_task
 
 def run_tracked(task, job_id: int, work) -> dict:
     # Imported here: the worker imports this module before Django's apps are ready.
-    from spelunker.jobs.runner import run_job
-    from spelunker.models import SystemCheck
+    from jobs.runner import run_job
+    from jobs.models import SystemCheck
 
     return run_job(task, SystemCheck, job_id, work)
 

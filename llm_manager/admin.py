@@ -2,8 +2,10 @@
 from django.contrib import admin, messages
 
 from . import services
+from .tasks import dispatch_validation
 from .forms import LLMApiForm
 from .models import LLMApi, LLMModel, ValidationRun
+from .signals import embedding_default_requested
 
 
 class LLMModelInline(admin.TabularInline):
@@ -30,7 +32,7 @@ class LLMApiAdmin(admin.ModelAdmin):
 
     @admin.action(description="Validate selected APIs")
     def validate_selected(self, request, queryset):
-        queued = [api.name for api in queryset if services.start_validation(api, request.user)[1]]
+        queued = [api.name for api in queryset if dispatch_validation(api, request.user)[1]]
         skipped = queryset.count() - len(queued)
         if queued:
             self.message_user(request, f"Validation queued for {', '.join(queued)}.", messages.INFO)
@@ -55,8 +57,8 @@ class LLMModelAdmin(admin.ModelAdmin):
             self.message_user(request, "Only one model per type can be the default; the first of each type was used.",
                               messages.WARNING)
         for model in chosen.values():
-            if model.model_type == LLMModel.TYPE_EMBEDDING and _library_needs_reembedding(model):
-                job = _start_library_reembed(model, request.user)
+            job = _preparation_job(model, request.user) if model.model_type == LLMModel.TYPE_EMBEDDING else None
+            if job:
                 self.message_user(
                     request,
                     f"Re-embedding the library with {model} (job {job.pk}); it becomes the default embedding model "
@@ -68,17 +70,10 @@ class LLMModelAdmin(admin.ModelAdmin):
             self.message_user(request, f"{model} is now the default {model.model_type} model.", messages.SUCCESS)
 
 
-def _library_needs_reembedding(model: LLMModel) -> bool:
-    """A new default embedding model finds nothing until the library's chunks are embedded with it."""
-    from solution_library.models import Chunk  # the library depends on llm_manager, not the reverse, at import
-
-    return Chunk.objects.exclude(embedding_model=model).exists()
-
-
-def _start_library_reembed(model: LLMModel, user):
-    from solution_library.tasks import dispatch_library_reembed
-
-    return dispatch_library_reembed(model, user)
+def _preparation_job(model: LLMModel, user):
+    """The job an app started to embed its data with `model` before it becomes the default (see signals.py)."""
+    responses = embedding_default_requested.send(sender=LLMModel, model=model, user=user)
+    return next((job for _receiver, job in responses if job), None)
 
 
 @admin.register(ValidationRun)

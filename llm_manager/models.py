@@ -2,7 +2,7 @@
 from django.db import models
 from django.db.models import Q
 
-from spelunker.jobs.models import BaseJob
+from jobs.models import BaseJob
 
 
 class LLMApi(models.Model):

@@ -19,8 +19,6 @@ from dataclasses import asdict, dataclass, field
 from django.db import transaction
 from django.utils import timezone
 
-from spelunker.jobs.dispatch import queue_job_after_commit
-from spelunker.jobs.models import ACTIVE_STATUSES, fail_stale_jobs
 
 from .exceptions import LLMError, NoDefaultModel, TransientLLMError
 from .guard import guarded_call, record_failure, record_success
@@ -322,35 +320,6 @@ def summarise(outcomes: list[ValidationOutcome]) -> dict:
 
 def active_api_ids() -> list[int]:
     return list(LLMApi.objects.filter(is_active=True).order_by("name").values_list("pk", flat=True))
-
-
-def start_validation(api: LLMApi, user=None) -> tuple[ValidationRun, bool]:
-    """Queue a validation of one API unless one is already pending or running. Returns (run, created).
-
-    The run row is written first and the task dispatched after commit, so the
-    worker always finds it (and a double click finds the active run instead).
-    """
-    with transaction.atomic():
-        LLMApi.objects.select_for_update().filter(pk=api.pk).first()  # serialise concurrent clicks
-        active_runs = ValidationRun.objects.filter(api=api, status__in=ACTIVE_STATUSES)
-        # A hard time limit or a lost message leaves a row active with nobody behind it.
-        fail_stale_jobs(active_runs, after_minutes=STALE_RUN_MINUTES)
-        active = active_runs.first()
-        if active:
-            return active, False
-        run = ValidationRun.objects.create(api=api, started_by=user, total_items=1)
-        send_validation(run)
-    return run, True
-
-
-def send_validation(run: ValidationRun) -> None:
-    """Queue a run's task after commit: one API, or every active API (a scheduled run)."""
-    from .tasks import validate_all_llm_apis, validate_single_api
-
-    if run.api_id:
-        queue_job_after_commit(run, validate_single_api, kwargs={"api_id": run.api_id, "job_id": run.pk})
-    else:
-        queue_job_after_commit(run, validate_all_llm_apis, kwargs={"job_id": run.pk})
 
 
 def make_default(model: LLMModel) -> None:

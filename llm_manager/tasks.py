@@ -12,8 +12,11 @@ import logging
 import random
 
 from celery import shared_task
+from django.db import transaction
 
-from spelunker.jobs.runner import run_job
+from jobs.dispatch import dispatch_after_commit
+from jobs.models import ACTIVE_STATUSES, fail_stale_jobs
+from jobs.runner import run_job
 
 from . import services
 from .exceptions import ValidationFailed
@@ -83,3 +86,30 @@ def _schedule_run_for(task_id: str | None) -> ValidationRun:
         return ValidationRun.objects.create(trigger=ValidationRun.TRIGGER_SCHEDULE)
     run, _ = ValidationRun.objects.get_or_create(celery_task_id=task_id, defaults={"trigger": ValidationRun.TRIGGER_SCHEDULE})
     return run
+
+
+def dispatch_validation(api: LLMApi, user=None) -> tuple[ValidationRun, bool]:
+    """Queue a validation of one API unless one is already pending or running. Returns (run, created).
+
+    The run row is written first and the task dispatched after commit, so the
+    worker always finds it (and a double click finds the active run instead).
+    """
+    with transaction.atomic():
+        LLMApi.objects.select_for_update().filter(pk=api.pk).first()  # serialise concurrent clicks
+        active_runs = ValidationRun.objects.filter(api=api, status__in=ACTIVE_STATUSES)
+        # A hard time limit or a lost message leaves a row active with nobody behind it.
+        fail_stale_jobs(active_runs, after_minutes=services.STALE_RUN_MINUTES)
+        active = active_runs.first()
+        if active:
+            return active, False
+        run = ValidationRun.objects.create(api=api, started_by=user, total_items=1)
+        dispatch_validation_run(run)
+    return run, True
+
+
+def dispatch_validation_run(run: ValidationRun) -> None:
+    """Queue a run's task after commit: one API, or every active API (a scheduled run)."""
+    if run.api_id:
+        dispatch_after_commit(run, validate_single_api, kwargs={"api_id": run.api_id, "job_id": run.pk})
+    else:
+        dispatch_after_commit(run, validate_all_llm_apis, kwargs={"job_id": run.pk})

@@ -10,11 +10,12 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse, reverse_lazy
 from django.views.decorators.http import require_POST
 
-from spelunker.jobs.views import job_status_response, progress_context
+from jobs.views import job_status_response, progress_context
 from spelunker.permissions import staff_required
 
 from .models import LLMApi, ValidationRun
-from .services import embedding_fallback, start_validation
+from .services import embedding_fallback
+from .tasks import dispatch_validation
 
 PROGRESS_PARTIAL = "llm_manager/_validation_progress.html"
 
@@ -39,7 +40,7 @@ def api_detail(request, pk):
 @require_POST
 def api_validate(request, pk):
     api = get_object_or_404(LLMApi, pk=pk)
-    run, created = start_validation(api, request.user)
+    run, created = dispatch_validation(api, request.user)
     if created:
         messages.info(request, f"Validation of {api.name} queued.")
     else:

@@ -4,7 +4,7 @@ from django.db import models
 from django.db.models import Count, Q
 from django.utils import timezone
 
-from spelunker.jobs.models import ACTIVE_STATUSES, BaseJob, JobStatus
+from jobs.models import ACTIVE_STATUSES, BaseJob, JobStatus
 
 
 class RFPQuerySet(models.QuerySet):

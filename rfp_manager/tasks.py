@@ -11,10 +11,10 @@ from celery import shared_task
 from django.conf import settings
 from django.db import transaction
 
+from jobs.dispatch import dispatch_after_commit
+from jobs.models import JobStatus
+from jobs.runner import run_job
 from llm_manager.exceptions import TransientLLMError
-from spelunker.jobs.dispatch import dispatch_after_commit, queue_job_after_commit
-from spelunker.jobs.models import JobStatus
-from spelunker.jobs.runner import run_job
 
 from .models import InformationDocument, RFPBatchJob
 from .services import batch, documents
@@ -44,7 +44,7 @@ def batch_generate_responder_answers(self, rfp_id: int, user_id: int | None, job
     """
     result = _run_batch_task(self, rfp_id, job_id, RFPBatchJob.JOB_TYPE_RESPONDER, batch.run_responder_job)
     if result.get("status") == JobStatus.COMPLETED:
-        start_chained_reviewer(job_id)
+        dispatch_chained_reviewer(job_id)
     return result
 
 
@@ -69,11 +69,11 @@ def dispatch_batch_job(job: RFPBatchJob) -> None:
     args = (job.rfp_id, job.started_by_id, job.pk)
     # The sender's limits travel in the message and win over the worker's; read the setting now.
     soft = settings.RFP_BATCH_SOFT_TIME_LIMIT
-    queue_job_after_commit(job, task, args=args, soft_time_limit=soft, time_limit=soft + HARD_LIMIT_MARGIN)
+    dispatch_after_commit(job, task, args=args, soft_time_limit=soft, time_limit=soft + HARD_LIMIT_MARGIN)
     logger.info("Queued %s job %s", job.job_type, job.pk, extra={"job_id": job.pk, "rfp_id": job.rfp_id})
 
 
-def start_chained_reviewer(responder_job_id: int) -> None:
+def dispatch_chained_reviewer(responder_job_id: int) -> None:
     with transaction.atomic():
         reviewer = batch.create_chained_reviewer(RFPBatchJob.objects.get(pk=responder_job_id))
         if reviewer:

@@ -17,10 +17,10 @@ from django.urls import reverse, reverse_lazy
 from django.views.decorators.http import require_POST
 
 from answer_library.services import facts, matching
+from jobs.views import job_status_response, progress_context
 from llm_manager.exceptions import LLMError
 from solution_library.services import snippets
 from solution_library.services.search import search_passages
-from spelunker.jobs.views import job_status_response, progress_context
 from teamwork.models import Role
 from teamwork.services import roles
 

@@ -6,7 +6,7 @@ from django.utils.html import format_html
 
 from .models import Chunk, Document, DocumentationSource, EmbedBatchJob, SyncJob
 from .services.documents import delete_document
-from .tasks import dispatch_embed_batch, dispatch_sync_job
+from .tasks import dispatch_embed_batch, dispatch_source_sync
 
 
 @admin.register(Document)
@@ -58,7 +58,7 @@ class DocumentationSourceAdmin(admin.ModelAdmin):
     @admin.action(description="Sync the selected sources now")
     def sync_selected(self, request, queryset):
         for source in queryset:
-            job = dispatch_sync_job(source, request.user)
+            job = dispatch_source_sync(source, request.user)
             if job is None:
                 messages.warning(request, f"{source.name}: a sync is already running.")
             else:

@@ -4,7 +4,7 @@ from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
-from spelunker.jobs.models import ACTIVE_STATUSES, BaseJob
+from jobs.models import ACTIVE_STATUSES, BaseJob
 
 
 class DocumentType(models.TextChoices):

@@ -3,11 +3,13 @@ from django.conf import settings
 from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 
+from llm_manager.signals import embedding_default_requested
+
 from .models import Chunk, Document
 
 
 @receiver(post_save, sender=Document)
-def queue_embedding_of_new_document(sender, instance: Document, created: bool, **kwargs):
+def dispatch_embedding_of_new_document(sender, instance: Document, created: bool, **kwargs):
     """A new document is embedded by a worker once its row is committed.
 
     Code that processes or queues the document itself (the sync, the test
@@ -34,3 +36,13 @@ def forget_deleted_document_chunks(sender, instance: Document, **kwargs):
 
     if instance.embedding_model_id:
         bump_version(instance.embedding_model_id)
+
+
+@receiver(embedding_default_requested)
+def reembed_library_before_new_default(sender, model, user, **kwargs):
+    """A new default embedding model finds nothing until the library's chunks are embedded with it."""
+    if not Chunk.objects.exclude(embedding_model=model).exists():
+        return None
+    from .tasks import dispatch_library_reembed  # tasks import services → models; avoid the cycle
+
+    return dispatch_library_reembed(model, user)

@@ -7,10 +7,10 @@ from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.db import transaction
 
+from jobs.dispatch import dispatch_after_commit
+from jobs.models import ErrorCode, JobStatus
+from jobs.runner import run_job
 from llm_manager.exceptions import TransientLLMError
-from spelunker.jobs.dispatch import dispatch_after_commit, queue_job_after_commit
-from spelunker.jobs.models import ErrorCode, JobStatus
-from spelunker.jobs.runner import run_job
 
 from .locks import lock_holder, source_sync_lock
 from .models import Document, DocumentationSource, EmbedBatchJob, SyncJob
@@ -100,24 +100,24 @@ def _refuse_concurrent_sync(source_id: int, job_id: int) -> dict:
 @shared_task(bind=True, name="solution_library.sync_all_documentation_sources", soft_time_limit=120, time_limit=180)
 def sync_all_documentation_sources(self) -> dict:
     """Beat: queue a sync of every due source that has no active job."""
-    queued, skipped = scheduling.queue_due_syncs(dispatch=send_sync)
+    queued, skipped = scheduling.dispatch_due_syncs(dispatch=dispatch_sync_job)
     logger.info("Queued %s source syncs, skipped %s", len(queued), skipped, extra={"task_id": self.request.id})
     return {"success": True, "queued": len(queued), "skipped": skipped, "job_ids": queued}
 
 
-def send_sync(job: SyncJob, countdown: float = 0) -> None:
+def dispatch_sync_job(job: SyncJob, countdown: float = 0) -> None:
     kwargs = {"source_id": job.source_id, "user_id": job.started_by_id, "job_id": job.pk}
     options = {"countdown": countdown} if countdown else {}
-    queue_job_after_commit(job, sync_documentation_source, kwargs=kwargs, **options)
+    dispatch_after_commit(job, sync_documentation_source, kwargs=kwargs, **options)
 
 
-def dispatch_sync_job(source: DocumentationSource, user, countdown: float = 0) -> SyncJob | None:
+def dispatch_source_sync(source: DocumentationSource, user, countdown: float = 0) -> SyncJob | None:
     """Create a sync job for `source` and queue it after commit; None when one is already active.
 
     `countdown` delays the start, for a site that is not serving yet (the demo
     documentation, loaded before the web server starts).
     """
-    return scheduling.create_sync_job(source, user, dispatch=lambda job: send_sync(job, countdown))
+    return scheduling.create_sync_job(source, user, dispatch=lambda job: dispatch_sync_job(job, countdown))
 
 
 def dispatch_embedding(document_id: int) -> None:
@@ -125,7 +125,7 @@ def dispatch_embedding(document_id: int) -> None:
     dispatch_after_commit(Document(pk=document_id), embed_document, kwargs={"document_id": document_id})
 
 
-def send_document_again(document: Document) -> None:
+def dispatch_document_again(document: Document) -> None:
     """The sweeper's re-send of a document whose worker vanished (processing is idempotent)."""
     dispatch_embedding(document.pk)
 
@@ -137,16 +137,16 @@ def dispatch_library_reembed(model, user) -> EmbedBatchJob:
         job = EmbedBatchJob.objects.create(
             document_ids=document_ids, total_items=len(document_ids), started_by=user, target_model=model
         )
-        queue_job_after_commit(job, embed_documents_batch, kwargs={"job_id": job.pk})
+        dispatch_after_commit(job, embed_documents_batch, kwargs={"job_id": job.pk})
     return job
 
 
 def dispatch_embed_batch(document_ids: list[int], user) -> EmbedBatchJob:
     with transaction.atomic():
         job = EmbedBatchJob.objects.create(document_ids=sorted(document_ids), total_items=len(document_ids), started_by=user)
-        send_embed_batch(job)
+        dispatch_embed_batch_job(job)
     return job
 
 
-def send_embed_batch(job: EmbedBatchJob) -> None:
-    queue_job_after_commit(job, embed_documents_batch, kwargs={"job_id": job.pk})
+def dispatch_embed_batch_job(job: EmbedBatchJob) -> None:
+    dispatch_after_commit(job, embed_documents_batch, kwargs={"job_id": job.pk})

@@ -7,14 +7,14 @@ from django.urls import reverse, reverse_lazy
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
 
-from spelunker.jobs.views import job_status_response, progress_context
+from jobs.views import job_status_response, progress_context
 from spelunker.permissions import staff_required
 
 from .models import Chunk, Document, DocumentationSource, EmbedBatchJob, SyncJob
 from .services.documents import mark_for_reprocessing, max_upload_bytes, store_upload
 from .services import snippets
 from .services.search import search_passages
-from .tasks import dispatch_embedding, dispatch_sync_job
+from .tasks import dispatch_embedding, dispatch_source_sync
 
 DOCUMENTS_PER_PAGE = 50
 SEARCH_LIMIT = 10
@@ -170,7 +170,7 @@ def source_detail(request, pk):
 @require_POST
 def source_sync(request, pk):
     source = get_object_or_404(DocumentationSource, pk=pk)
-    job = dispatch_sync_job(source, request.user)
+    job = dispatch_source_sync(source, request.user)
     if job is None:
         active = source.sync_jobs.filter(status__in=[SyncJob.STATUS_PENDING, SyncJob.STATUS_PROCESSING]).first()
         messages.warning(request, "A sync of this source is already running.")

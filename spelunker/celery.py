@@ -38,6 +38,3 @@ def use_django_logging(**kwargs):
 
     dictConfig(settings.LOGGING)
 
-
-# Registers the worker_shutting_down receiver that stops running jobs at a safe point.
-from spelunker.jobs import shutdown  # noqa: E402,F401

@@ -55,6 +55,7 @@ INSTALLED_APPS = [
     "csp",
     "axes",
     "spelunker",
+    "jobs",
     "llm_manager",
     "solution_library",
     "rfp_manager",
@@ -62,6 +63,7 @@ INSTALLED_APPS = [
     "demo",
     "audit",
     "teamwork",
+    "home",
 ]
 
 MIDDLEWARE = [
@@ -280,7 +282,7 @@ CELERY_TASK_ROUTES = {
     "answer_library.batch_*": {"queue": "batch"},
     "*": {"queue": "default"},
 }
-# Reliability (spelunker.jobs): a task whose deliveries kill their worker this many
+# Reliability (the jobs app): a task whose deliveries kill their worker this many
 # times in a row without progress is failed as a poison message; the sweeper
 # treats a processing job silent for JOB_STALE_SECONDS, with no live task, as
 # lost and sends it again up to JOB_MAX_REDISPATCHES times.

@@ -8,10 +8,10 @@ from . import tasks
 from .models import Assignment, Notification
 
 
-@receiver(post_save, sender=Notification, dispatch_uid="teamwork.queue_email")
+@receiver(post_save, sender=Notification, dispatch_uid="teamwork.dispatch_notification_email")
 def _queue_email(sender, instance, created, raw=False, **kwargs):
     if created and not raw and instance.email_status == Notification.Email.QUEUED:
-        tasks.queue_email(instance)
+        tasks.dispatch_notification_email(instance)
 
 
 @receiver(post_save, sender=Answer, dispatch_uid="teamwork.assignment_answered")

@@ -34,8 +34,8 @@ def send_due_reminders() -> dict:
     return {"success": True, **counts}
 
 
-def queue_email(notification) -> None:
+def dispatch_notification_email(notification) -> None:
     """Send the notification's email from a worker once the transaction commits (through the outbox)."""
-    from spelunker.jobs.dispatch import dispatch_after_commit
+    from jobs.dispatch import dispatch_after_commit
 
     dispatch_after_commit(notification, send_notification_email, args=[notification.pk])

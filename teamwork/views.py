@@ -64,7 +64,7 @@ def resend(request, pk):
         updated = Notification.objects.filter(pk=pk, email_status=Notification.Email.FAILED).update(
             email_status=Notification.Email.QUEUED, email_attempts=0)
         if updated:
-            tasks.queue_email(Notification.objects.get(pk=pk))
+            tasks.dispatch_notification_email(Notification.objects.get(pk=pk))
     messages.info(request, "Queued again." if updated else "That email is not a failed one.")
     return redirect("teamwork:undelivered")
 

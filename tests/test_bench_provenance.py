@@ -65,13 +65,13 @@ def test_an_untouched_page_is_reported_up_to_date(measured_copy):
 
 def test_the_print_names_each_changed_new_and_removed_measured_file(measured_copy):
     root, page = measured_copy
-    (root / "spelunker" / "jobs" / "views.py").write_text("# changed\n")
+    (root / "jobs" / "views.py").write_text("# changed\n")
     (root / "solution_library" / "services" / "new_ranking.py").write_text("WEIGHT = 2\n")
     (root / "bench" / "bench_search.py").unlink()
     (root / "README.md").write_text("not measured\n")
     printed = stale.report(page, root)
     assert "STALE" in printed and "3 of the files" in printed
-    assert "spelunker/jobs/views.py (changed)" in printed
+    assert "jobs/views.py (changed)" in printed
     assert "solution_library/services/new_ranking.py (new)" in printed
     assert "bench/bench_search.py (removed)" in printed
     assert "README.md" not in printed

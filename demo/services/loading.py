@@ -35,7 +35,7 @@ DOCS_SOURCE_NAME = "Orrery documentation (demo)"
 DOCS_SYNC_DELAY_SECONDS = 30
 
 # (source, user, countdown) → the queued SyncJob, or None when one is active:
-# solution_library.tasks.dispatch_sync_job, passed in by the caller (no Celery here).
+# solution_library.tasks.dispatch_source_sync, passed in by the caller (no Celery here).
 DispatchSync = Callable[[DocumentationSource, object, float], SyncJob | None]
 
 

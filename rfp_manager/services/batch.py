@@ -4,7 +4,7 @@ The engine answers several questions at once (bounded by the chat API's
 concurrency limit), records one JobQuestionResult per question, and derives
 the job's counters from those rows, so they are exact and a re-delivered job
 can resume where the first delivery stopped. No Celery here: the task calls
-`run_responder_job` / `run_reviewer_job` and `spelunker.jobs.runner.run_job`
+`run_responder_job` / `run_reviewer_job` and `jobs.runner.run_job`
 handles the job's start, finish and time limit.
 """
 import logging
@@ -19,9 +19,9 @@ from django.db.models import Count, Q
 from django.utils import timezone
 
 from answer_library.services.matching import RecentIndex
+from jobs.models import ACTIVE_STATUSES, MAX_RECORDED_ERRORS, JobStatus
+from jobs.runner import StopRequested
 from llm_manager import services as llm
-from spelunker.jobs.models import ACTIVE_STATUSES, MAX_RECORDED_ERRORS, JobStatus
-from spelunker.jobs.runner import StopRequested
 
 from ..models import RFP, Answer, JobQuestionResult, Question, RFPBatchJob
 from .answering import generate_answer, review_answer

@@ -11,6 +11,7 @@ from django.db.models import Count
 from django.utils import timezone
 
 from ..models import RFP, Answer, Question, QuestionStatus, status_of
+from ..signals import answers_approved
 
 # An approval answers for a text; these are the fields that withdraw it when they change.
 APPROVAL_RESET = {"approved_at": None, "approved_by": None}
@@ -87,10 +88,7 @@ def approve(questions: list[Question], user) -> tuple[int, int]:
     for answer in to_approve:
         answer.approved_at, answer.approved_by = now, user
     Answer.objects.bulk_update(to_approve, ["approved_at", "approved_by"])
-    # bulk_update sends no signals: the trail is written here. Imported here because audit.services
-    # reads rfp_manager's export helpers, which import this module's callers.
-    from audit.services import record_approvals
-    record_approvals(to_approve, user)
+    answers_approved.send(sender=Answer, answers=to_approve, user=user)  # bulk_update sends no post_save
     sync_status(list(questions))
     return len(ready), len(questions) - len(ready)
 

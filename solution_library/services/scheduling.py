@@ -7,7 +7,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from spelunker.jobs.models import ACTIVE_STATUSES, fail_stale_jobs
+from jobs.models import ACTIVE_STATUSES, fail_stale_jobs
 
 from ..models import DocumentationSource, SyncJob
 from .sync import SyncResult, sync_documentation_source
@@ -73,7 +73,7 @@ def due_sources():
             yield source
 
 
-def queue_due_syncs(dispatch: Dispatch) -> tuple[list[int], int]:
+def dispatch_due_syncs(dispatch: Dispatch) -> tuple[list[int], int]:
     """Create and dispatch a job per due source; sources with an active job are skipped."""
     system_user = get_user_model().objects.filter(Q(is_superuser=True) | Q(is_staff=True)).order_by("pk").first()
     queued, skipped = [], 0

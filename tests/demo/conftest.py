@@ -24,7 +24,7 @@ def docs_url(live_server) -> str:
 def settled() -> bool:
     """Nothing of the demo is left for the worker: no sync running, no document processing."""
     from solution_library.models import Document, ReviewStatus, SyncJob
-    from spelunker.jobs.models import ACTIVE_STATUSES
+    from jobs.models import ACTIVE_STATUSES
 
     return not (SyncJob.objects.filter(status__in=ACTIVE_STATUSES).exists()
                 or Document.objects.filter(review_status=ReviewStatus.PROCESSING).exists())

@@ -7,9 +7,9 @@ from django.db import connection
 from django.test import Client
 from django.urls import reverse
 
+from jobs.models import OutboxMessage
 from rfp_manager.models import RFPBatchJob
 from solution_library.models import SyncJob
-from spelunker.jobs.models import OutboxMessage
 from tests.solution_library.test_sync import docs_site, make_source
 from tests.solution_library.website import Website
 from tests.workers import wait_for

@@ -77,8 +77,8 @@ def test_the_sweeper_sends_again_or_fails_a_job_whose_worker_vanished(
 ):
     """A worker dies and its message is gone too (a purged queue, a broker that lost it): no redelivery will come."""
     from spelunker.celery import app
-    from spelunker.jobs.sweeper import sweep
-    from spelunker.models import SystemCheck
+    from jobs.sweeper import sweep
+    from jobs.models import SystemCheck
 
     case = record("The sweeper and a job whose worker vanished without redelivery",
                   "SIGKILL of the batch worker, then its requeued message is purged from the queue; the sweeper "

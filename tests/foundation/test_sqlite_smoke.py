@@ -12,8 +12,8 @@ pytestmark = [pytest.mark.integration]
 SMOKE = """
 import time
 from django.db import connection
-from spelunker.services import start_system_check
-check = start_system_check(None)
+from jobs.tasks import dispatch_system_check
+check = dispatch_system_check(None)
 for _ in range(150):
     check.refresh_from_db()
     if not check.is_active:

@@ -2,8 +2,8 @@
 import pytest
 from django.urls import reverse
 
-from spelunker.models import SystemCheck
-from spelunker.services import record_probe_answer
+from jobs.models import SystemCheck
+from jobs.services import record_probe_answer
 from tests.workers import wait_for
 
 pytestmark = [pytest.mark.integration]

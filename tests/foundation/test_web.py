@@ -7,8 +7,8 @@ import pytest
 from django.test import override_settings
 from django.urls import reverse
 
+from jobs.tasks import probe_queue
 from spelunker.logging import JsonFormatter, TaskContextFilter
-from spelunker.tasks import probe_queue
 
 pytestmark = pytest.mark.django_db
 
@@ -38,7 +38,7 @@ def test_a_signed_in_request_reads_its_session_from_the_cache_and_logout_revokes
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
-    from spelunker.models import SystemCheck
+    from jobs.models import SystemCheck
 
     client.post(reverse("login"), {"username": staff_user.username, "password": "pw-staff-123"})
     status_url = reverse("system_check_status", args=[SystemCheck.objects.create().pk])
@@ -91,7 +91,7 @@ def test_log_lines_are_json_with_task_and_job_ids():
     handler = logging.StreamHandler(stream)
     handler.setFormatter(JsonFormatter())
     handler.addFilter(TaskContextFilter())
-    logger = logging.getLogger("spelunker.tasks")
+    logger = logging.getLogger("jobs.tasks")
     logger.addHandler(handler)
     try:
         probe_queue.apply(kwargs={"job_id": 4242, "queue": "default"}, task_id="tid-1")

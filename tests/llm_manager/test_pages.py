@@ -133,7 +133,7 @@ def test_a_run_started_while_the_broker_is_down_waits_for_it_and_is_sent_later(
     staff_client, keyed_api, django_capture_on_commit_callbacks, request
 ):
     """Broker down at the click: the run is accepted and waits (no 500); a second click finds it, Beat sends it later."""
-    from spelunker.jobs.dispatch import publish_pending
+    from jobs.dispatch import publish_pending
 
     url = reverse("llm_manager:api_validate", args=[keyed_api.pk])
     broker_is_back = request.getfixturevalue("unreachable_broker")

@@ -77,8 +77,8 @@ def test_soft_time_limit_fails_the_job_with_a_message(live_worker, library, fake
 def test_upload_with_the_broker_down_keeps_the_summary_waiting_until_the_broker_is_back(
     user, user_client, unreachable_broker, django_capture_on_commit_callbacks
 ):
-    from spelunker.jobs.dispatch import publish_pending
-    from spelunker.jobs.models import OutboxMessage
+    from jobs.dispatch import publish_pending
+    from jobs.models import OutboxMessage
 
     rfp = make_rfp(user, QUESTIONS[:1])
     upload = SimpleUploadedFile("scope.txt", SCOPE.encode())

@@ -133,8 +133,8 @@ def test_a_job_started_while_the_broker_is_down_waits_for_it_and_is_sent_when_it
     rfp, user, user_client, django_capture_on_commit_callbacks, request
 ):
     """No 500 and no lost start: the job is accepted, its page says it waits for the broker, Beat sends it later."""
-    from spelunker.jobs.dispatch import publish_pending
-    from spelunker.jobs.models import OutboxMessage
+    from jobs.dispatch import publish_pending
+    from jobs.models import OutboxMessage
 
     broker_is_back = request.getfixturevalue("unreachable_broker")
     with django_capture_on_commit_callbacks(execute=True):

@@ -6,11 +6,11 @@ import pytest
 from django.core.files.base import ContentFile
 from django.urls import resolve, reverse
 
+from jobs.models import SystemCheck
 from llm_manager.models import ValidationRun
 from rfp_manager.models import RFP, InformationDocument, Question, RFPBatchJob
 from solution_library.models import DocumentationSource, EmbedBatchJob, SyncJob
 from solution_library.testing import add_library_document
-from spelunker.models import SystemCheck
 from tests.solution_library.conftest import offline_embedding  # noqa: F401  (a fixture `world` needs)
 
 

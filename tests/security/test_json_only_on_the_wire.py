@@ -7,8 +7,8 @@ import uuid
 import pytest
 from django.conf import settings
 
+from jobs.models import QueueProbe, SystemCheck
 from spelunker.celery import app
-from spelunker.models import QueueProbe, SystemCheck
 from tests.workers import wait_for
 
 pytestmark = pytest.mark.integration

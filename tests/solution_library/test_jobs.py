@@ -7,11 +7,11 @@ from django.apps import apps
 from django.utils import timezone
 from django_celery_beat.models import PeriodicTask
 
+from jobs.models import JobStatus
 from solution_library.models import DocumentationSource, EmbedBatchJob, SyncJob
 from solution_library.services.scheduling import STALE_SYNC_MINUTES, create_sync_job
 from solution_library.tasks import embed_documents_batch, sync_all_documentation_sources
 from solution_library.testing import add_library_document
-from spelunker.jobs.models import JobStatus
 
 pytestmark = pytest.mark.integration
 

@@ -6,7 +6,7 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
 from demo.services.loading import DOCS_START_PATH, load_demo
-from solution_library.tasks import dispatch_sync_job
+from solution_library.tasks import dispatch_source_sync
 
 
 def default_docs_url() -> str:
@@ -33,7 +33,7 @@ class Command(BaseCommand):
 
     def handle(self, *args, **options):
         report = load_demo(self._owner(options["user"]), options["docs_url"] or default_docs_url(),
-                           dispatch_sync_job, if_empty=options["if_empty"])
+                           dispatch_source_sync, if_empty=options["if_empty"])
         if report.skipped:
             self.stdout.write(report.skipped)
             return

@@ -1,12 +1,14 @@
-"""Every kind of job Spelunker runs, in one list: what the sweeper watches and what the jobs page shows.
+"""Every kind of job Spelunker runs, registered by the app that owns it: what the sweeper watches and what
+the jobs page shows.
 
 A kind says where its rows live, who may see them, where its own page is,
 how it is sent again when its worker vanished (only idempotent work is), and
 where a person retries it. Documents are a kind too: a document in
 "processing" is a job of the embedding queue, though its row is not a BaseJob.
 
-`job_rows(user, …)` is the selector pages use (the jobs page, the home
-page): plain `JobRow`s, newest first, whatever the kind.
+Each app registers its kinds from its AppConfig.ready() (`register`), so this
+toolkit names no domain app. `job_rows(user, …)` is the selector pages use
+(the jobs page, the home page): plain `JobRow`s, newest first, whatever the kind.
 """
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -15,9 +17,9 @@ from datetime import datetime
 from django.apps import apps
 from django.db.models import Q, QuerySet
 from django.urls import reverse
-from django.utils.module_loading import import_string
 
 from .models import ACTIVE_STATUSES, JobAcknowledgement, JobStatus, OutboxMessage
+from .services import flower_task_url
 
 
 @dataclass(frozen=True)
@@ -25,11 +27,11 @@ class JobKind:
     key: str
     label: str
     model_label: str  # "app_label.Model"
-    detail_url: str  # URL name of the job's own page, taking the row's pk, or a dotted path of f(row) → URL
-    redispatch: str = ""  # dotted path of f(row) that queues the work again; "" = not idempotent, fail it when lost
+    detail_url: str | Callable  # URL name of the job's own page, taking the row's pk, or f(row) → URL
+    redispatch: Callable | None = None  # f(row) that queues the work again; None = not idempotent, fail it when lost
     staff_only: bool = False
-    visible: str = ""  # dotted path of f(queryset, user) narrowing what a user may see
-    retry: str = ""  # dotted path of f(row) → URL to POST to retry it ("" when it cannot be retried now)
+    visible: Callable | None = None  # f(queryset, user) narrowing what a user may see
+    retry: Callable | None = None  # f(row) → URL to POST to retry it ("" when it cannot be retried now)
     related: tuple[str, ...] = ()  # foreign keys the row's title reads: joined, not fetched row by row
 
     @property
@@ -44,70 +46,42 @@ class JobKind:
         rows = self.model.objects.select_related(*self.related)
         if self.staff_only and not user.is_staff:
             return rows.none()
-        return import_string(self.visible)(rows, user) if self.visible else rows
+        return self.visible(rows, user) if self.visible else rows
 
     def send_again(self, row) -> None:
-        import_string(self.redispatch)(row)
+        self.redispatch(row)
 
     def url(self, row) -> str:
-        if "." in self.detail_url:
-            return import_string(self.detail_url)(row)
+        if callable(self.detail_url):
+            return self.detail_url(row)
         return reverse(self.detail_url, args=[row.pk])
 
     def retry_url(self, row) -> str:
-        return import_string(self.retry)(row) if self.retry else ""
+        return self.retry(row) if self.retry else ""
 
 
-JOB_KINDS = (
-    JobKind("document", "Document", "solution_library.Document", "solution_library:document",
-            redispatch="solution_library.tasks.send_document_again", retry="spelunker.jobs.kinds.document_retry_url"),
-    JobKind("embed_batch", "Embedding batch", "solution_library.EmbedBatchJob", "solution_library:embed_job",
-            redispatch="solution_library.tasks.send_embed_batch", staff_only=True),
-    JobKind("sync", "Documentation sync", "solution_library.SyncJob", "solution_library:sync_job",
-            redispatch="solution_library.tasks.send_sync", staff_only=True, retry="spelunker.jobs.kinds.sync_retry_url",
-            related=("source",)),
-    JobKind("rfp_batch", "Responder / reviewer", "rfp_manager.RFPBatchJob", "rfp_manager:job",
-            redispatch="rfp_manager.tasks.dispatch_batch_job", visible="spelunker.jobs.kinds.visible_rfp_jobs",
-            retry="spelunker.jobs.kinds.rfp_job_retry_url", related=("rfp",)),
-    # Imports and scans write entries idempotently (keyed by file row / entry pair): safe to send again.
-    JobKind("library", "Answer library import / scan", "answer_library.LibraryJob", "answer_library:job",
-            redispatch="answer_library.tasks.dispatch_job"),
-    JobKind("validation", "LLM validation", "llm_manager.ValidationRun", "spelunker.jobs.kinds.validation_url",
-            redispatch="llm_manager.services.send_validation", staff_only=True, related=("api",)),
-    # A worker check is a snapshot of this moment: sent again later it would prove nothing.
-    JobKind("system_check", "Worker check", "spelunker.SystemCheck", "system_check", staff_only=True),
-)
-KINDS_BY_KEY = {kind.key: kind for kind in JOB_KINDS}
+_KINDS: dict[str, JobKind] = {}
+
+
+def register(*kinds: JobKind) -> None:
+    """Add an app's job kinds (from its AppConfig.ready()); registering the same kind again changes nothing."""
+    for kind in kinds:
+        if _KINDS.setdefault(kind.key, kind) != kind:
+            raise ValueError(f"Two job kinds are registered as {kind.key!r}")
+
+
+def job_kinds() -> list[JobKind]:
+    """Every registered kind, in the order the apps registered them (INSTALLED_APPS order)."""
+    return list(_KINDS.values())
+
+
+def get_kind(key: str) -> JobKind | None:
+    return _KINDS.get(key)
 
 
 def job_models() -> list:
     """The BaseJob tables (every kind but documents)."""
-    return [kind.model for kind in JOB_KINDS if not kind.is_document]
-
-
-# --- the per-kind pieces the registry names ------------------------------------
-
-def visible_rfp_jobs(rows: QuerySet, user) -> QuerySet:
-    from rfp_manager.models import RFP
-
-    return rows.filter(rfp__in=RFP.objects.visible_to(user))
-
-
-def validation_url(run) -> str:
-    """A validation run shows on its API's page; a run over all APIs on the list of APIs."""
-    return reverse("llm_manager:api_detail", args=[run.api_id]) if run.api_id else reverse("llm_manager:index")
-
-
-def document_retry_url(document) -> str:
-    return reverse("solution_library:document_retry", args=[document.pk]) if document.can_retry else ""
-
-
-def sync_retry_url(job) -> str:
-    return reverse("solution_library:source_sync", args=[job.source_id]) if not job.is_active else ""
-
-
-def rfp_job_retry_url(job) -> str:
-    return reverse("rfp_manager:job_retry", args=[job.pk]) if not job.is_active and job.failed_items else ""
+    return [kind.model for kind in job_kinds() if not kind.is_document]
 
 
 # --- one row of any kind --------------------------------------------------------
@@ -160,8 +134,6 @@ class JobRow:
 
     @property
     def flower_url(self) -> str:
-        from spelunker.services import flower_task_url
-
         return flower_task_url(self.task_id)
 
 
@@ -210,7 +182,7 @@ def job_rows(user, kinds: list[str] | None = None, status: str = "", limit: int 
 
     `running_or_since` keeps only the jobs still running and those updated since then."""
     rows: list[JobRow] = []
-    for kind in JOB_KINDS:
+    for kind in job_kinds():
         if kinds and kind.key not in kinds:
             continue
         objects = kind.visible_to(user)

@@ -1,9 +1,14 @@
-"""The abstract job row (the source of truth for every progress page), and the outbox of messages to send."""
+"""The abstract job row (the source of truth for every progress page), the outbox of messages to send,
+and the worker check (a job of this app: one probe per queue).
+
+The concrete tables were created by the `spelunker` app and keep their names (Meta.db_table), so
+moving them here changed no data (see migrations/0001_initial.py).
+"""
 from django.conf import settings
 from django.db import models, transaction
 from django.utils import timezone
 
-from spelunker import live_status
+from jobs import live_status
 
 
 class JobStatus(models.TextChoices):
@@ -298,6 +303,7 @@ class OutboxMessage(models.Model):
     last_error = models.TextField(blank=True)
 
     class Meta:
+        db_table = "spelunker_outboxmessage"
         ordering = ["pk"]
         indexes = [models.Index(fields=["subject_model", "subject_id"], name="outbox_subject_idx")]
 
@@ -314,4 +320,37 @@ class JobAcknowledgement(models.Model):
     acknowledged_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        db_table = "spelunker_jobacknowledgement"
         constraints = [models.UniqueConstraint(fields=["kind", "object_id"], name="one_acknowledgement_per_job")]
+
+
+class SystemCheck(BaseJob):
+    """Proves a worker serves each queue: one probe message per queue.
+
+    The walking skeleton of the stack: web → on_commit → RabbitMQ → worker →
+    job row → progress page.
+    """
+
+    class Meta(BaseJob.Meta):
+        db_table = "spelunker_systemcheck"
+        verbose_name = "system check"
+
+    def __str__(self):
+        return f"Worker check {self.pk}"
+
+
+class QueueProbe(models.Model):
+    check_run = models.ForeignKey(SystemCheck, on_delete=models.CASCADE, related_name="probes")
+    queue = models.CharField(max_length=50)
+    celery_task_id = models.CharField(max_length=255, blank=True)
+    worker = models.CharField(max_length=255, blank=True)
+    latency_ms = models.FloatField(null=True, blank=True)
+    answered_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        db_table = "spelunker_queueprobe"
+        ordering = ["queue"]
+        constraints = [models.UniqueConstraint(fields=["check_run", "queue"], name="one_probe_per_queue")]
+
+    def __str__(self):
+        return f"{self.queue} probe of check {self.check_run_id}"

@@ -4,11 +4,11 @@ import re
 import pytest
 from django.urls import reverse
 
+from jobs.kinds import grouped, job_rows
+from jobs.models import SystemCheck
 from llm_manager.models import ValidationRun
 from rfp_manager.models import RFPBatchJob
 from solution_library.models import Document, EmbedBatchJob
-from spelunker.jobs.kinds import grouped, job_rows
-from spelunker.models import SystemCheck
 from tests.rfp_manager.conftest import make_rfp
 
 pytestmark = pytest.mark.django_db

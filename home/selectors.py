@@ -4,7 +4,7 @@ Every query is bounded (an aggregate, or a short list ordered by an indexed
 column), so the page costs the same number of queries with ten documents or a
 hundred thousand: an aggregate over documents and a count of sources, a short
 list of documents that are processing or failed, one query per kind of job
-(spelunker.jobs.kinds, documents aside), the LLM APIs and the default models, the latest worker check with its
+(jobs.kinds, documents aside), the LLM APIs and the default models, the latest worker check with its
 probes, the count of the user's RFPs and the progress of the latest few. Job tables hold one row per run, so
 filtering them by status stays cheap. No view logic here, and nothing is
 written.
@@ -17,13 +17,11 @@ from django.db.models import Count, Q, Sum
 from django.urls import reverse
 from django.utils import timezone
 
+from jobs.kinds import JobRow, job_kinds, job_rows
+from jobs.models import JobStatus, SystemCheck
 from llm_manager.models import LLMApi, LLMModel
 from rfp_manager.models import RFP
 from solution_library.models import READY_STATUSES, Document, DocumentationSource, ReviewStatus
-from spelunker.jobs.kinds import JOB_KINDS, JobRow, job_rows
-from spelunker.jobs.models import JobStatus
-
-from .models import SystemCheck
 
 RECENT_HOURS = 24
 JOBS_PER_KIND = 8
@@ -98,9 +96,9 @@ def documents_to_watch() -> list[Document]:
 def recent_jobs(user) -> list[JobRow]:
     """Running jobs and those updated in the last day, a few of each kind, running first.
 
-    The rows of the jobs page (spelunker.jobs.kinds); documents have their own list here."""
+    The rows of the jobs page (jobs.kinds); documents have their own list here."""
     since = timezone.now() - timedelta(hours=RECENT_HOURS)
-    kinds = [kind.key for kind in JOB_KINDS if not kind.is_document]
+    kinds = [kind.key for kind in job_kinds() if not kind.is_document]
     rows = job_rows(user, kinds=kinds, limit=JOBS_PER_KIND, running_or_since=since)
     return sorted(rows, key=lambda r: not r.is_active)  # stable: newest first within each group
 

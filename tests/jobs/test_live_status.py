@@ -10,9 +10,9 @@ import re
 import pytest
 from django.urls import reverse
 
+from jobs import live_status
+from jobs.models import SystemCheck
 from rfp_manager.models import RFPBatchJob
-from spelunker import live_status
-from spelunker.models import SystemCheck
 from tests.rfp_manager.conftest import make_rfp
 
 pytestmark = pytest.mark.django_db

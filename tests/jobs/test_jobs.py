@@ -5,11 +5,10 @@ import pytest
 from celery.exceptions import Retry, SoftTimeLimitExceeded
 from django.utils import timezone
 
-from spelunker.jobs.dispatch import WAITING_FOR_BROKER, publish_pending, queue_job_after_commit
-from spelunker.jobs.models import JobStatus, OutboxMessage, fail_stale_jobs
-from spelunker.jobs.runner import run_job
-from spelunker.models import SystemCheck
-from spelunker.tasks import probe_queue
+from jobs.dispatch import WAITING_FOR_BROKER, dispatch_after_commit, publish_pending
+from jobs.models import JobStatus, OutboxMessage, SystemCheck, fail_stale_jobs
+from jobs.runner import run_job
+from jobs.tasks import probe_queue
 
 pytestmark = pytest.mark.django_db
 
@@ -151,7 +150,7 @@ def test_run_job_for_missing_job_says_not_found():
 
 def _queue_probe(job) -> OutboxMessage:
     # Expires at once: the real message this sends is for the broker, not for a worker of a later test.
-    return queue_job_after_commit(job, probe_queue, kwargs={"job_id": job.pk, "queue": "default"}, expires=1)
+    return dispatch_after_commit(job, probe_queue, kwargs={"job_id": job.pk, "queue": "default"}, expires=1)
 
 
 def test_queued_job_is_recorded_at_once_and_sent_only_after_commit(django_capture_on_commit_callbacks):
@@ -248,7 +247,7 @@ def test_a_killed_delivery_that_made_progress_is_not_held_against_the_job(settin
 def test_work_stopped_for_a_worker_shutdown_is_requeued_with_the_job_still_processing():
     from celery.exceptions import Reject
 
-    from spelunker.jobs.runner import StopRequested
+    from jobs.runner import StopRequested
 
     job = SystemCheck.objects.create(total_items=4)
 

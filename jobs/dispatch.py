@@ -11,6 +11,7 @@ import logging
 import uuid
 from datetime import timedelta
 
+from celery import current_app
 from django.apps import apps
 from django.db import models, transaction
 from django.utils import timezone
@@ -38,15 +39,8 @@ def dispatch_after_commit(subject: models.Model, task, *, args=(), kwargs=None, 
     return message
 
 
-def queue_job_after_commit(job: BaseJob, task, *, args=(), kwargs=None, **options) -> OutboxMessage:
-    """`dispatch_after_commit` for a job row: the worker must be able to read the row, so the message goes after commit."""
-    return dispatch_after_commit(job, task, args=args, kwargs=kwargs, **options)
-
-
 def publish(message_id: int) -> bool:
     """Send one outbox message unless it was sent already (or is being sent). True when it is sent now or was."""
-    from spelunker.celery import app
-
     with transaction.atomic():
         message = OutboxMessage.objects.select_for_update(skip_locked=True).filter(pk=message_id).first()
         if message is None or message.sent_at:
@@ -55,7 +49,7 @@ def publish(message_id: int) -> bool:
             # ignore_result: the job row, not the result backend, is the truth. It also keeps the rpc://
             # backend from declaring its reply queue first, which retries without limit while the broker
             # is down and would hang the request that started the job.
-            app.send_task(message.task_name, args=message.args, kwargs=message.kwargs, task_id=message.task_id,
+            current_app.send_task(message.task_name, args=message.args, kwargs=message.kwargs, task_id=message.task_id,
                           ignore_result=True, **message.options)
         except Exception as exc:  # any publish failure: broker down, bad credentials, confirm refused
             _record_refusal(message, exc)

@@ -1,26 +1,29 @@
-"""Progress responses shared by every job page, and the jobs page listing every job of every kind.
+"""Progress responses shared by every job page, the jobs page listing every job of every kind, the worker check.
 
 One endpoint per job answers three ways: JSON for scripts and tests, the
 progress partial for htmx polling, and nothing else — the full page is the
 app's own view, which includes the same partial.
 """
+from django.contrib import messages
 from django.http import Http404, JsonResponse
-from django.shortcuts import redirect, render
-from django.urls import reverse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse, reverse_lazy
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
 
-from spelunker.live_status import status_json
+from spelunker.permissions import staff_required
 
-from .kinds import JOB_KINDS, KINDS_BY_KEY, STATUS_FILTERS, acknowledge, grouped, job_rows
+from .kinds import STATUS_FILTERS, acknowledge, get_kind, grouped, job_kinds, job_rows
+from .models import SystemCheck
+from .services import flower_task_url
+from .live_status import status_json
+from .tasks import dispatch_system_check
 
 PROGRESS_PARTIAL = "jobs/_progress.html"
 
 
 def progress_context(job, poll_url: str, **extra) -> dict:
-    from spelunker.services import flower_task_url
-
     return {"job": job, "poll_url": poll_url, "flower_url": flower_task_url(job.celery_task_id), **extra}
 
 
@@ -44,7 +47,7 @@ def job_progress_response(
 
 @never_cache
 def job_status_response(request, model, pk: int, load, poll_url: str, partial: str = PROGRESS_PARTIAL, **extra):
-    """A job's status endpoint: the htmx partial from the row; JSON through the half-poll cache (spelunker.live_status).
+    """A job's status endpoint: the htmx partial from the row; JSON through the half-poll cache (jobs.live_status).
 
     `load()` checks the user's access and returns the job (raising 404 or 403): on every htmx poll, and on a JSON
     poll whenever the cache has no fresh answer for this job and user.
@@ -64,13 +67,13 @@ def jobs_index(request):
     """Every job the user may see, grouped; filtered by ?kind= and ?status=; htmx polls the list while any runs."""
     kind = request.GET.get("kind", "")
     status = request.GET.get("status", "")
-    rows = job_rows(request.user, kinds=[kind] if kind in KINDS_BY_KEY else None,
+    rows = job_rows(request.user, kinds=[kind] if get_kind(kind) else None,
                     status=status if status in STATUS_FILTERS else "")
     groups = grouped(rows)
     context = {
         "groups": [(key, GROUP_TITLES[key], groups[key]) for key in GROUP_TITLES],
         "any_active": any(row.is_active for row in rows),
-        "kinds": [k for k in JOB_KINDS if not k.staff_only or request.user.is_staff],
+        "kinds": [k for k in job_kinds() if not k.staff_only or request.user.is_staff],
         "statuses": list(STATUS_FILTERS),
         "kind": kind,
         "status": status,
@@ -83,7 +86,7 @@ def jobs_index(request):
 @require_POST
 def acknowledge_job(request, kind, pk):
     """Hide a job someone dealt with; only a job the user may see."""
-    job_kind = KINDS_BY_KEY.get(kind)
+    job_kind = get_kind(kind)
     if job_kind is None or not job_kind.visible_to(request.user).filter(pk=pk).exists():
         raise Http404("No such job")
     acknowledge(kind, pk, request.user)
@@ -91,3 +94,32 @@ def acknowledge_job(request, kind, pk):
     if not url_has_allowed_host_and_scheme(back, allowed_hosts={request.get_host()}):
         back = reverse("jobs:index")
     return redirect(back)
+
+
+# --- the worker check ----------------------------------------------------------------
+
+@staff_required
+def system(request):
+    checks = SystemCheck.objects.prefetch_related("probes")[:10]
+    return render(request, "system/system.html", {"checks": checks})
+
+
+@staff_required
+@require_POST
+def system_check_start(request):
+    check = dispatch_system_check(request.user)
+    messages.info(request, "System check queued: one probe sent to each queue.")
+    return redirect("system_check", pk=check.pk)
+
+
+@staff_required
+def system_check(request, pk):
+    check = get_object_or_404(SystemCheck, pk=pk)
+    poll_url = reverse("system_check_status", args=[check.pk])
+    return render(request, "system/check.html", progress_context(check, poll_url))
+
+
+@staff_required
+def system_check_status(request, pk):
+    return job_status_response(request, SystemCheck, pk, lambda: get_object_or_404(SystemCheck, pk=pk),
+                               reverse_lazy("system_check_status", args=[pk]), partial="system/_check_progress.html")

@@ -8,11 +8,10 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from jobs.models import OutboxMessage, SystemCheck
+from jobs.sweeper import sweep
 from rfp_manager.models import RFPBatchJob
 from solution_library.models import Document
-from spelunker.jobs.models import OutboxMessage
-from spelunker.jobs.sweeper import sweep
-from spelunker.models import SystemCheck
 from tests.rfp_manager.conftest import make_rfp
 
 pytestmark = pytest.mark.django_db
@@ -68,7 +67,7 @@ def test_slow_live_pending_and_waiting_jobs_are_left_alone(lost_rfp_job, user):
     live = SystemCheck.objects.create(status="processing", celery_task_id="still-running")
     pending = SystemCheck.objects.create(status="pending")
     waiting = SystemCheck.objects.create(status="processing")
-    OutboxMessage.objects.create(task_name="x", task_id="waiting-task", subject_model="spelunker.systemcheck",
+    OutboxMessage.objects.create(task_name="x", task_id="waiting-task", subject_model="jobs.systemcheck",
                                  subject_id=waiting.pk)
     fresh = SystemCheck.objects.create(status="processing")
     for job in (live, pending, waiting):

@@ -12,13 +12,14 @@ with a reason a person understands and the code `worker_lost`.
 import logging
 from datetime import timedelta
 
+from celery import current_app
 from django.conf import settings
 from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
 from .dispatch import unsent_subject_ids
-from .kinds import JOB_KINDS, JobKind
+from .kinds import JobKind, job_kinds
 from .models import ErrorCode, JobStatus
 
 logger = logging.getLogger(__name__)
@@ -28,9 +29,7 @@ INSPECT_TIMEOUT_SECONDS = 2.0
 
 def running_task_ids() -> set[str]:
     """Ids of the tasks some worker runs or holds right now (workers that do not answer count as gone)."""
-    from spelunker.celery import app
-
-    inspect = app.control.inspect(timeout=INSPECT_TIMEOUT_SECONDS)
+    inspect = current_app.control.inspect(timeout=INSPECT_TIMEOUT_SECONDS)
     ids: set[str] = set()
     for listing in (inspect.active() or {}, inspect.reserved() or {}):
         for tasks in listing.values():
@@ -43,7 +42,7 @@ def sweep(live_task_ids: set[str] | None = None) -> dict:
     live = running_task_ids() if live_task_ids is None else live_task_ids
     cutoff = timezone.now() - timedelta(seconds=settings.JOB_STALE_SECONDS)
     outcome = {"redispatched": [], "failed": []}
-    for kind in JOB_KINDS:
+    for kind in job_kinds():
         for row in _silent_rows(kind, cutoff):
             if _task_id(kind, row) in live:
                 continue  # slow, not lost: a worker still holds it

@@ -1,28 +1,8 @@
-"""System checks: create the job row and its probes, record each answer."""
+"""System checks: record each probe's answer; and the Flower link of a task."""
 from django.conf import settings
-from django.db import transaction
 from django.utils import timezone
 
-from spelunker.jobs.dispatch import queue_job_after_commit
-from spelunker.jobs.models import JobStatus
-
-from .models import QueueProbe, SystemCheck
-
-QUEUES = ("default", "embedding", "batch")
-
-
-def start_system_check(user) -> SystemCheck:
-    """Create the job and one probe per queue; dispatch after commit."""
-    from .tasks import probe_queue  # tasks import services, not the other way round at import time
-
-    with transaction.atomic():
-        check = SystemCheck.objects.create(started_by=user, total_items=len(QUEUES))
-        QueueProbe.objects.bulk_create(QueueProbe(check_run=check, queue=q) for q in QUEUES)
-
-        for queue in QUEUES:
-            # A probe nobody picks up within a minute is news, not work.
-            queue_job_after_commit(check, probe_queue, kwargs={"job_id": check.pk, "queue": queue}, queue=queue, expires=60)
-    return check
+from .models import JobStatus, QueueProbe, SystemCheck
 
 
 def record_probe_answer(check_id: int, queue: str, worker: str, task_id: str) -> dict:
