@@ -16,10 +16,10 @@ from django.contrib.auth import get_user_model
 from django.core.exceptions import PermissionDenied
 from django.db import IntegrityError, transaction
 from django.shortcuts import get_object_or_404, redirect, render
-from django.urls import reverse
+from django.urls import reverse, reverse_lazy
 from django.views.decorators.http import require_POST
 
-from jobs.views import job_progress_response, progress_context
+from jobs.views import job_status_response, progress_context
 from llm_manager.exceptions import LLMError
 from rfp_manager.models import RFP, Answer
 from teamwork.services import roles
@@ -267,5 +267,5 @@ def job_detail(request, pk):
 
 
 def job_status(request, pk):
-    job = get_object_or_404(LibraryJob, pk=pk)
-    return job_progress_response(request, job, _poll_url(job), reload_page_when_done=True)
+    return job_status_response(request, LibraryJob, pk, lambda: get_object_or_404(LibraryJob, pk=pk),
+                               reverse_lazy("answer_library:job_status", args=[pk]), reload_page_when_done=True)

@@ -2,11 +2,14 @@
 
     set -a; source .run/<dir>/env; set +a
     .venv/bin/python bench/bench_rfp.py [--questions 200] [--latency-ms 200] [--concurrency 1 8]
-                                        [--scaling 1 2 4] [--jobs 4] [--json out.json]
+                                        [--scaling 1 2 4] [--jobs 4] [--library-chunks 100000] [--json out.json]
 
 Starts the fake OpenAI-compatible server as its own process with
 `--latency-ms` on every request, makes it the default chat and embedding API,
-puts two documents in the library, and starts responder jobs as the "Draft
+puts two documents in the library (and, with `--library-chunks N`, N more
+chunks made as bench/bench_search.py makes its libraries, embedded for the
+fake API's embedding model, so that each question's search costs what it costs
+in a real library), and starts responder jobs as the "Draft
 answers" button does (`create_batch_job` + `dispatch_batch_job` in one
 transaction: the job row, then the message after commit). A real worker
 process (`celery -A spelunker worker -Q batch`) takes the message from
@@ -53,6 +56,22 @@ def start_fake_server(latency_ms: float) -> tuple[subprocess.Popen, str]:
     cmd = [sys.executable, "-m", "llm_manager.testing.fake_openai", "--port", "0", "--latency-ms", str(latency_ms)]
     process = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, text=True)
     return process, process.stdout.readline().strip()
+
+
+LIBRARY_PREFIX = "bench-rfp-library-"
+
+
+def large_library(chunks: int) -> None:
+    """`chunks` passages of the evaluation manuals for the default (the fake API's) embedding model, and its index."""
+    from bench_search import build_from_database, fill_library
+
+    from llm_manager.services import get_default_model
+
+    model = get_default_model("embedding")
+    started = time.perf_counter()
+    fill_library(chunks, model, prefix=LIBRARY_PREFIX)
+    build_from_database(model.pk)  # the index files, as a machine that has served searches already has them
+    print(f"library: {chunks} more chunks for {model.name}, filled and indexed in {time.perf_counter() - started:.0f} s")
 
 
 def make_rfp(owner, count: int, label: str):
@@ -159,7 +178,7 @@ def report(args, results: list[dict], scaling: list[dict]) -> None:
               f"{r['seconds']:.2f} s; {'/'.join(r['statuses'])}, {r['failed']} failed)")
     if args.json:
         with open(args.json, "w") as out:
-            json.dump({"concurrency": results, "scaling": scaling}, out)
+            json.dump({"concurrency": results, "scaling": scaling, "library_chunks": args.library_chunks}, out)
 
 
 def main() -> None:
@@ -171,6 +190,8 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=4, help="responder jobs at once in the scaling runs")
     parser.add_argument("--api-limit", type=int, default=8,
                         help="the API's max_concurrent_requests in the scaling runs (shared by every worker)")
+    parser.add_argument("--library-chunks", type=int, default=0,
+                        help="also this many chunks in the library (bench_search.py's passages), for the search's real cost")
     parser.add_argument("--json", help="write the results here")
     args = parser.parse_args()
     setup_django()
@@ -195,12 +216,15 @@ def main() -> None:
                              "Access to production requires single sign-on and hardware keys. Penetration tests run every year.")
         add_library_document("Bench operations guide", "The service runs in Frankfurt and Dublin. Backups are taken every hour and kept "
                              "for 35 days.\n\nSupport is available 24 hours a day with a one hour response time.")
+        if args.library_chunks:
+            large_library(args.library_chunks)
         results = concurrency_runs(owner, api, args.questions, args.concurrency)
         scaling = scaling_runs(owner, api, args.questions, args.jobs, args.scaling, args.api_limit)
         report(args, results, scaling)
     finally:
         RFP.objects.filter(owner=owner).delete()
         Document.objects.filter(title__startswith="Bench ").delete()
+        Document.objects.filter(title__startswith=LIBRARY_PREFIX).delete()
         for model in previous_defaults:
             make_default(model)
         LLMApi.objects.filter(pk=api.pk).delete()

@@ -25,7 +25,11 @@ each searching process's memory.
 Recall@10: for the same questions, the index's 10 nearest chunks against an
 exact ranking of the same vectors (every chunk scored, no inverted lists);
 and the same for dense queries (a neural embedding model's kind: every
-dimension non-zero), here chunks' own embeddings with noise added.
+dimension non-zero), here passages made like the library's but never stored,
+with noise added — no query is a stored chunk. Recall only means something
+where the index is approximate (segments of at least
+SEARCH_INDEX_APPROXIMATE_FROM chunks, stored as inverted lists): the JSON says
+how many chunks are (`approximate_chunks`); below that, search is exact.
 
 --faiss: faiss-cpu's IndexIVFFlat over the same live vectors, the anchor (make bench passes
 it): its recall@10 against the same exact search and its p50, query by query beside our index,
@@ -38,7 +42,7 @@ import random
 import time
 
 import numpy as np
-from _setup import percentile, setup_django
+from _setup import percentile, setup_django, use_model
 
 
 CHUNKS_PER_DOCUMENT = 100
@@ -201,12 +205,12 @@ def against_exact(index, vectors: np.ndarray, others: dict | None = None) -> dic
     }
 
 
-def dense_queries(index, count: int) -> np.ndarray:
-    """Unit vectors near random chunks of the index: queries with every dimension non-zero."""
-    rng = np.random.default_rng(5)
-    segment = max(index.segments, key=len)
-    picked = segment.columns[:, np.sort(rng.choice(len(segment), min(count, len(segment)), replace=False))].T
-    noisy = picked + rng.standard_normal(picked.shape).astype(np.float32) * 0.3 / np.sqrt(picked.shape[1])
+def dense_queries(model, count: int) -> np.ndarray:
+    """Unit vectors with every dimension non-zero (a neural embedding model's kind) that are not stored chunks:
+    passages never stored (held_out_passages), plus noise."""
+    held_out = held_out_passages(model, count)
+    noise = np.random.default_rng(5).standard_normal(held_out.shape).astype(np.float32) * 0.3 / np.sqrt(held_out.shape[1])
+    noisy = held_out + noise
     return noisy / np.linalg.norm(noisy, axis=1, keepdims=True)
 
 
@@ -322,7 +326,6 @@ def main():
     setup_django()
     from django.db import connection
 
-    from llm_manager.services import get_default_model
     from solution_library.models import Chunk
     from evaluation.dataset import load_questions
     from solution_library.services.lexical import affordable_terms, lexical_ranking, questionnaire_terms
@@ -330,7 +333,8 @@ def main():
     from llm_manager.services import embed_texts
     from solution_library.services.search_index import index_for
 
-    model = get_default_model("embedding")
+    # The offline model, whatever an earlier benchmark left as the default: the library's vectors are its own.
+    model = use_model("offline")
     existing = Chunk.objects.filter(embedding_model=model).count()
     if existing < args.chunks:
         started = time.perf_counter()
@@ -355,13 +359,18 @@ def main():
             seen.add(query)
             first_asked.append(latencies[-1])
         assert passages, query
+    repeated = []  # the same questions asked again: their word counts cached, as in a long-running process
+    for query in seen:
+        started = time.perf_counter()
+        search_passages(query, limit=5)
+        repeated.append((time.perf_counter() - started) * 1000)
     lexical = []
     for query in queries:
         started = time.perf_counter()
         lexical_ranking(affordable_terms(questionnaire_terms(query), model.pk), CANDIDATES, model.pk)
         lexical.append((time.perf_counter() - started) * 1000)
     index = index_for(model.pk)
-    dense_vectors = dense_queries(index, args.queries)
+    dense_vectors = dense_queries(model, args.queries)
     dense = []
     for vector in dense_vectors:
         started = time.perf_counter()
@@ -413,8 +422,10 @@ def main():
           f"p99 {percentile(latencies, 99):.1f} ms  (aim p50 <= 10 ms)")
     print(f"  of which the first time each question is asked ({len(first_asked)}; word counts not yet cached): "
           f"p50 {percentile(first_asked, 50):.1f} ms, p99 {percentile(first_asked, 99):.1f} ms")
+    print(f"  the same {len(repeated)} questions asked again: p50 {percentile(repeated, 50):.1f} ms, "
+          f"p99 {percentile(repeated, 99):.1f} ms")
     print(f"full-text ranking alone (as search runs it): p50 {percentile(lexical, 50):.1f} ms, p99 {percentile(lexical, 99):.1f} ms")
-    print(f"index scoring alone with a dense query (what a neural embedding model costs; near a chunk): "
+    print(f"index scoring alone with a dense query (what a neural embedding model costs; not a stored chunk): "
           f"p50 {percentile(dense, 50):.1f} ms, p99 {percentile(dense, 99):.1f} ms")
     if args.json:
         import json
@@ -422,9 +433,9 @@ def main():
         figures = {
             "database": connection.vendor, "chunks": total, "cold_ms": cold * 1000, "after_change_ms": after_change * 1000,
             "p50_ms": percentile(latencies, 50), "p99_ms": percentile(latencies, 99),
-            "first_asked_p50_ms": percentile(first_asked, 50), "lexical_p50_ms": percentile(lexical, 50),
+            "first_asked_p50_ms": percentile(first_asked, 50), "repeated_p50_ms": percentile(repeated, 50), "lexical_p50_ms": percentile(lexical, 50),
             "dense_p50_ms": percentile(dense, 50), "memory": own_memory, "processes": probes,
-            "recall_at_10": recall, "dense_recall_at_10": dense_recall, "build_s": build,
+            "recall_at_10": recall, "dense_recall_at_10": dense_recall, "build_s": build, "approximate_chunks": grouped,
             "against_exact": {"questions": sparse_check, "dense": dense_check}, "faiss": anchor,
         }
         with open(args.json, "w") as out:

@@ -8,13 +8,11 @@ it measures — search and ingestion, answering and the reviewer, the answer
 library's match, the embedding and chat providers, the models a fresh install
 registers, and the settings that hold their thresholds.
 """
-import hashlib
-import re
-import subprocess
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-MEASURED_SOURCES = (
+from spelunker.provenance import ROOT, MeasuredSources, recorded_hash  # noqa: F401 (the tests import them from here)
+
+MEASURED = MeasuredSources((
     "evaluation",
     "solution_library/services",
     "rfp_manager/services/answering.py",
@@ -26,42 +24,17 @@ MEASURED_SOURCES = (
     "spelunker/settings.py",
     "requirements.txt",
     "requirements-models.txt",
-)
-IGNORED_PARTS = ("__pycache__",)
-IGNORED_SUFFIXES = (".pyc",)
-RECORDED_HASH = re.compile(r"source hash `([0-9a-f]{64})`")
+))
+MEASURED_SOURCES = MEASURED.names
 
 
 def measured_files(root: Path = ROOT) -> list[Path]:
-    """Every file under MEASURED_SOURCES (a missing entry counts as no file), in a stable order."""
-    found = []
-    for name in MEASURED_SOURCES:
-        path = root / name
-        candidates = sorted(path.rglob("*")) if path.is_dir() else [path] if path.exists() else []
-        found += [p for p in candidates if p.is_file() and not set(p.relative_to(root).parts) & set(IGNORED_PARTS)
-                  and p.suffix not in IGNORED_SUFFIXES]
-    return found
+    return MEASURED.files(root)
 
 
 def source_hash(root: Path = ROOT) -> str:
-    """SHA-256 over each measured file's path and content."""
-    digest = hashlib.sha256()
-    for path in measured_files(root):
-        digest.update(path.relative_to(root).as_posix().encode() + b"\0")
-        digest.update(hashlib.sha256(path.read_bytes()).digest())
-    return digest.hexdigest()
-
-
-def recorded_hash(page: str) -> str | None:
-    match = RECORDED_HASH.search(page)
-    return match.group(1) if match else None
+    return MEASURED.hash(root)
 
 
 def commit(root: Path = ROOT) -> str:
-    """HEAD's commit, marked when a measured file differs from it (the figures are then of uncommitted code)."""
-    def git(*args: str) -> str:
-        return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=False).stdout.strip()
-
-    head = git("rev-parse", "--short=12", "HEAD") or "unknown"
-    changed = git("status", "--porcelain", "--", *MEASURED_SOURCES)
-    return f"{head} + uncommitted changes" if changed else head
+    return MEASURED.commit(root)

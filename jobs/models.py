@@ -8,6 +8,8 @@ from django.conf import settings
 from django.db import models, transaction
 from django.utils import timezone
 
+from jobs import live_status
+
 
 class JobStatus(models.TextChoices):
     PENDING = "pending", "Pending"
@@ -181,6 +183,8 @@ class BaseJob(models.Model):
             values["unfinished_deliveries"] = 0
         finished = self._update_if(ACTIVE_STATUSES, refresh=not ending_delivery, **values)
         self._delivery_ended = finished and ending_delivery
+        if finished:  # a finished (or cancelled) job is never shown as running from the status cache
+            live_status.forget(self)
         return finished
 
     # --- deliveries ---------------------------------------------------------

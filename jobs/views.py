@@ -7,7 +7,7 @@ app's own view, which includes the same partial.
 from django.contrib import messages
 from django.http import Http404, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.urls import reverse
+from django.urls import reverse, reverse_lazy
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
@@ -17,6 +17,7 @@ from spelunker.permissions import staff_required
 from .kinds import STATUS_FILTERS, acknowledge, get_kind, grouped, job_kinds, job_rows
 from .models import SystemCheck
 from .services import flower_task_url
+from .live_status import status_json
 from .tasks import dispatch_system_check
 
 PROGRESS_PARTIAL = "jobs/_progress.html"
@@ -42,6 +43,18 @@ def job_progress_response(
             response["HX-Refresh"] = "true"
         return response
     return JsonResponse(job.status_payload())
+
+
+@never_cache
+def job_status_response(request, model, pk: int, load, poll_url: str, partial: str = PROGRESS_PARTIAL, **extra):
+    """A job's status endpoint: the htmx partial from the row; JSON through the half-poll cache (jobs.live_status).
+
+    `load()` checks the user's access and returns the job (raising 404 or 403): on every htmx poll, and on a JSON
+    poll whenever the cache has no fresh answer for this job and user.
+    """
+    if getattr(request, "htmx", False):
+        return job_progress_response(request, load(), poll_url, partial, **extra)
+    return status_json(request, model, pk, load)
 
 
 # --- the jobs page -------------------------------------------------------------------
@@ -108,6 +121,5 @@ def system_check(request, pk):
 
 @staff_required
 def system_check_status(request, pk):
-    check = get_object_or_404(SystemCheck, pk=pk)
-    poll_url = reverse("system_check_status", args=[check.pk])
-    return job_progress_response(request, check, poll_url, partial="system/_check_progress.html")
+    return job_status_response(request, SystemCheck, pk, lambda: get_object_or_404(SystemCheck, pk=pk),
+                               reverse_lazy("system_check_status", args=[pk]), partial="system/_check_progress.html")

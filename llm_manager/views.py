@@ -7,10 +7,10 @@ only staff validate. The API key is never put in a context: templates get
 from django.contrib import messages
 from django.db.models import Count, Q
 from django.shortcuts import get_object_or_404, redirect, render
-from django.urls import reverse
+from django.urls import reverse, reverse_lazy
 from django.views.decorators.http import require_POST
 
-from jobs.views import job_progress_response, progress_context
+from jobs.views import job_status_response, progress_context
 from spelunker.permissions import staff_required
 
 from .models import LLMApi, ValidationRun
@@ -49,8 +49,9 @@ def api_validate(request, pk):
 
 
 def validation_status(request, pk):
-    run = get_object_or_404(ValidationRun, pk=pk)
-    return job_progress_response(request, run, _status_url(run), partial=PROGRESS_PARTIAL, reload_page_when_done=True)
+    return job_status_response(request, ValidationRun, pk, lambda: get_object_or_404(ValidationRun, pk=pk),
+                               reverse_lazy("llm_manager:validation_status", args=[pk]), partial=PROGRESS_PARTIAL,
+                               reload_page_when_done=True)
 
 
 def _status_url(run: ValidationRun) -> str:

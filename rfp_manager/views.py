@@ -13,11 +13,11 @@ from django.contrib import messages
 from django.db import transaction
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.urls import reverse
+from django.urls import reverse, reverse_lazy
 from django.views.decorators.http import require_POST
 
 from answer_library.services import facts, matching
-from jobs.views import job_progress_response, progress_context
+from jobs.views import job_status_response, progress_context
 from llm_manager.exceptions import LLMError
 from questionnaires import analysis, pdf, word
 from solution_library.services import snippets
@@ -251,8 +251,8 @@ def job_detail(request, pk):
 
 
 def job_status(request, pk):
-    job = _visible(RFPBatchJob, request, pk, "rfp")
-    return job_progress_response(request, job, _job_poll_url(job), partial="rfp_manager/_job_progress.html")
+    return job_status_response(request, RFPBatchJob, pk, lambda: _visible(RFPBatchJob, request, pk, "rfp"),
+                               reverse_lazy("rfp_manager:job_status", args=[pk]), partial="rfp_manager/_job_progress.html")
 
 
 @require_POST

@@ -3,11 +3,11 @@ from django.contrib import messages
 from django.core.paginator import Paginator
 from django.http import JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.urls import reverse
+from django.urls import reverse, reverse_lazy
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
 
-from jobs.views import job_progress_response, progress_context
+from jobs.views import job_status_response, progress_context
 from spelunker.permissions import staff_required
 
 from .models import Chunk, Document, DocumentationSource, EmbedBatchJob, SyncJob
@@ -189,9 +189,9 @@ def sync_job(request, pk):
 
 @staff_required
 def sync_job_status(request, pk):
-    job = get_object_or_404(SyncJob, pk=pk)
-    poll_url = reverse("solution_library:sync_job_status", args=[pk])
-    return job_progress_response(request, job, poll_url, partial="solution_library/_sync_progress.html")
+    return job_status_response(request, SyncJob, pk, lambda: get_object_or_404(SyncJob, pk=pk),
+                               reverse_lazy("solution_library:sync_job_status", args=[pk]),
+                               partial="solution_library/_sync_progress.html")
 
 
 @staff_required
@@ -203,7 +203,6 @@ def embed_job(request, pk):
 
 @staff_required
 def embed_job_status(request, pk):
-    job = get_object_or_404(EmbedBatchJob, pk=pk)
-    poll_url = reverse("solution_library:embed_job_status", args=[pk])
-    return job_progress_response(request, job, poll_url)
+    return job_status_response(request, EmbedBatchJob, pk, lambda: get_object_or_404(EmbedBatchJob, pk=pk),
+                               reverse_lazy("solution_library:embed_job_status", args=[pk]))
 

@@ -1,0 +1,102 @@
+"""A job's JSON status comes from Memcached for at most half a poll, and a finished job is never shown running.
+
+Against the real Memcached and PostgreSQL of the test stack, through Django's
+test client. The clock the cache stamps its entries with is a fake one the
+test moves (the outside world's time), so "half a poll later" is exact rather
+than a sleep on a loaded machine.
+"""
+import re
+
+import pytest
+from django.urls import reverse
+
+from jobs import live_status
+from jobs.models import SystemCheck
+from rfp_manager.models import RFPBatchJob
+from tests.rfp_manager.conftest import make_rfp
+
+pytestmark = pytest.mark.django_db
+
+PROGRESS_TEMPLATE = "templates/jobs/_progress.html"
+
+
+class Clock:
+    def __init__(self):
+        self.now = 1_000_000.0
+
+    def time(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def clock(monkeypatch):
+    clock = Clock()
+    monkeypatch.setattr(live_status.time, "time", clock.time)
+    return clock
+
+
+@pytest.fixture
+def job(user):
+    rfp = make_rfp(user, ["Do you encrypt?", "Backups?"])
+    return RFPBatchJob.objects.create(rfp=rfp, job_type="responder", started_by=user, question_ids=[1, 2],
+                                      total_items=2, status="processing")
+
+
+def poll(client, job) -> dict:
+    response = client.get(reverse("rfp_manager:job_status", args=[job.pk]), HTTP_ACCEPT="application/json")
+    assert response.status_code == 200
+    assert "no-store" in response["Cache-Control"]  # browsers and proxies keep nothing: the cache is ours
+    return response.json()
+
+
+def test_polls_within_half_a_poll_share_one_read_of_the_row(user_client, job, clock):
+    assert poll(user_client, job)["processed"] == 0
+    RFPBatchJob.objects.filter(pk=job.pk).update(processed_items=1)  # as a worker writes its counters
+
+    clock.now += live_status.MAX_AGE - 0.01
+    assert poll(user_client, job)["processed"] == 0, "a poll within MAX_AGE is answered from the cache"
+    clock.now += 0.02
+    assert poll(user_client, job)["processed"] == 1, "an entry older than MAX_AGE is never served"
+
+
+def test_a_cancellation_is_shown_by_the_very_next_poll(user_client, job, clock):
+    assert poll(user_client, job)["status"] == "processing"
+    user_client.post(reverse("rfp_manager:job_cancel", args=[job.pk]))  # finish() forgets the cached payload
+    data = poll(user_client, job)  # same instant: no waiting for the entry to age
+    assert (data["status"], data["is_active"]) == ("cancelled", False)
+
+
+def test_a_cancellation_whose_forget_is_lost_is_shown_within_one_poll(user_client, job, clock):
+    """The worst case: the cache still holds the running job (a read that began before the cancellation stored it
+    after, or Memcached missed the delete). The next poll, one interval later, reads the row."""
+    poll_interval = float(re.search(r'hx-trigger="every (\d+(?:\.\d+)?)s"',
+                                    open(PROGRESS_TEMPLATE).read()).group(1))
+    assert live_status.MAX_AGE < poll_interval
+    assert poll(user_client, job)["status"] == "processing"
+    RFPBatchJob.objects.filter(pk=job.pk).update(status="cancelled")  # no finish(): nothing forgets the entry
+    assert poll(user_client, job)["status"] == "processing", "this poll may be one late"
+    clock.now += poll_interval
+    assert poll(user_client, job)["status"] == "cancelled", "the next poll must show it"
+
+
+def test_the_cache_never_answers_a_user_the_view_would_refuse(user_client, client, job, clock, django_user_model):
+    poll(user_client, job)  # the owner's poll fills the payload
+    stranger = django_user_model.objects.create_user("mallory", password="pw-mallory-123")
+    client.force_login(stranger)
+    response = client.get(reverse("rfp_manager:job_status", args=[job.pk]), HTTP_ACCEPT="application/json")
+    assert response.status_code == 404
+
+
+def test_a_staff_only_status_refuses_others_even_when_cached(staff_client, client, user, staff_user, clock):
+    check = SystemCheck.objects.create(started_by=staff_user, total_items=3)
+    url = reverse("system_check_status", args=[check.pk])
+    assert staff_client.get(url, HTTP_ACCEPT="application/json").json()["total"] == 3
+    client.force_login(user)
+    assert client.get(url, HTTP_ACCEPT="application/json").status_code == 403
+
+
+def test_the_htmx_partial_is_always_rendered_from_the_row(user_client, job, clock):
+    poll(user_client, job)
+    RFPBatchJob.objects.filter(pk=job.pk).update(processed_items=2)
+    partial = user_client.get(reverse("rfp_manager:job_status", args=[job.pk]), HTTP_HX_REQUEST="true")
+    assert "2 / 2 processed" in partial.content.decode()
