@@ -3,7 +3,7 @@ import re
 from django import forms
 from django.contrib import admin
 
-from .models import CanonicalFact, Candidate, Entry, EntryVersion, Finding, LibraryImport, LibraryJob
+from .models import Candidate, CanonicalFact, Entry, EntryVersion, Finding, LibraryImport, LibraryJob
 
 
 class EntryVersionInline(admin.TabularInline):

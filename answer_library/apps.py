@@ -8,7 +8,9 @@ class AnswerLibraryConfig(AppConfig):
     def ready(self):
         from jobs.kinds import register
 
-        from . import job_kinds
-        from . import signals  # noqa: F401  (records human edits as library candidates)
+        from . import (
+            job_kinds,
+            signals,  # noqa: F401  (records human edits as library candidates)
+        )
 
         register(*job_kinds.KINDS)  # what the jobs page lists and the sweeper watches

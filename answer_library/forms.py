@@ -18,8 +18,11 @@ class EntryFieldsForm(forms.Form):
     """What a person approves or edits: the entry's content and its keeping (owner, tags, review date)."""
 
     question = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), max_length=5000)
-    alternatives = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), required=False,
-                                   help_text="Other wordings of the question, one per line")
+    alternatives = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 3}),
+        required=False,
+        help_text="Other wordings of the question, one per line",
+    )
     answer_text = forms.CharField(label="Answer", widget=forms.Textarea(attrs={"rows": 6}), max_length=20000)
     choice = forms.ChoiceField(choices=BLANK_CHOICE + CHOICES, required=False, label="Yes / No / N/A")
     tags = forms.CharField(required=False, max_length=500, help_text="Comma-separated")
@@ -28,30 +31,47 @@ class EntryFieldsForm(forms.Form):
 
     def entry_values(self) -> dict:
         data = self.cleaned_data
-        return {"question": data["question"], "alternatives": _lines(data["alternatives"]),
-                "answer_text": data["answer_text"].strip(), "choice": data["choice"], "tags": _tags(data["tags"]),
-                "owner": data["owner"], "review_by": data["review_by"]}
+        return {
+            "question": data["question"],
+            "alternatives": _lines(data["alternatives"]),
+            "answer_text": data["answer_text"].strip(),
+            "choice": data["choice"],
+            "tags": _tags(data["tags"]),
+            "owner": data["owner"],
+            "review_by": data["review_by"],
+        }
 
     @classmethod
     def initial_for(cls, entry: Entry) -> dict:
-        return {"question": entry.question, "alternatives": "\n".join(entry.alternatives),
-                "answer_text": entry.answer_text, "choice": entry.choice, "tags": ", ".join(entry.tags),
-                "owner": entry.owner_id, "review_by": entry.review_by}
+        return {
+            "question": entry.question,
+            "alternatives": "\n".join(entry.alternatives),
+            "answer_text": entry.answer_text,
+            "choice": entry.choice,
+            "tags": ", ".join(entry.tags),
+            "owner": entry.owner_id,
+            "review_by": entry.review_by,
+        }
 
 
 class ApproveForm(EntryFieldsForm):
     """Approving an RFP answer: a new entry, or the next version of the entry it came from."""
 
-    mode = forms.ChoiceField(choices=[("new", "Save as a new entry"), ("update", "Update the entry it came from")],
-                             widget=forms.RadioSelect, initial="new")
+    mode = forms.ChoiceField(
+        choices=[("new", "Save as a new entry"), ("update", "Update the entry it came from")],
+        widget=forms.RadioSelect,
+        initial="new",
+    )
 
     def __init__(self, *args, source_entry: Entry | None = None, **kwargs):
         super().__init__(*args, **kwargs)
         if source_entry is None:
             self.fields["mode"].choices = [("new", "Save as a new entry")]
         else:
-            self.fields["mode"].choices = [("update", f"Update entry {source_entry.pk} it came from (a new version)"),
-                                           ("new", "Save as a new entry")]
+            self.fields["mode"].choices = [
+                ("update", f"Update entry {source_entry.pk} it came from (a new version)"),
+                ("new", "Save as a new entry"),
+            ]
             self.fields["mode"].initial = "update"
 
 

@@ -7,6 +7,7 @@ again. Every change writes an EntryVersion, so the history says who changed
 what and when. The responder reuses an entry before it drafts from documents
 (services/matching.py).
 """
+
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
@@ -41,15 +42,17 @@ class Entry(models.Model):
     # The cited passages at approval: n, chunk_id, document_id, document_title, text, document_hash.
     sources = models.JSONField(default=list, blank=True)
     tags = models.JSONField(default=list, blank=True)
-    owner = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
-                              related_name="library_entries")
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="library_entries"
+    )
     review_by = models.DateField(null=True, blank=True)
     status = models.CharField(max_length=20, choices=Status.choices, default=Status.ACTIVE, db_index=True)
     # Why it is in the review queue (written by the periodic review task): [{"code", "text"}].
     review_reasons = models.JSONField(default=list, blank=True)
     origin = models.CharField(max_length=10, choices=Origin.choices, default=Origin.MANUAL)
-    origin_answer = models.ForeignKey("rfp_manager.Answer", null=True, blank=True, on_delete=models.SET_NULL,
-                                      related_name="+")
+    origin_answer = models.ForeignKey(
+        "rfp_manager.Answer", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     origin_label = models.CharField(max_length=300, blank=True, help_text="e.g. the RFP or the workbook and row")
     # Makes an import idempotent: the same workbook row updates its entry instead of adding one.
     origin_key = models.CharField(max_length=300, blank=True)
@@ -92,8 +95,9 @@ class EntryVersion(models.Model):
     answer_text = models.TextField()
     choice = models.CharField(max_length=3, choices=CHOICES, blank=True)
     sources = models.JSONField(default=list, blank=True)
-    changed_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
-                                   related_name="+")
+    changed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     note = models.CharField(max_length=300, blank=True)
     at = models.DateTimeField(auto_now_add=True)
 
@@ -124,8 +128,9 @@ class Candidate(models.Model):
 
     answer = models.OneToOneField("rfp_manager.Answer", on_delete=models.CASCADE, related_name="library_candidate")
     text = models.TextField()
-    edited_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
-                                  related_name="+")
+    edited_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN, db_index=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -145,8 +150,9 @@ class LibraryImport(models.Model):
     rows = models.JSONField(default=list, blank=True)
     skipped = models.JSONField(default=list, blank=True, help_text="Rows left out, with the reason")
     tags = models.JSONField(default=list, blank=True)
-    owner = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
-                              related_name="+")
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     review_by = models.DateField(null=True, blank=True)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
@@ -166,18 +172,25 @@ class LibraryJob(BaseJob):
     JOB_TYPE_CHOICES = [(IMPORT, "Library import"), (CONFLICTS, "Duplicates and conflicts scan")]
 
     job_type = models.CharField(max_length=20, choices=JOB_TYPE_CHOICES)
-    library_import = models.ForeignKey(LibraryImport, null=True, blank=True, on_delete=models.CASCADE,
-                                       related_name="jobs")
+    library_import = models.ForeignKey(
+        LibraryImport, null=True, blank=True, on_delete=models.CASCADE, related_name="jobs"
+    )
     summary = models.JSONField(default=dict, blank=True)
 
     class Meta(BaseJob.Meta):
         verbose_name = "library job"
         constraints = [
             # The duplicate-job guard in the database: one active import per file, one active scan.
-            models.UniqueConstraint(fields=["library_import"], condition=Q(status__in=ACTIVE_STATUSES, job_type="import"),
-                                    name="one_active_import_job_per_file"),
-            models.UniqueConstraint(fields=["job_type"], condition=Q(status__in=ACTIVE_STATUSES, job_type="conflicts"),
-                                    name="one_active_conflicts_scan"),
+            models.UniqueConstraint(
+                fields=["library_import"],
+                condition=Q(status__in=ACTIVE_STATUSES, job_type="import"),
+                name="one_active_import_job_per_file",
+            ),
+            models.UniqueConstraint(
+                fields=["job_type"],
+                condition=Q(status__in=ACTIVE_STATUSES, job_type="conflicts"),
+                name="one_active_conflicts_scan",
+            ),
         ]
 
     def __str__(self):
@@ -203,8 +216,9 @@ class Finding(models.Model):
     similarity = models.FloatField()
     detail = models.TextField(blank=True)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN, db_index=True)
-    decided_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
-                                   related_name="+")
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     found_at = models.DateTimeField(auto_now=True)
 
     class Meta:

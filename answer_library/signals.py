@@ -1,4 +1,5 @@
 """A person's edit of an answer's final text becomes an open library candidate; drafts and reviews do not."""
+
 from django.db.models.signals import post_save
 from django.dispatch import receiver
 

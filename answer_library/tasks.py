@@ -6,6 +6,7 @@ start, the finish, a time limit or a crash); no autoretry — a row that fails
 is recorded on the job and the rest goes on. The review-queue task is
 periodic and idempotent (absolute values), so Beat may run it twice.
 """
+
 import logging
 
 from celery import shared_task
@@ -23,15 +24,20 @@ SOFT_LIMIT = 30 * 60
 HARD_LIMIT = SOFT_LIMIT + 5 * 60
 
 
-@shared_task(bind=True, name="answer_library.batch_import_answered_workbook", soft_time_limit=SOFT_LIMIT,
-             time_limit=HARD_LIMIT)
+@shared_task(
+    bind=True, name="answer_library.batch_import_answered_workbook", soft_time_limit=SOFT_LIMIT, time_limit=HARD_LIMIT
+)
 def batch_import_answered_workbook(self, job_id: int) -> dict:
     """One entry per answered row of the job's workbook; a re-run updates the same entries."""
     return run_job(self, LibraryJob, job_id, importing.run_import_job)
 
 
-@shared_task(bind=True, name="answer_library.batch_find_duplicates_and_conflicts", soft_time_limit=SOFT_LIMIT,
-             time_limit=HARD_LIMIT)
+@shared_task(
+    bind=True,
+    name="answer_library.batch_find_duplicates_and_conflicts",
+    soft_time_limit=SOFT_LIMIT,
+    time_limit=HARD_LIMIT,
+)
 def batch_find_duplicates_and_conflicts(self, job_id: int) -> dict:
     """Pairs of entries asking the same question, as findings (upserted per pair)."""
     return run_job(self, LibraryJob, job_id, conflicts.run_conflicts_job)
@@ -45,7 +51,10 @@ def refresh_review_queue() -> dict:
     return {"success": True, **result}
 
 
-JOB_TASKS = {LibraryJob.IMPORT: batch_import_answered_workbook, LibraryJob.CONFLICTS: batch_find_duplicates_and_conflicts}
+JOB_TASKS = {
+    LibraryJob.IMPORT: batch_import_answered_workbook,
+    LibraryJob.CONFLICTS: batch_find_duplicates_and_conflicts,
+}
 
 
 def dispatch_job(job: LibraryJob) -> None:

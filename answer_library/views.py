@@ -9,6 +9,7 @@ candidate an editor decides on). The approval of an RFP answer goes through
 "where used" lists only the RFPs the reader may see. Views never do long
 work: imports and scans are job rows dispatched after commit.
 """
+
 from functools import wraps
 
 from django.contrib import messages
@@ -56,6 +57,7 @@ def editor_required(view):
 
 # --- the library ---------------------------------------------------------------------
 
+
 def _filtered(request):
     rows = Entry.objects.exclude(status=Entry.Status.MERGED).select_related("owner")
     tag, owner, status = request.GET.get("tag", ""), request.GET.get("owner", ""), request.GET.get("status", "")
@@ -80,13 +82,16 @@ def index(request):
     else:
         rows = list(rows[:PAGE_SIZE])
     context = {
-        "entries": [(e, scores.get(e.pk)) for e in rows], "query": query, "filters": filters,
+        "entries": [(e, scores.get(e.pk)) for e in rows],
+        "query": query,
+        "filters": filters,
         "threshold": matching.MATCH_THRESHOLD,
         "tags": sorted({t for tags in Entry.objects.values_list("tags", flat=True) for t in tags}),
         "owners": get_user_model().objects.filter(library_entries__isnull=False).distinct(),
         "statuses": Entry.Status.choices,
-        "candidates": Candidate.objects.filter(status=Candidate.Status.OPEN, answer__question__rfp__in=RFP.objects.visible_to(request.user))
-        .select_related("answer__question__rfp", "edited_by")[:20],
+        "candidates": Candidate.objects.filter(
+            status=Candidate.Status.OPEN, answer__question__rfp__in=RFP.objects.visible_to(request.user)
+        ).select_related("answer__question__rfp", "edited_by")[:20],
         "import_form": LibraryImportForm(),
         "queue_count": Entry.objects.filter(status=Entry.Status.NEEDS_REVIEW).count(),
         "open_findings": Finding.objects.filter(status=Finding.Status.OPEN).count(),
@@ -110,9 +115,16 @@ def entry_detail(request, pk):
             return redirect("answer_library:entry", pk=entry.pk)
     visible = RFP.objects.visible_to(request.user)
     uses = Answer.objects.filter(library_entry=entry, question__rfp__in=visible).select_related("question__rfp")
-    context = {"entry": entry, "form": form, "versions": entry.versions.select_related("changed_by"), "uses": uses,
-               "origin_answer": Answer.objects.filter(pk=entry.origin_answer_id, question__rfp__in=visible)
-               .select_related("question__rfp").first(), "is_editor": is_editor(request.user)}
+    context = {
+        "entry": entry,
+        "form": form,
+        "versions": entry.versions.select_related("changed_by"),
+        "uses": uses,
+        "origin_answer": Answer.objects.filter(pk=entry.origin_answer_id, question__rfp__in=visible)
+        .select_related("question__rfp")
+        .first(),
+        "is_editor": is_editor(request.user),
+    }
     return render(request, "answer_library/entry.html", context)
 
 
@@ -122,8 +134,11 @@ def entry_reviewed(request, pk):
     entry = get_object_or_404(Entry, pk=pk)
     entries.mark_reviewed(entry, request.user)
     messages.success(request, "Marked as reviewed: its sources are stamped as they are now.")
-    return redirect(request.POST.get("next") == "queue" and reverse("answer_library:review_queue")
-                    or reverse("answer_library:entry", args=[entry.pk]))
+    return redirect(
+        request.POST.get("next") == "queue"
+        and reverse("answer_library:review_queue")
+        or reverse("answer_library:entry", args=[entry.pk])
+    )
 
 
 @require_POST
@@ -138,16 +153,24 @@ def entry_retire(request, pk):
 
 # --- approving an RFP answer -------------------------------------------------------------
 
+
 def approve(request, pk):
     """Save an RFP answer to the library: a new entry, or a new version of the entry it came from.
 
     Someone who may answer the question but not edit the library proposes it instead (an open candidate)."""
-    answer = get_object_or_404(Answer.objects.filter(question__rfp__in=RFP.objects.visible_to(request.user))
-                               .select_related("question__rfp"), pk=pk)
+    answer = get_object_or_404(
+        Answer.objects.filter(question__rfp__in=RFP.objects.visible_to(request.user)).select_related("question__rfp"),
+        pk=pk,
+    )
     roles.require_edit(answer.question, request.user)
     source = entries.entry_from_answer(answer)
-    initial = {"question": answer.question.text, "answer_text": answer.final_answer, "choice": answer.choice,
-               "owner": request.user.pk, "review_by": entries.default_review_by()}
+    initial = {
+        "question": answer.question.text,
+        "answer_text": answer.final_answer,
+        "choice": answer.choice,
+        "owner": request.user.pk,
+        "review_by": entries.default_review_by(),
+    }
     if source is not None:
         initial.update(tags=", ".join(source.tags), owner=source.owner_id or request.user.pk)
     form = ApproveForm(request.POST or None, initial=initial, source_entry=source)
@@ -165,14 +188,25 @@ def approve(request, pk):
         else:
             messages.success(request, f"Saved to the library as entry {entry.pk} (version {entry.version}).")
             return redirect(reverse("rfp_manager:detail", args=[answer.question.rfp_id]) + f"#q{answer.question_id}")
-    return render(request, "answer_library/approve.html",
-                  {"form": form, "answer": answer, "question": answer.question, "rfp": answer.question.rfp,
-                   "source": source, "is_editor": is_editor(request.user)})
+    return render(
+        request,
+        "answer_library/approve.html",
+        {
+            "form": form,
+            "answer": answer,
+            "question": answer.question,
+            "rfp": answer.question.rfp,
+            "source": source,
+            "is_editor": is_editor(request.user),
+        },
+    )
 
 
 @require_POST
 def candidate_dismiss(request, pk):
-    candidate = get_object_or_404(Candidate.objects.filter(answer__question__rfp__in=RFP.objects.visible_to(request.user)), pk=pk)
+    candidate = get_object_or_404(
+        Candidate.objects.filter(answer__question__rfp__in=RFP.objects.visible_to(request.user)), pk=pk
+    )
     if not is_editor(request.user):  # after the lookup: an RFP one cannot see stays a 404
         raise PermissionDenied(NOT_AN_EDITOR)
     candidate.status = Candidate.Status.DISMISSED
@@ -181,6 +215,7 @@ def candidate_dismiss(request, pk):
 
 
 # --- review queue, duplicates and conflicts ---------------------------------------------------
+
 
 def review_queue(request):
     rows = Entry.objects.filter(status=Entry.Status.NEEDS_REVIEW).select_related("owner").order_by("review_by", "pk")
@@ -224,6 +259,7 @@ def finding_decide(request, pk):
 
 # --- importing an answered questionnaire -------------------------------------------------------
 
+
 @require_POST
 @editor_required
 def import_upload(request):
@@ -232,8 +268,12 @@ def import_upload(request):
         messages.error(request, " ".join(m for ms in form.errors.values() for m in ms))
         return redirect("answer_library:index")
     try:
-        record = importing.prepare(form.cleaned_data["file"], request.user, tags=form.cleaned_data["tags"],
-                                   review_by=form.cleaned_data["review_by"])
+        record = importing.prepare(
+            form.cleaned_data["file"],
+            request.user,
+            tags=form.cleaned_data["tags"],
+            review_by=form.cleaned_data["review_by"],
+        )
     except importing.LibraryImportError as exc:
         messages.error(request, str(exc))
         return redirect("answer_library:index")
@@ -253,8 +293,7 @@ def import_preview(request, pk):
             messages.warning(request, "This file is being imported already.")
             return redirect("answer_library:import_preview", pk=record.pk)
         return redirect("answer_library:job", pk=job.pk)
-    return render(request, "answer_library/import_preview.html",
-                  {"record": record, "jobs": record.jobs.all()[:5]})
+    return render(request, "answer_library/import_preview.html", {"record": record, "jobs": record.jobs.all()[:5]})
 
 
 def _poll_url(job) -> str:
@@ -267,5 +306,11 @@ def job_detail(request, pk):
 
 
 def job_status(request, pk):
-    return job_status_response(request, LibraryJob, pk, lambda: get_object_or_404(LibraryJob, pk=pk),
-                               reverse_lazy("answer_library:job_status", args=[pk]), reload_page_when_done=True)
+    return job_status_response(
+        request,
+        LibraryJob,
+        pk,
+        lambda: get_object_or_404(LibraryJob, pk=pk),
+        reverse_lazy("answer_library:job_status", args=[pk]),
+        reload_page_when_done=True,
+    )

@@ -2,6 +2,7 @@
 
 Set by audit.middleware.AuditMiddleware; None outside a request (tasks, Beat).
 """
+
 from contextvars import ContextVar
 
 _current_user = ContextVar("audit_current_user", default=None)

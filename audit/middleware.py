@@ -1,4 +1,5 @@
 """Remember who is signed in for the audit receivers, and record the actions that save no row."""
+
 from jobs.models import JobStatus
 from rfp_manager.models import RFP, RFPBatchJob
 
@@ -39,5 +40,6 @@ def _record_cancel(match) -> None:
     """Once per job, and only when the cancellation took effect (a finished job cannot be cancelled)."""
     job = RFPBatchJob.objects.filter(pk=match.kwargs["pk"], status=JobStatus.CANCELLED).select_related("rfp").first()
     if job and not AuditEvent.objects.filter(action=AuditEvent.Action.JOB_CANCELLED, detail__job_id=job.pk).exists():
-        services.record(AuditEvent.Action.JOB_CANCELLED, f"{job.get_job_type_display()} job {job.pk}",
-                        rfp=job.rfp, job_id=job.pk)
+        services.record(
+            AuditEvent.Action.JOB_CANCELLED, f"{job.get_job_type_display()} job {job.pk}", rfp=job.rfp, job_id=job.pk
+        )

@@ -1,4 +1,5 @@
 """Who changed what: an answer's revisions, and an audit log of the actions worth tracing."""
+
 from django.conf import settings
 from django.db import models
 
@@ -26,8 +27,9 @@ class AuditEvent(models.Model):
 
     at = models.DateTimeField(auto_now_add=True, db_index=True)
     # Null for work nobody started in a request (Beat, a task).
-    actor = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
-                              related_name="+")
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     action = models.CharField(max_length=30, choices=Action.choices)
     target = models.CharField(max_length=300, help_text="What it was done to, e.g. “RFP 12 Acme tender”")
     rfp = models.ForeignKey("rfp_manager.RFP", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
@@ -35,8 +37,10 @@ class AuditEvent(models.Model):
 
     class Meta:
         ordering = ["-at", "-pk"]
-        indexes = [models.Index(fields=["rfp", "-at"], name="audit_event_by_rfp"),
-                   models.Index(fields=["actor", "-at"], name="audit_event_by_actor")]
+        indexes = [
+            models.Index(fields=["rfp", "-at"], name="audit_event_by_rfp"),
+            models.Index(fields=["actor", "-at"], name="audit_event_by_actor"),
+        ]
 
     def __str__(self):
         return f"{self.at:%Y-%m-%d %H:%M} {self.actor or 'system'} {self.get_action_display()} {self.target}"
@@ -53,8 +57,9 @@ class AnswerRevision(models.Model):
 
     answer = models.ForeignKey("rfp_manager.Answer", on_delete=models.CASCADE, related_name="revisions")
     at = models.DateTimeField(auto_now_add=True)
-    actor = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
-                              related_name="+")
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     kind = models.CharField(max_length=20, choices=Kind.choices)
     previous_text = models.TextField(blank=True)
     text = models.TextField(blank=True)

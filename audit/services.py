@@ -1,4 +1,5 @@
 """Writing the audit trail (one function per kind of record), and reading it back: filters and the CSV export."""
+
 import csv
 import io
 
@@ -20,8 +21,9 @@ REVISION_ACTIONS = {
 
 def record(action: str, target, rfp=None, actor=None, **detail) -> AuditEvent:
     """An audit event; the actor defaults to the signed-in user of the current request."""
-    return AuditEvent.objects.create(action=action, target=str(target)[:300], rfp=rfp,
-                                     actor=actor or current_user(), detail=detail)
+    return AuditEvent.objects.create(
+        action=action, target=str(target)[:300], rfp=rfp, actor=actor or current_user(), detail=detail
+    )
 
 
 def record_answer_changes(answer, previous: dict) -> list[AnswerRevision]:
@@ -35,18 +37,35 @@ def record_answer_changes(answer, previous: dict) -> list[AnswerRevision]:
     revisions = []
     if answer.draft_text != previous.get("draft_text", "") and answer.draft_text:
         job = answer.responder_job
-        revisions.append(AnswerRevision(kind=AnswerRevision.Kind.DRAFTED, actor=job.started_by if job else None,
-                                        previous_text=previous.get("draft_text", ""), text=answer.draft_text))
+        revisions.append(
+            AnswerRevision(
+                kind=AnswerRevision.Kind.DRAFTED,
+                actor=job.started_by if job else None,
+                previous_text=previous.get("draft_text", ""),
+                text=answer.draft_text,
+            )
+        )
     if answer.final_text != previous.get("final_text", ""):
         shown_before = previous.get("final_text") or previous.get("draft_text", "")
-        revisions.append(AnswerRevision(kind=AnswerRevision.Kind.EDITED, actor=answer.edited_by or current_user(),
-                                        previous_text=shown_before, text=answer.final_text))
+        revisions.append(
+            AnswerRevision(
+                kind=AnswerRevision.Kind.EDITED,
+                actor=answer.edited_by or current_user(),
+                previous_text=shown_before,
+                text=answer.final_text,
+            )
+        )
     if answer.review_verdict != previous.get("review_verdict", "") and answer.review_verdict:
         job = answer.reviewer_job
         kind = AnswerRevision.Kind.APPROVED if answer.review_verdict == "approved" else AnswerRevision.Kind.REVIEWED
-        revisions.append(AnswerRevision(kind=kind, actor=job.started_by if job else current_user(),
-                                        previous_text=previous.get("review_feedback", ""),
-                                        text=answer.review_feedback))
+        revisions.append(
+            AnswerRevision(
+                kind=kind,
+                actor=job.started_by if job else current_user(),
+                previous_text=previous.get("review_feedback", ""),
+                text=answer.review_feedback,
+            )
+        )
     for revision in revisions:
         revision.answer = answer
     saved = AnswerRevision.objects.bulk_create(revisions)
@@ -61,9 +80,16 @@ def _record_revisions_as_events(answer, revisions: list[AnswerRevision], previou
     for revision in revisions:
         action = REVISION_ACTIONS.get(revision.kind)
         if action:
-            record(action, f"{question.label} of RFP {rfp.pk} {rfp.name}", rfp=rfp, actor=revision.actor,
-                   question=question.label, verdict=answer.review_verdict,
-                   before=revision.previous_text[:KEPT_TEXT], after=revision.text[:KEPT_TEXT])
+            record(
+                action,
+                f"{question.label} of RFP {rfp.pk} {rfp.name}",
+                rfp=rfp,
+                actor=revision.actor,
+                question=question.label,
+                verdict=answer.review_verdict,
+                before=revision.previous_text[:KEPT_TEXT],
+                after=revision.text[:KEPT_TEXT],
+            )
 
 
 def record_approvals(answers, actor) -> list[AuditEvent]:
@@ -72,14 +98,20 @@ def record_approvals(answers, actor) -> list[AuditEvent]:
     for answer in answers:
         question = answer.question
         rfp = question.rfp
-        events.append(AuditEvent(action=AuditEvent.Action.ANSWER_APPROVED, rfp=rfp, actor=actor or current_user(),
-                                 target=f"{question.label} of RFP {rfp.pk} {rfp.name}"[:300],
-                                 detail={"question": question.label, "before": "",
-                                         "after": answer.final_answer[:KEPT_TEXT]}))
+        events.append(
+            AuditEvent(
+                action=AuditEvent.Action.ANSWER_APPROVED,
+                rfp=rfp,
+                actor=actor or current_user(),
+                target=f"{question.label} of RFP {rfp.pk} {rfp.name}"[:300],
+                detail={"question": question.label, "before": "", "after": answer.final_answer[:KEPT_TEXT]},
+            )
+        )
     return AuditEvent.objects.bulk_create(events)
 
 
 # --- reading it back ---------------------------------------------------------------------------
+
 
 def filtered(events, rfp_id: str = "", actor_id: str = "", action: str = ""):
     if rfp_id.isdigit():
@@ -98,7 +130,14 @@ def events_csv(events) -> bytes:
     writer.writerow(["When (UTC)", "Who", "Action", "RFP", "What happened", "Before", "After"])
     for event in events.iterator():
         before, after = before_after(event)
-        row = [event.at.strftime("%Y-%m-%d %H:%M:%S"), event.actor.get_username() if event.actor_id else "system",
-               event.get_action_display(), event.rfp.name if event.rfp_id else "", sentence(event), before, after]
+        row = [
+            event.at.strftime("%Y-%m-%d %H:%M:%S"),
+            event.actor.get_username() if event.actor_id else "system",
+            event.get_action_display(),
+            event.rfp.name if event.rfp_id else "",
+            sentence(event),
+            before,
+            after,
+        ]
         writer.writerow([safe_cell(cell) for cell in row])
     return ("\ufeff" + out.getvalue()).encode("utf-8")

@@ -2,6 +2,7 @@
 
 Kept in this app so the apps it watches need not know about it.
 """
+
 from django.db.models.signals import m2m_changed, post_delete, post_save, pre_save
 from django.dispatch import receiver
 
@@ -11,15 +12,21 @@ from rfp_manager.models import RFP, Answer, InformationDocument, QuestionImport,
 from rfp_manager.signals import answers_approved
 from solution_library.models import Document
 
-from .context import current_user
-
 from . import services
+from .context import current_user
 from .models import AuditEvent
 
 ANSWER_FIELDS = ("draft_text", "final_text", "review_verdict", "review_feedback")
 # Compared to say which settings of an API changed; the key only as "changed", never its value.
-LLM_API_FIELDS = ("name", "kind", "base_url", "is_active", "timeout_seconds", "max_concurrent_requests",
-                  "requests_per_minute")
+LLM_API_FIELDS = (
+    "name",
+    "kind",
+    "base_url",
+    "is_active",
+    "timeout_seconds",
+    "max_concurrent_requests",
+    "requests_per_minute",
+)
 
 
 def _stored(model, pk, fields) -> dict:
@@ -43,8 +50,14 @@ def _answer_after(sender, instance, raw=False, **kwargs):
 @receiver(post_save, sender=RFPBatchJob, dispatch_uid="audit.job_started")
 def _job_started(sender, instance, created, raw=False, **kwargs):
     if created and not raw:
-        services.record(AuditEvent.Action.JOB_STARTED, f"{instance.get_job_type_display()} job {instance.pk}",
-                        rfp=instance.rfp, actor=instance.started_by, job_id=instance.pk, job_type=instance.job_type)
+        services.record(
+            AuditEvent.Action.JOB_STARTED,
+            f"{instance.get_job_type_display()} job {instance.pk}",
+            rfp=instance.rfp,
+            actor=instance.started_by,
+            job_id=instance.pk,
+            job_type=instance.job_type,
+        )
 
 
 @receiver(pre_save, sender=LLMApi, dispatch_uid="audit.llm_api_before")
@@ -61,8 +74,12 @@ def _llm_api_after(sender, instance, created, raw=False, **kwargs):
     if previous.get("api_key", "") != instance.api_key:
         changed.append("api_key")
     if changed:
-        services.record(AuditEvent.Action.LLM_API_CHANGED, f"LLM API {instance.pk} {instance.name}",
-                        created=created, changed=changed)
+        services.record(
+            AuditEvent.Action.LLM_API_CHANGED,
+            f"LLM API {instance.pk} {instance.name}",
+            created=created,
+            changed=changed,
+        )
 
 
 @receiver(post_delete, sender=LLMApi, dispatch_uid="audit.llm_api_deleted")
@@ -73,9 +90,13 @@ def _llm_api_deleted(sender, instance, **kwargs):
 @receiver(m2m_changed, sender=RFP.shared_with.through, dispatch_uid="audit.sharing_changed")
 def _sharing_changed(sender, instance, action, pk_set, **kwargs):
     if action in ("post_add", "post_remove", "post_clear") and (pk_set or action == "post_clear"):
-        services.record(AuditEvent.Action.SHARING_CHANGED, f"RFP {instance.pk} {instance.name}", rfp=instance,
-                        change=action.removeprefix("post_"),
-                        groups=sorted(instance.shared_with.values_list("name", flat=True)))
+        services.record(
+            AuditEvent.Action.SHARING_CHANGED,
+            f"RFP {instance.pk} {instance.name}",
+            rfp=instance,
+            change=action.removeprefix("post_"),
+            groups=sorted(instance.shared_with.values_list("name", flat=True)),
+        )
 
 
 @receiver(post_save, sender=QuestionImport, dispatch_uid="audit.questions_imported")
@@ -83,36 +104,62 @@ def _questions_imported(sender, instance, update_fields=None, raw=False, **kwarg
     """Each apply of an import (the preview's "Import" saves applied_at)."""
     if not raw and update_fields and "applied_at" in update_fields:
         rfp = instance.rfp
-        services.record(AuditEvent.Action.QUESTIONS_IMPORTED, f"RFP {rfp.pk} {rfp.name}", rfp=rfp,
-                        source=instance.original_name or instance.get_kind_display(), count=len(instance.rows))
+        services.record(
+            AuditEvent.Action.QUESTIONS_IMPORTED,
+            f"RFP {rfp.pk} {rfp.name}",
+            rfp=rfp,
+            source=instance.original_name or instance.get_kind_display(),
+            count=len(instance.rows),
+        )
 
 
 @receiver(post_save, sender=InformationDocument, dispatch_uid="audit.rfp_document_uploaded")
 def _rfp_document_uploaded(sender, instance, created, raw=False, **kwargs):
     if created and not raw:
         rfp = instance.rfp
-        services.record(AuditEvent.Action.DOCUMENT_UPLOADED, f"RFP {rfp.pk} {rfp.name}", rfp=rfp,
-                        actor=instance.uploaded_by, title=instance.title)
+        services.record(
+            AuditEvent.Action.DOCUMENT_UPLOADED,
+            f"RFP {rfp.pk} {rfp.name}",
+            rfp=rfp,
+            actor=instance.uploaded_by,
+            title=instance.title,
+        )
 
 
 @receiver(post_save, sender=Document, dispatch_uid="audit.library_document_uploaded")
 def _library_document_uploaded(sender, instance, created, raw=False, **kwargs):
     """Uploads by a person; documents a sync brings in are the sync job's work."""
     if created and not raw and instance.source_id is None:
-        services.record(AuditEvent.Action.DOCUMENT_UPLOADED, "the document library",
-                        actor=instance.uploaded_by, title=instance.title)
+        services.record(
+            AuditEvent.Action.DOCUMENT_UPLOADED,
+            "the document library",
+            actor=instance.uploaded_by,
+            title=instance.title,
+        )
 
 
 @receiver(post_save, sender=EntryVersion, dispatch_uid="audit.library_changed")
 def _library_changed(sender, instance, created, raw=False, **kwargs):
     """A version saved by a person in a request; the rows of an import job are summed up by its own event."""
     if created and not raw and current_user() is not None:
-        previous = (EntryVersion.objects.filter(entry_id=instance.entry_id, number__lt=instance.number)
-                    .order_by("-number").values_list("answer_text", flat=True).first() or "")
-        services.record(AuditEvent.Action.LIBRARY_CHANGED, f"answer library entry {instance.entry_id}",
-                        rfp=_origin_rfp(instance.entry), actor=instance.changed_by, entry_id=instance.entry_id, version=instance.number,
-                        note=instance.note, before=previous[:services.KEPT_TEXT],
-                        after=instance.answer_text[:services.KEPT_TEXT])
+        previous = (
+            EntryVersion.objects.filter(entry_id=instance.entry_id, number__lt=instance.number)
+            .order_by("-number")
+            .values_list("answer_text", flat=True)
+            .first()
+            or ""
+        )
+        services.record(
+            AuditEvent.Action.LIBRARY_CHANGED,
+            f"answer library entry {instance.entry_id}",
+            rfp=_origin_rfp(instance.entry),
+            actor=instance.changed_by,
+            entry_id=instance.entry_id,
+            version=instance.number,
+            note=instance.note,
+            before=previous[: services.KEPT_TEXT],
+            after=instance.answer_text[: services.KEPT_TEXT],
+        )
 
 
 def _origin_rfp(entry):
@@ -124,8 +171,12 @@ def _origin_rfp(entry):
 @receiver(post_save, sender=LibraryJob, dispatch_uid="audit.library_import")
 def _library_import(sender, instance, created, raw=False, **kwargs):
     if created and not raw and instance.job_type == LibraryJob.IMPORT and instance.library_import_id:
-        services.record(AuditEvent.Action.LIBRARY_IMPORT, instance.library_import.original_name or "a file",
-                        actor=instance.started_by, job_id=instance.pk)
+        services.record(
+            AuditEvent.Action.LIBRARY_IMPORT,
+            instance.library_import.original_name or "a file",
+            actor=instance.started_by,
+            job_id=instance.pk,
+        )
 
 
 @receiver(answers_approved)

@@ -1,4 +1,5 @@
 """The audit page: staff read every event; an RFP's owners read the events of their RFPs. Filters and CSV."""
+
 from urllib.parse import urlencode
 
 from django.contrib.auth import get_user_model
@@ -39,10 +40,19 @@ def log(request):
     rows = [{"event": e, "sentence": sentence(e), "before_after": before_after(e)} for e in page]
     actors = get_user_model().objects.filter(pk__in=_scope(request.user)[0].values("actor_id")).order_by("username")
     query = urlencode({name: value for name, value in chosen.items() if value})
-    return render(request, "audit/log.html", {
-        "page": page, "rows": rows, "chosen": chosen, "query": query, "actions": AuditEvent.Action.choices,
-        "rfps": rfps.order_by("name"), "actors": actors,
-    })
+    return render(
+        request,
+        "audit/log.html",
+        {
+            "page": page,
+            "rows": rows,
+            "chosen": chosen,
+            "query": query,
+            "actions": AuditEvent.Action.choices,
+            "rfps": rfps.order_by("name"),
+            "actors": actors,
+        },
+    )
 
 
 def export_csv(request):

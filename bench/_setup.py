@@ -1,4 +1,5 @@
 """Shared start-up of the solution_library benchmarks: Django on the stack's database."""
+
 import os
 import sys
 import tempfile
@@ -34,7 +35,7 @@ def tree_cpu_seconds(pid: int) -> float:
                 text = Path(f"/proc/{entry}/stat").read_text()
             except OSError:  # gone meanwhile
                 continue
-            fields = text[text.rindex(")") + 2:].split()  # after "pid (comm) "
+            fields = text[text.rindex(")") + 2 :].split()  # after "pid (comm) "
             stats[int(entry)] = (int(fields[1]), sum(int(x) for x in fields[11:15]))  # ppid; utime stime cutime cstime
     tree, joined = {pid}, {pid}
     while joined:

@@ -1,4 +1,5 @@
 """gunicorn with the project's config, and a signed-in HTTP client: what the benchmarks that start at a click share."""
+
 import os
 import socket
 import subprocess
@@ -30,7 +31,11 @@ class Web:
         self.log = open(log, "wb")
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "gunicorn", "spelunker.wsgi:application", "--config", "spelunker/gunicorn_conf.py"],
-            cwd=ROOT, env=env, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True,
+            cwd=ROOT,
+            env=env,
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
         )
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
@@ -73,11 +78,19 @@ class Browser:
         """One file in a multipart form, as the library page's upload script sends it (CSRF header, JSON answer)."""
         boundary = uuid.uuid4().hex
         body = (
-            f'--{boundary}\r\nContent-Disposition: form-data; name="{field}"; filename="{filename}"\r\n'
-            f"Content-Type: text/plain\r\n\r\n"
-        ).encode() + data + f"\r\n--{boundary}--\r\n".encode()
-        headers = {"Content-Type": f"multipart/form-data; boundary={boundary}", "X-CSRFToken": self.cookie("csrftoken"),
-                   "Accept": "application/json", "Referer": self.base + path}
+            (
+                f'--{boundary}\r\nContent-Disposition: form-data; name="{field}"; filename="{filename}"\r\n'
+                f"Content-Type: text/plain\r\n\r\n"
+            ).encode()
+            + data
+            + f"\r\n--{boundary}--\r\n".encode()
+        )
+        headers = {
+            "Content-Type": f"multipart/form-data; boundary={boundary}",
+            "X-CSRFToken": self.cookie("csrftoken"),
+            "Accept": "application/json",
+            "Referer": self.base + path,
+        }
         return self._send(urllib.request.Request(self.base + path, data=body, headers=headers))
 
     def _send(self, request: urllib.request.Request) -> int:

@@ -21,6 +21,7 @@ publishes; a real worker adds its acknowledgement and, with task events on (sett
 four event messages per task. Storage traffic is counted on the S3 client: requests by
 operation, bytes sent and received.
 """
+
 import argparse
 import os
 import threading
@@ -90,15 +91,21 @@ def install_counters() -> None:
 
 
 def difference(after: dict, before: dict, per: int = 1) -> dict:
-    return {key: round((after.get(key, 0) - before.get(key, 0)) / per, 1) for key in sorted(set(after) | set(before))
-            if after.get(key, 0) != before.get(key, 0)}
+    return {
+        key: round((after.get(key, 0) - before.get(key, 0)) / per, 1)
+        for key in sorted(set(after) | set(before))
+        if after.get(key, 0) != before.get(key, 0)
+    }
 
 
 def document_costs(count: int, user) -> dict:
     from solution_library.services.documents import process_document, store_upload
 
-    text = "\n\n".join(f"Section {p}: our backup policy keeps encrypted copies in two regions, reviewed every "
-                       f"{p + 1} months by the owner of register {p * 31}." for p in range(20))
+    text = "\n\n".join(
+        f"Section {p}: our backup policy keeps encrypted copies in two regions, reviewed every "
+        f"{p + 1} months by the owner of register {p * 31}."
+        for p in range(20)
+    )
     upload, processing = [], []
     for n in range(count):
         data = f"Document {n}.\n\n{text}".encode()
@@ -116,8 +123,12 @@ def question_costs(count: int, user) -> dict:
     from rfp_manager.services.batch import create_batch_job, run_responder_job
 
     rfp = RFP.objects.create(name="costs", owner=user)
-    Question.objects.bulk_create(Question(rfp=rfp, number=str(i + 1), text=f"How are backups encrypted? (item {i})",
-                                          order=i, import_key=f"n:|{i + 1}") for i in range(count))
+    Question.objects.bulk_create(
+        Question(
+            rfp=rfp, number=str(i + 1), text=f"How are backups encrypted? (item {i})", order=i, import_key=f"n:|{i + 1}"
+        )
+        for i in range(count)
+    )
     job = create_batch_job(rfp, RFPBatchJob.JOB_TYPE_RESPONDER, user)
     job.start("costs")  # as the task does on its first delivery
     before = COUNTS.snapshot()

@@ -19,6 +19,7 @@ reference's, per chunk (the aim: ≥ 0.999).
 tests/llm_manager/minilm_reference_vectors.json, which the test suite compares
 the in-process encoder with (no PyTorch there).
 """
+
 import argparse
 import json
 import os
@@ -73,8 +74,19 @@ def reference_python() -> Path:
     python = REFERENCE_ENV / "bin" / "python"
     if not python.exists():
         subprocess.run([sys.executable, "-m", "venv", str(REFERENCE_ENV)], check=True)
-    subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-                    "-r", str(REFERENCE_REQUIREMENTS)], check=True)
+    subprocess.run(
+        [
+            str(python),
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+            "-r",
+            str(REFERENCE_REQUIREMENTS),
+        ],
+        check=True,
+    )
     return python
 
 
@@ -83,9 +95,18 @@ def run_reference(python: Path, folder: Path, texts: list[str], threads: int, wo
 
     (work / "chunks.json").write_text(json.dumps(texts))
     done = subprocess.run(
-        [str(python), str(ROOT / "bench" / "reference_encoder.py"), str(folder), str(work / "chunks.json"),
-         str(work / "reference.npy"), "--threads", str(threads)],
-        capture_output=True, text=True, check=True,
+        [
+            str(python),
+            str(ROOT / "bench" / "reference_encoder.py"),
+            str(folder),
+            str(work / "chunks.json"),
+            str(work / "reference.npy"),
+            "--threads",
+            str(threads),
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
     )
     return json.loads(done.stdout.strip().splitlines()[-1]), np.load(work / "reference.npy")
 
@@ -117,8 +138,11 @@ def main() -> None:
     started = time.perf_counter()
     ours_fp32 = BertEncoder(folder, threads=0)
     load_seconds = time.perf_counter() - started
-    variants = {"fp32, all cores": ours_fp32, "fp32, 1 thread": BertEncoder(folder, threads=1),
-                "int8, all cores": BertEncoder(folder, threads=0, int8=True)}
+    variants = {
+        "fp32, all cores": ours_fp32,
+        "fp32, 1 thread": BertEncoder(folder, threads=1),
+        "int8, all cores": BertEncoder(folder, threads=0, int8=True),
+    }
     token_counts = [len(ours_fp32.tokenizer.encode(t)) for t in texts]
     seconds = {"reference": [], **{name: [] for name in variants}}
     vectors = {}
@@ -131,25 +155,43 @@ def main() -> None:
                 seconds[name].append(elapsed)
         if args.write_test_vectors:
             _, reference_vectors = run_reference(python, folder, TEST_SENTENCES, cores, Path(work))
-            TEST_VECTORS.write_text(json.dumps({
-                "made_by": "bench/bench_encoder.py --write-test-vectors", "model": MODEL, "torch": info["torch"],
-                "sentences": TEST_SENTENCES, "vectors": np.round(reference_vectors.astype(np.float64), 6).tolist(),
-            }, indent=1) + "\n")
+            TEST_VECTORS.write_text(
+                json.dumps(
+                    {
+                        "made_by": "bench/bench_encoder.py --write-test-vectors",
+                        "model": MODEL,
+                        "torch": info["torch"],
+                        "sentences": TEST_SENTENCES,
+                        "vectors": np.round(reference_vectors.astype(np.float64), 6).tolist(),
+                    },
+                    indent=1,
+                )
+                + "\n"
+            )
     rates = {name: len(texts) / statistics.median(values) for name, values in seconds.items()}
     cosines = {name: (vectors[name] * vectors["reference"]).sum(axis=1) for name in variants}
     result = {
-        "chunks": len(texts), "mean_tokens": float(np.mean(token_counts)), "repeats": args.repeats, "cores": cores,
-        "torch": info["torch"], "load_seconds": load_seconds,
-        "rates": rates, "seconds": seconds,
+        "chunks": len(texts),
+        "mean_tokens": float(np.mean(token_counts)),
+        "repeats": args.repeats,
+        "cores": cores,
+        "torch": info["torch"],
+        "load_seconds": load_seconds,
+        "rates": rates,
+        "seconds": seconds,
         "cosine_min": {name: float(c.min()) for name, c in cosines.items()},
         "cosine_mean": {name: float(c.mean()) for name, c in cosines.items()},
     }
-    print(f"{len(texts)} chunks of the evaluation documents, {result['mean_tokens']:.0f} tokens on average; "
-          f"{args.repeats} alternating repeats, median; {cores} cores; torch {info['torch']}")
+    print(
+        f"{len(texts)} chunks of the evaluation documents, {result['mean_tokens']:.0f} tokens on average; "
+        f"{args.repeats} alternating repeats, median; {cores} cores; torch {info['torch']}"
+    )
     print(f"reference (sentence-transformers, PyTorch CPU, {cores} threads): {rates['reference']:6.1f} chunks/s")
     for name in variants:
-        print(f"ours ({name}):{' ' * (18 - len(name))}{rates[name]:6.1f} chunks/s  ratio {rates[name] / rates['reference']:.2f}  "
-              f"cosine to the reference min {result['cosine_min'][name]:.5f} mean {result['cosine_mean'][name]:.5f}")
+        print(
+            f"ours ({name}):{' ' * (18 - len(name))}{rates[name]:6.1f} chunks/s  ratio {rates[name] / rates['reference']:.2f}  "
+            f"cosine to the reference min {result['cosine_min'][name]:.5f} mean {result['cosine_mean'][name]:.5f}"
+        )
     print(f"loading ours (weights read, graph built, session made): {load_seconds:.1f} s")
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=1))

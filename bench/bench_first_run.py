@@ -13,6 +13,7 @@ Prints the seconds from `make run` to each step, and Ctrl-C stops the stack.
 The clone builds its own .venv: the first figure includes pip (pip's cache is
 shared when there is one) and the services' first start.
 """
+
 import argparse
 import re
 import shutil
@@ -35,9 +36,11 @@ def library_state(database: Path) -> tuple[int, int, int]:
     """(documents, documents still processing, documentation syncs finished) in the clone's SQLite database."""
     with sqlite3.connect(f"file:{database}?mode=ro", uri=True, timeout=10) as db:
         total, processing = db.execute(
-            "SELECT count(*), sum(review_status = 'processing') FROM solution_library_document").fetchone()
-        synced, = db.execute("SELECT count(*) FROM solution_library_syncjob WHERE status IN "
-                             "('completed', 'failed', 'cancelled')").fetchone()
+            "SELECT count(*), sum(review_status = 'processing') FROM solution_library_document"
+        ).fetchone()
+        (synced,) = db.execute(
+            "SELECT count(*) FROM solution_library_syncjob WHERE status IN ('completed', 'failed', 'cancelled')"
+        ).fetchone()
     return total, processing or 0, synced
 
 
@@ -57,8 +60,9 @@ def demo_rfp_url(client) -> str:
 def start_responder(client, rfp_url: str) -> str:
     """POST the responder's form with "review when done"; returns the job page's URL."""
     page = client.get(rfp_url).text
-    response = client.post(f"{rfp_url}jobs/responder/", data={
-        "csrfmiddlewaretoken": csrf_token(page), "review_when_done": "on"})
+    response = client.post(
+        f"{rfp_url}jobs/responder/", data={"csrfmiddlewaretoken": csrf_token(page), "review_when_done": "on"}
+    )
     assert response.status_code == 302, response.text[:2000]
     return response.headers["location"]
 
@@ -80,9 +84,17 @@ def main() -> None:
     folder = Path(tempfile.mkdtemp(prefix="spelunker-first-run-"))
     clone = folder / "spelunker"
     clone_head(clone)
-    run = RunStack(["make", "run"], cwd=clone, log_path=folder / "make-run.log", env=newcomer_environment(
-        SPELUNKER_PORT=str(free_port()), FLOWER_PORT=str(free_port()), SPELUNKER_ADMIN_PASSWORD=ADMIN_PASSWORD,
-        SPELUNKER_DEMO="1"))
+    run = RunStack(
+        ["make", "run"],
+        cwd=clone,
+        log_path=folder / "make-run.log",
+        env=newcomer_environment(
+            SPELUNKER_PORT=str(free_port()),
+            FLOWER_PORT=str(free_port()),
+            SPELUNKER_ADMIN_PASSWORD=ADMIN_PASSWORD,
+            SPELUNKER_DEMO="1",
+        ),
+    )
     marks: list[tuple[str, float]] = []
 
     def mark(step: str) -> None:

@@ -29,6 +29,7 @@ migration 0007). The figure is pipeline docs/s ÷ loop docs/s; chunks/s beside.
 "Make default" starts) through RabbitMQ and the embedding worker, from the
 offline baseline to the fresh install's default model, on the same documents.
 """
+
 import argparse
 import json
 import random
@@ -130,8 +131,13 @@ def loop_part(documents: list[bytes], part: str) -> None:
 def loop_processes(count: int, processes: int) -> dict:
     """The loop in `processes` processes at once: wall seconds from the first start to the last end, CPU of all."""
     procs = [
-        subprocess.Popen([sys.executable, __file__, "--documents", str(count), "--loop-part", f"{i}/{processes}"],
-                         cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        subprocess.Popen(
+            [sys.executable, __file__, "--documents", str(count), "--loop-part", f"{i}/{processes}"],
+            cwd=ROOT,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
         for i in range(processes)
     ]
     for proc in procs:  # Django set up in each before the clock starts
@@ -231,7 +237,10 @@ def alternating_runs(documents: list[bytes], args, model) -> tuple[dict, int]:
 def summary(runs: list[dict], documents: int, chunks: int) -> dict:
     rates = [documents / r["seconds"] for r in runs]
     return {
-        "docs_per_s": statistics.median(rates), "min": min(rates), "max": max(rates), "runs": rates,
+        "docs_per_s": statistics.median(rates),
+        "min": min(rates),
+        "max": max(rates),
+        "runs": rates,
         "chunks_per_s": statistics.median(chunks / r["seconds"] for r in runs),
         "cpu_per_doc_s": statistics.median(r["cpu"] for r in runs) / documents,
     }
@@ -240,13 +249,22 @@ def summary(runs: list[dict], documents: int, chunks: int) -> dict:
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--documents", type=int, default=500)
-    parser.add_argument("--workers", type=int, default=2,
-                        help="embedding worker processes of the pipeline, and processes of the loop")
+    parser.add_argument(
+        "--workers", type=int, default=2, help="embedding worker processes of the pipeline, and processes of the loop"
+    )
     parser.add_argument("--repetitions", type=int, default=3, help="runs of each side, in alternating order")
-    parser.add_argument("--start", choices=("http", "store"), default="http",
-                        help="http: POST each file to the upload form on gunicorn; store: store_upload() in this process")
-    parser.add_argument("--model", choices=("offline", "fresh-default"), default="offline",
-                        help="the embedding model: the offline baseline, or a fresh install's default (all-MiniLM-L6-v2)")
+    parser.add_argument(
+        "--start",
+        choices=("http", "store"),
+        default="http",
+        help="http: POST each file to the upload form on gunicorn; store: store_upload() in this process",
+    )
+    parser.add_argument(
+        "--model",
+        choices=("offline", "fresh-default"),
+        default="offline",
+        help="the embedding model: the offline baseline, or a fresh install's default (all-MiniLM-L6-v2)",
+    )
     parser.add_argument("--reembed", action="store_true", help="also time the library re-embed job to that model")
     parser.add_argument("--json", help="also write the figures here (make bench reads them)")
     parser.add_argument("--loop-part", help=argparse.SUPPRESS)
@@ -264,22 +282,37 @@ def main():
     model = use_model(args.model)
     runs, chunks = alternating_runs(documents, args, model)
     loop, piped = (summary(runs[side], args.documents, chunks) for side in ("loop", "pipeline"))
-    print(f"database: {connection.vendor}; embedding model {model.name}; "
-          f"{args.documents} documents of {average_kb:.1f} KB, {chunks} chunks; "
-          f"{args.repetitions} runs of each side in alternating order, medians (min–max)")
-    for name, side in ((f"plain loop ({args.workers} processes)", loop),
-                       (f"pipeline from {args.start} ({args.workers} embedding worker processes)", piped)):
-        print(f"{name}: {side['docs_per_s']:7.2f} documents/s  {side['chunks_per_s']:7.1f} chunks/s  "
-              f"(min–max {side['min']:.2f}–{side['max']:.2f} documents/s; CPU {side['cpu_per_doc_s'] * 1000:.0f} ms "
-              "per document)")
+    print(
+        f"database: {connection.vendor}; embedding model {model.name}; "
+        f"{args.documents} documents of {average_kb:.1f} KB, {chunks} chunks; "
+        f"{args.repetitions} runs of each side in alternating order, medians (min–max)"
+    )
+    for name, side in (
+        (f"plain loop ({args.workers} processes)", loop),
+        (f"pipeline from {args.start} ({args.workers} embedding worker processes)", piped),
+    ):
+        print(
+            f"{name}: {side['docs_per_s']:7.2f} documents/s  {side['chunks_per_s']:7.1f} chunks/s  "
+            f"(min–max {side['min']:.2f}–{side['max']:.2f} documents/s; CPU {side['cpu_per_doc_s'] * 1000:.0f} ms "
+            "per document)"
+        )
     ratio = piped["docs_per_s"] / loop["docs_per_s"]
     print(f"ratio pipeline / loop (medians):    {ratio:7.2f}  (aim >= 0.9)")
-    figures = {"documents": args.documents, "chunks": chunks, "workers": args.workers,
-               "repetitions": args.repetitions, "loop": loop, "pipeline": piped, "ratio": ratio}
+    figures = {
+        "documents": args.documents,
+        "chunks": chunks,
+        "workers": args.workers,
+        "repetitions": args.repetitions,
+        "loop": loop,
+        "pipeline": piped,
+        "ratio": ratio,
+    }
     if args.reembed:
         seconds, made = reembed(documents, model)
-        print(f"library re-embed job (offline baseline -> {model.name}, 1 worker process): "
-              f"{args.documents / seconds:7.2f} documents/s  {made / seconds:7.1f} chunks/s  ({seconds:.1f} s)")
+        print(
+            f"library re-embed job (offline baseline -> {model.name}, 1 worker process): "
+            f"{args.documents / seconds:7.2f} documents/s  {made / seconds:7.1f} chunks/s  ({seconds:.1f} s)"
+        )
         figures["reembed"] = {"docs_per_s": args.documents / seconds, "chunks_per_s": made / seconds}
     if args.json:
         Path(args.json).write_text(json.dumps(figures, indent=1))

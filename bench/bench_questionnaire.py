@@ -13,6 +13,7 @@ QuestionImport row) and the GET of the preview page (the mapping panel and
 every row rendered), through Django's test client against the stack's
 database. Prints each run and the median. The benchmark's rows are deleted.
 """
+
 import argparse
 import io
 import statistics
@@ -43,13 +44,17 @@ def build_workbook(sheets: int, questions: int) -> bytes:
                 sheet.merge_cells(start_row=row, start_column=1, end_row=row, end_column=4)
                 row += 1
             sheet.cell(row=row, column=1, value=f"D{number:02d}-{index + 1:03d}")
-            sheet.cell(row=row, column=2, value=f"Do you apply control {index + 1} of domain {number} to every system in scope?")
+            sheet.cell(
+                row=row,
+                column=2,
+                value=f"Do you apply control {index + 1} of domain {number} to every system in scope?",
+            )
             row += 1
         validation = DataValidation(type="list", formula1='"Yes,No,N/A"')
         sheet.add_data_validation(validation)
         validation.add(f"C5:C{row}")
         for formula_row in range(1, 11):
-            sheet.cell(row=formula_row, column=8, value=f"=COUNTIF(C:C,\"Yes\")+{formula_row}")
+            sheet.cell(row=formula_row, column=8, value=f'=COUNTIF(C:C,"Yes")+{formula_row}')
         if number == 1:
             sheet.cell(row=1_048_576, column=4).fill = PatternFill("solid", start_color="FFFFCC")
     buffer = io.BytesIO()
@@ -73,8 +78,10 @@ def main() -> None:
     from rfp_manager.models import RFP, QuestionImport
 
     data = build_workbook(args.sheets, args.questions)
-    print(f"workbook: {args.sheets} sheets, {args.questions} questions, {len(data) / 1024:.0f} KiB, "
-          "sheet 1 formatted down to row 1,048,576")
+    print(
+        f"workbook: {args.sheets} sheets, {args.questions} questions, {len(data) / 1024:.0f} KiB, "
+        "sheet 1 formatted down to row 1,048,576"
+    )
     user = get_user_model().objects.create_user("bench-questionnaire", password="bench-pw-1")
     rfp = RFP.objects.create(name="Benchmark questionnaire", owner=user)
     client = Client(HTTP_HOST="127.0.0.1")  # a host the settings allow
@@ -83,8 +90,9 @@ def main() -> None:
     try:
         for run in range(1, args.runs + 1):
             started = time.perf_counter()
-            response = client.post(reverse("rfp_manager:import", args=[rfp.pk]),
-                                   {"file": SimpleUploadedFile("bench.xlsx", data)})
+            response = client.post(
+                reverse("rfp_manager:import", args=[rfp.pk]), {"file": SimpleUploadedFile("bench.xlsx", data)}
+            )
             uploaded = time.perf_counter()
             assert response.status_code == 302, response.status_code
             page = client.get(response.url)
@@ -92,8 +100,10 @@ def main() -> None:
             assert page.status_code == 200
             record = QuestionImport.objects.latest("created_at")
             timings.append(done - started)
-            print(f"run {run}: upload + analysis {uploaded - started:.2f} s, preview page {done - uploaded:.2f} s, "
-                  f"total {done - started:.2f} s — {len(record.rows)} questions, {len(record.bad_rows)} rows left out")
+            print(
+                f"run {run}: upload + analysis {uploaded - started:.2f} s, preview page {done - uploaded:.2f} s, "
+                f"total {done - started:.2f} s — {len(record.rows)} questions, {len(record.bad_rows)} rows left out"
+            )
         print(f"median total: {statistics.median(timings):.2f} s")
     finally:
         for record in QuestionImport.objects.filter(rfp=rfp):

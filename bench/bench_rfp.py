@@ -32,6 +32,7 @@ the last completion.
 
 The previous default models are restored and the benchmark's rows deleted at the end.
 """
+
 import argparse
 import json
 import subprocess
@@ -71,7 +72,9 @@ def large_library(chunks: int) -> None:
     started = time.perf_counter()
     fill_library(chunks, model, prefix=LIBRARY_PREFIX)
     build_from_database(model.pk)  # the index files, as a machine that has served searches already has them
-    print(f"library: {chunks} more chunks for {model.name}, filled and indexed in {time.perf_counter() - started:.0f} s")
+    print(
+        f"library: {chunks} more chunks for {model.name}, filled and indexed in {time.perf_counter() - started:.0f} s"
+    )
 
 
 def make_rfp(owner, count: int, label: str):
@@ -79,7 +82,13 @@ def make_rfp(owner, count: int, label: str):
 
     rfp = RFP.objects.create(name=f"bench-rfp-{label}", owner=owner)
     Question.objects.bulk_create(
-        Question(rfp=rfp, number=str(i + 1), text=f"{TOPICS[i % len(TOPICS)]} (item {i + 1})", order=i, import_key=f"n:|{i + 1}")
+        Question(
+            rfp=rfp,
+            number=str(i + 1),
+            text=f"{TOPICS[i % len(TOPICS)]} (item {i + 1})",
+            order=i,
+            import_key=f"n:|{i + 1}",
+        )
         for i in range(count)
     )
     return rfp
@@ -100,8 +109,8 @@ def start_job(rfp, owner):
 
 
 def wait_until_finished(job_ids: list[int], timeout: float = 1800) -> list:
-    from rfp_manager.models import RFPBatchJob
     from jobs.models import ACTIVE_STATUSES
+    from rfp_manager.models import RFPBatchJob
 
     deadline = time.monotonic() + timeout
     while RFPBatchJob.objects.filter(pk__in=job_ids, status__in=ACTIVE_STATUSES).exists():
@@ -120,9 +129,12 @@ def run_jobs(owner, sizes: list[int], label: str) -> dict:
     wall = time.perf_counter() - started
     own = max(j.completed_at for j in jobs) - min(j.started_at for j in jobs)
     return {
-        "seconds": wall, "row_seconds": own.total_seconds(), "questions": sum(sizes),
+        "seconds": wall,
+        "row_seconds": own.total_seconds(),
+        "questions": sum(sizes),
         "statuses": sorted({j.status for j in jobs}),
-        "successful": sum(j.successful_items for j in jobs), "failed": sum(j.failed_items for j in jobs),
+        "successful": sum(j.successful_items for j in jobs),
+        "failed": sum(j.failed_items for j in jobs),
     }
 
 
@@ -166,16 +178,22 @@ def scaling_runs(owner, api, questions: int, jobs: int, counts: list[int], api_l
 
 
 def report(args, results: list[dict], scaling: list[dict]) -> None:
-    print(f"{args.questions} questions, fake LLM latency {args.latency_ms:.0f} ms per request (embedding + chat per question), "
-          "through RabbitMQ and `celery worker -Q batch -c 1`")
+    print(
+        f"{args.questions} questions, fake LLM latency {args.latency_ms:.0f} ms per request (embedding + chat per question), "
+        "through RabbitMQ and `celery worker -Q batch -c 1`"
+    )
     base = results[0]["seconds"] if results else None
     for r in results:
-        print(f"  concurrency {r['concurrency']:>2}: {r['seconds']:7.2f} s start → completed  (row {r['row_seconds']:.2f} s)  "
-              f"{'/'.join(r['statuses'])} {r['successful']}/{r['questions']} ok, {r['failed']} failed, "
-              f"speed-up {base / r['seconds']:4.1f}x")
+        print(
+            f"  concurrency {r['concurrency']:>2}: {r['seconds']:7.2f} s start → completed  (row {r['row_seconds']:.2f} s)  "
+            f"{'/'.join(r['statuses'])} {r['successful']}/{r['questions']} ok, {r['failed']} failed, "
+            f"speed-up {base / r['seconds']:4.1f}x"
+        )
     for r in scaling:
-        print(f"  {r['workers']} worker processes (API limit {args.api_limit} requests at once): {r['rate']:6.1f} questions/s  ({r['questions']} questions in {args.jobs} jobs, "
-              f"{r['seconds']:.2f} s; {'/'.join(r['statuses'])}, {r['failed']} failed)")
+        print(
+            f"  {r['workers']} worker processes (API limit {args.api_limit} requests at once): {r['rate']:6.1f} questions/s  ({r['questions']} questions in {args.jobs} jobs, "
+            f"{r['seconds']:.2f} s; {'/'.join(r['statuses'])}, {r['failed']} failed)"
+        )
     if args.json:
         with open(args.json, "w") as out:
             json.dump({"concurrency": results, "scaling": scaling, "library_chunks": args.library_chunks}, out)
@@ -188,10 +206,18 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, nargs="*", default=[1, 8])
     parser.add_argument("--scaling", type=int, nargs="*", default=[], help="worker process counts, e.g. 1 2 4")
     parser.add_argument("--jobs", type=int, default=4, help="responder jobs at once in the scaling runs")
-    parser.add_argument("--api-limit", type=int, default=8,
-                        help="the API's max_concurrent_requests in the scaling runs (shared by every worker)")
-    parser.add_argument("--library-chunks", type=int, default=0,
-                        help="also this many chunks in the library (bench_search.py's passages), for the search's real cost")
+    parser.add_argument(
+        "--api-limit",
+        type=int,
+        default=8,
+        help="the API's max_concurrent_requests in the scaling runs (shared by every worker)",
+    )
+    parser.add_argument(
+        "--library-chunks",
+        type=int,
+        default=0,
+        help="also this many chunks in the library (bench_search.py's passages), for the search's real cost",
+    )
     parser.add_argument("--json", help="write the results here")
     args = parser.parse_args()
     setup_django()
@@ -212,10 +238,16 @@ def main() -> None:
     fake = SimpleNamespace(url=url, config=FakeConfig())  # what register_fake_api reads: URL and served models
     api = register_fake_api(fake, name="Bench fake OpenAI", requests_per_minute=0, timeout_seconds=30)
     try:
-        add_library_document("Bench security handbook", "All customer data is encrypted at rest with AES-256 and in transit with TLS 1.3.\n\n"
-                             "Access to production requires single sign-on and hardware keys. Penetration tests run every year.")
-        add_library_document("Bench operations guide", "The service runs in Frankfurt and Dublin. Backups are taken every hour and kept "
-                             "for 35 days.\n\nSupport is available 24 hours a day with a one hour response time.")
+        add_library_document(
+            "Bench security handbook",
+            "All customer data is encrypted at rest with AES-256 and in transit with TLS 1.3.\n\n"
+            "Access to production requires single sign-on and hardware keys. Penetration tests run every year.",
+        )
+        add_library_document(
+            "Bench operations guide",
+            "The service runs in Frankfurt and Dublin. Backups are taken every hour and kept "
+            "for 35 days.\n\nSupport is available 24 hours a day with a one hour response time.",
+        )
         if args.library_chunks:
             large_library(args.library_chunks)
         results = concurrency_runs(owner, api, args.questions, args.concurrency)

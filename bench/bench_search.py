@@ -37,13 +37,13 @@ for queries that are not stored chunks (the questions; 100 passages made like th
 and never stored), at two probe shares. Building it copies the vectors into memory (1.5 GB at a
 million chunks of 384 dimensions) and trains on 40 vectors per list.
 """
+
 import argparse
 import random
 import time
 
 import numpy as np
 from _setup import percentile, setup_django, use_model
-
 
 CHUNKS_PER_DOCUMENT = 100
 # As many as search_passages() asks the vector index for (search.CANDIDATES).
@@ -95,9 +95,13 @@ def fill_library(total_chunks: int, model, prefix: str = "bench-search-", offset
     for first in range(offset, offset + total_chunks, CHUNKS_PER_DOCUMENT):
         with transaction.atomic():
             document = Document(
-                title=f"{prefix}{first // CHUNKS_PER_DOCUMENT}", content_hash=f"{prefix}{first}",
-                file_type="text", size_bytes=0, review_status=ReviewStatus.PENDING_REVIEW,
-                chunk_count=CHUNKS_PER_DOCUMENT, embedding_model=model,
+                title=f"{prefix}{first // CHUNKS_PER_DOCUMENT}",
+                content_hash=f"{prefix}{first}",
+                file_type="text",
+                size_bytes=0,
+                review_status=ReviewStatus.PENDING_REVIEW,
+                chunk_count=CHUNKS_PER_DOCUMENT,
+                embedding_model=model,
             )
             document.skip_auto_embed = True
             document.file.save("bench.txt", ContentFile(b"bench"), save=False)
@@ -107,8 +111,14 @@ def fill_library(total_chunks: int, model, prefix: str = "bench-search-", offset
             texts, picks = zip(*(passage(rng, pool, start + 3 * i) for i in range(CHUNKS_PER_DOCUMENT)))
             Chunk.objects.bulk_create(
                 [
-                    Chunk(document=document, position=i, title=document.title, text=text,
-                          embedding=passage_embedding(sentence_vectors, picked).tobytes(), embedding_model=model)
+                    Chunk(
+                        document=document,
+                        position=i,
+                        title=document.title,
+                        text=text,
+                        embedding=passage_embedding(sentence_vectors, picked).tobytes(),
+                        embedding_model=model,
+                    )
                     for i, (text, picked) in enumerate(zip(texts, picks))
                 ],
                 batch_size=BATCH,
@@ -126,7 +136,8 @@ def memory_mb() -> dict:
         if len(parts) == 3 and parts[2] == "kB":
             fields[parts[0].rstrip(":")] = int(parts[1]) / 1024
     return {
-        "rss": round(fields["Rss"]), "pss": round(fields["Pss"]),
+        "rss": round(fields["Rss"]),
+        "pss": round(fields["Pss"]),
         "own": round(fields["Anonymous"]),
     }
 
@@ -166,7 +177,9 @@ def run_probes(count: int, queries: int) -> list[dict]:
     import sys
 
     procs = [
-        subprocess.Popen([sys.executable, __file__, "--probe", "--queries", str(queries)], stdout=subprocess.PIPE, text=True)
+        subprocess.Popen(
+            [sys.executable, __file__, "--probe", "--queries", str(queries)], stdout=subprocess.PIPE, text=True
+        )
         for _ in range(count)
     ]
     return [json.loads(proc.communicate()[0].strip().splitlines()[-1]) for proc in procs]
@@ -209,7 +222,9 @@ def dense_queries(model, count: int) -> np.ndarray:
     """Unit vectors with every dimension non-zero (a neural embedding model's kind) that are not stored chunks:
     passages never stored (held_out_passages), plus noise."""
     held_out = held_out_passages(model, count)
-    noise = np.random.default_rng(5).standard_normal(held_out.shape).astype(np.float32) * 0.3 / np.sqrt(held_out.shape[1])
+    noise = (
+        np.random.default_rng(5).standard_normal(held_out.shape).astype(np.float32) * 0.3 / np.sqrt(held_out.shape[1])
+    )
     noisy = held_out + noise
     return noisy / np.linalg.norm(noisy, axis=1, keepdims=True)
 
@@ -247,7 +262,9 @@ class FaissAnchor:
         self.lists = max(1, min(len(ids) // FAISS_TRAIN_PER_LIST, round(FAISS_LISTS_PER_ROOT * np.sqrt(len(ids)))))
         started = time.perf_counter()
         self.ivf = faiss.IndexIVFFlat(faiss.IndexFlatIP(dimensions), dimensions, self.lists, faiss.METRIC_INNER_PRODUCT)
-        sample = np.random.default_rng(9).choice(len(ids), min(len(ids), FAISS_TRAIN_PER_LIST * self.lists), replace=False)
+        sample = np.random.default_rng(9).choice(
+            len(ids), min(len(ids), FAISS_TRAIN_PER_LIST * self.lists), replace=False
+        )
         self.ivf.train(vectors[np.sort(sample)])
         self.ivf.add(vectors)
         self.build_s = time.perf_counter() - started
@@ -312,10 +329,14 @@ def main():
     parser.add_argument("--chunks", type=int, default=100_000)
     parser.add_argument("--queries", type=int, default=300)
     parser.add_argument("--keep", action="store_true", help="keep the generated library for another run")
-    parser.add_argument("--processes", type=int, default=3, help="searching processes started at once to measure sharing")
+    parser.add_argument(
+        "--processes", type=int, default=3, help="searching processes started at once to measure sharing"
+    )
     parser.add_argument("--probe", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--json", help="also write the figures to this file (make bench reads it)")
-    parser.add_argument("--faiss", action="store_true", help="also measure faiss-cpu's IVF over the same vectors (the anchor)")
+    parser.add_argument(
+        "--faiss", action="store_true", help="also measure faiss-cpu's IVF over the same vectors (the anchor)"
+    )
     args = parser.parse_args()
     if args.probe:
         import sys
@@ -326,11 +347,11 @@ def main():
     setup_django()
     from django.db import connection
 
-    from solution_library.models import Chunk
     from evaluation.dataset import load_questions
+    from llm_manager.services import embed_texts
+    from solution_library.models import Chunk
     from solution_library.services.lexical import affordable_terms, lexical_ranking, questionnaire_terms
     from solution_library.services.search import CANDIDATES, search_passages
-    from llm_manager.services import embed_texts
     from solution_library.services.search_index import index_for
 
     # The offline model, whatever an earlier benchmark left as the default: the library's vectors are its own.
@@ -395,48 +416,90 @@ def main():
 
     print(f"database: {connection.vendor}; {total} chunks of model {model.name}")
     grouped = sum(len(s) for s in index.segments if s.lists is not None)
-    print(f"index: {len(index.segments)} segments, {grouped} chunks in inverted lists; "
-          f"built from the database in {build:.1f} s")
-    print(f"recall@10 against exact search of the same vectors: {recall:.3f} ({len(questions)} questionnaire questions), "
-          f"{dense_recall:.3f} (100 dense queries)  (aim >= 0.95)")
+    print(
+        f"index: {len(index.segments)} segments, {grouped} chunks in inverted lists; "
+        f"built from the database in {build:.1f} s"
+    )
+    print(
+        f"recall@10 against exact search of the same vectors: {recall:.3f} ({len(questions)} questionnaire questions), "
+        f"{dense_recall:.3f} (100 dense queries)  (aim >= 0.95)"
+    )
     for kind, check in (("questionnaire questions", sparse_check), ("dense queries", dense_check)):
-        print(f"vector scoring alone, {kind}, the index vs exact search of the same vectors in turn: "
-              f"p50 {check['index_p50_ms']:.1f} vs {check['exact_p50_ms']:.1f} ms")
+        print(
+            f"vector scoring alone, {kind}, the index vs exact search of the same vectors in turn: "
+            f"p50 {check['index_p50_ms']:.1f} vs {check['exact_p50_ms']:.1f} ms"
+        )
     if anchor:
-        print(f"faiss IndexIVFFlat, {anchor['lists']} lists, built in {anchor['build_s']:.1f} s (one thread); "
-              "recall@10 against exact / vector scoring p50, ours vs faiss, query by query in turn:")
+        print(
+            f"faiss IndexIVFFlat, {anchor['lists']} lists, built in {anchor['build_s']:.1f} s (one thread); "
+            "recall@10 against exact / vector scoring p50, ours vs faiss, query by query in turn:"
+        )
         for run in anchor["runs"]:
-            print(f"  nprobe {run['nprobe']}: " + "; ".join(
-                f"{kind}: ours {c['recall']:.3f} / {c['index_p50_ms']:.1f} ms, "
-                f"faiss {c['faiss_recall']:.3f} / {c['faiss_p50_ms']:.1f} ms, exact {c['exact_p50_ms']:.1f} ms"
-                for kind, c in (("questionnaire questions", run["questions"]),
-                                ("100 passages never stored", run["held_out"]))))
+            print(
+                f"  nprobe {run['nprobe']}: "
+                + "; ".join(
+                    f"{kind}: ours {c['recall']:.3f} / {c['index_p50_ms']:.1f} ms, "
+                    f"faiss {c['faiss_recall']:.3f} / {c['faiss_p50_ms']:.1f} ms, exact {c['exact_p50_ms']:.1f} ms"
+                    for kind, c in (
+                        ("questionnaire questions", run["questions"]),
+                        ("100 passages never stored", run["held_out"]),
+                    )
+                )
+            )
     print(f"first search (opens the shared index files): {cold * 1000:.0f} ms")
-    print(f"first search after one more document ({CHUNKS_PER_DOCUMENT} chunks; this process updates the files): "
-          f"{after_change * 1000:.0f} ms")
-    print(f"this process: RSS {own_memory['rss']} MB, PSS {own_memory['pss']} MB, own (anonymous) {own_memory['own']} MB")
+    print(
+        f"first search after one more document ({CHUNKS_PER_DOCUMENT} chunks; this process updates the files): "
+        f"{after_change * 1000:.0f} ms"
+    )
+    print(
+        f"this process: RSS {own_memory['rss']} MB, PSS {own_memory['pss']} MB, own (anonymous) {own_memory['own']} MB"
+    )
     for n, found in enumerate(probes, start=1):
-        print(f"searching process {n} of {len(probes)} (started together): first search {found['first_ms']} ms, "
-              f"p50 {found['p50_ms']} ms; RSS {found['rss']} MB, PSS {found['pss']} MB, own (anonymous) {found['own']} MB")
-    print(f"search_passages over {args.queries} queries: p50 {percentile(latencies, 50):.1f} ms, "
-          f"p99 {percentile(latencies, 99):.1f} ms  (aim p50 <= 10 ms)")
-    print(f"  of which the first time each question is asked ({len(first_asked)}; word counts not yet cached): "
-          f"p50 {percentile(first_asked, 50):.1f} ms, p99 {percentile(first_asked, 99):.1f} ms")
-    print(f"  the same {len(repeated)} questions asked again: p50 {percentile(repeated, 50):.1f} ms, "
-          f"p99 {percentile(repeated, 99):.1f} ms")
-    print(f"full-text ranking alone (as search runs it): p50 {percentile(lexical, 50):.1f} ms, p99 {percentile(lexical, 99):.1f} ms")
-    print(f"index scoring alone with a dense query (what a neural embedding model costs; not a stored chunk): "
-          f"p50 {percentile(dense, 50):.1f} ms, p99 {percentile(dense, 99):.1f} ms")
+        print(
+            f"searching process {n} of {len(probes)} (started together): first search {found['first_ms']} ms, "
+            f"p50 {found['p50_ms']} ms; RSS {found['rss']} MB, PSS {found['pss']} MB, own (anonymous) {found['own']} MB"
+        )
+    print(
+        f"search_passages over {args.queries} queries: p50 {percentile(latencies, 50):.1f} ms, "
+        f"p99 {percentile(latencies, 99):.1f} ms  (aim p50 <= 10 ms)"
+    )
+    print(
+        f"  of which the first time each question is asked ({len(first_asked)}; word counts not yet cached): "
+        f"p50 {percentile(first_asked, 50):.1f} ms, p99 {percentile(first_asked, 99):.1f} ms"
+    )
+    print(
+        f"  the same {len(repeated)} questions asked again: p50 {percentile(repeated, 50):.1f} ms, "
+        f"p99 {percentile(repeated, 99):.1f} ms"
+    )
+    print(
+        f"full-text ranking alone (as search runs it): p50 {percentile(lexical, 50):.1f} ms, p99 {percentile(lexical, 99):.1f} ms"
+    )
+    print(
+        f"index scoring alone with a dense query (what a neural embedding model costs; not a stored chunk): "
+        f"p50 {percentile(dense, 50):.1f} ms, p99 {percentile(dense, 99):.1f} ms"
+    )
     if args.json:
         import json
 
         figures = {
-            "database": connection.vendor, "chunks": total, "cold_ms": cold * 1000, "after_change_ms": after_change * 1000,
-            "p50_ms": percentile(latencies, 50), "p99_ms": percentile(latencies, 99),
-            "first_asked_p50_ms": percentile(first_asked, 50), "repeated_p50_ms": percentile(repeated, 50), "lexical_p50_ms": percentile(lexical, 50),
-            "dense_p50_ms": percentile(dense, 50), "memory": own_memory, "processes": probes,
-            "recall_at_10": recall, "dense_recall_at_10": dense_recall, "build_s": build, "approximate_chunks": grouped,
-            "against_exact": {"questions": sparse_check, "dense": dense_check}, "faiss": anchor,
+            "database": connection.vendor,
+            "chunks": total,
+            "cold_ms": cold * 1000,
+            "after_change_ms": after_change * 1000,
+            "p50_ms": percentile(latencies, 50),
+            "p99_ms": percentile(latencies, 99),
+            "first_asked_p50_ms": percentile(first_asked, 50),
+            "repeated_p50_ms": percentile(repeated, 50),
+            "lexical_p50_ms": percentile(lexical, 50),
+            "dense_p50_ms": percentile(dense, 50),
+            "memory": own_memory,
+            "processes": probes,
+            "recall_at_10": recall,
+            "dense_recall_at_10": dense_recall,
+            "build_s": build,
+            "approximate_chunks": grouped,
+            "against_exact": {"questions": sparse_check, "dense": dense_check},
+            "faiss": anchor,
         }
         with open(args.json, "w") as out:
             json.dump(figures, out, indent=1)

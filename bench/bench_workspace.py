@@ -19,6 +19,7 @@ Baseline, in the same run: the same RFP page with every question on one page
 (the workspace's page size set to the question count), which is what the page
 was before paging. The ratio is the load-independent figure. The rows are deleted.
 """
+
 import argparse
 import json
 import os
@@ -50,8 +51,13 @@ def measure(client, url: str, runs: int, headers: dict | None = None) -> dict:
         cpu.append((time.process_time() - started_cpu) * 1000)
         assert response.status_code == 200, (url, response.status_code)
         size = len(response.content)
-    return {"p50_ms": statistics.median(times), "p90_ms": percentile(times, 90), "cpu_ms": statistics.median(cpu),
-            "kb": size / 1024, "queries": query_count}
+    return {
+        "p50_ms": statistics.median(times),
+        "p90_ms": percentile(times, 90),
+        "cpu_ms": statistics.median(cpu),
+        "kb": size / 1024,
+        "queries": query_count,
+    }
 
 
 def profile(client, url: str, runs: int) -> str:
@@ -90,7 +96,8 @@ def main() -> None:
     try:
         results = {name: measure(client, base + query, args.runs) for name, query in REQUESTS.items()}
         results["htmx swap of the workspace (page 2)"] = measure(
-            client, base + "?page=2", args.runs, {"HX-Request": "true", "HX-Target": "workspace"})
+            client, base + "?page=2", args.runs, {"HX-Request": "true", "HX-Target": "workspace"}
+        )
         profiled = profile(client, base, max(3, args.runs // 4)) if args.profile else ""
         workspace.PAGE_SIZE = args.questions  # the baseline: every question on the page, as before paging
         baseline = measure(client, base, max(3, args.runs // 4))
@@ -98,15 +105,27 @@ def main() -> None:
         rfp.delete()
     load = {"before": load_before, "after": os.getloadavg()}
     for name, r in [*results.items(), ("baseline: every question on one page", baseline)]:
-        print(f"{name}: p50 {r['p50_ms']:.1f} ms, p90 {r['p90_ms']:.1f} ms, CPU {r['cpu_ms']:.1f} ms, "
-              f"{r['queries']} queries, {r['kb']:.0f} KB")
+        print(
+            f"{name}: p50 {r['p50_ms']:.1f} ms, p90 {r['p90_ms']:.1f} ms, CPU {r['cpu_ms']:.1f} ms, "
+            f"{r['queries']} queries, {r['kb']:.0f} KB"
+        )
     print("load average (1/5/15 min): " + " → ".join(" / ".join(f"{x:.1f}" for x in v) for v in load.values()))
     if profiled:
         print(profiled)
     if args.json:
         with open(args.json, "w") as out:
-            json.dump({"questions": args.questions, "runs": args.runs, "requests": results, "baseline": baseline,
-                       "load": load, "profile": profiled}, out, indent=1)
+            json.dump(
+                {
+                    "questions": args.questions,
+                    "runs": args.runs,
+                    "requests": results,
+                    "baseline": baseline,
+                    "load": load,
+                    "profile": profiled,
+                },
+                out,
+                indent=1,
+            )
 
 
 if __name__ == "__main__":

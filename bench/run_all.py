@@ -14,6 +14,7 @@ the machine's load average before and after, and PNG plots (matplotlib).
 tasks, shorter load, 2,000-chunk search, a small batch-answering run at 20 ms
 latency, no ingestion scaling runs.
 """
+
 import argparse
 import functools
 import json
@@ -82,15 +83,24 @@ class Report:
         text = profiler.output_text(unicode=True, color=False, short_mode=True)
         kept = [line for line in text.splitlines() if line.strip()][:45]
         self.notes += [
-            f"### Where the time goes: {title}", "",
+            f"### Where the time goes: {title}",
+            "",
             f"{len(queries) / repeat:.1f} SQL queries per call; pyinstrument over {repeat} calls "
-            f"(load average {load_average()}):", "", "```", *kept, "```", "",
+            f"(load average {load_average()}):",
+            "",
+            "```",
+            *kept,
+            "```",
+            "",
         ]
 
     def add(self, figure: Figure) -> None:
         self.figures.append(figure)
-        print(f"[bench] {figure.name}: ours {figure.ours}, baseline {figure.baseline}, ratio {figure.ratio}, "
-              f"aim {figure.aim}, met {figure.met}", flush=True)
+        print(
+            f"[bench] {figure.name}: ours {figure.ours}, baseline {figure.baseline}, ratio {figure.ratio}, "
+            f"aim {figure.aim}, met {figure.met}",
+            flush=True,
+        )
 
 
 def load_average() -> str:
@@ -138,7 +148,9 @@ def bench_worker(concurrency: int = 2, queues: str = "default,embedding,batch"):
 def staff_user():
     from django.contrib.auth import get_user_model
 
-    user, created = get_user_model().objects.get_or_create(username="bench", defaults={"is_staff": True, "is_superuser": True})
+    user, created = get_user_model().objects.get_or_create(
+        username="bench", defaults={"is_staff": True, "is_superuser": True}
+    )
     if created:  # only then: a new password would sign out the sessions made so far
         user.set_password("bench-password-1")
         user.save()
@@ -164,15 +176,19 @@ def task_overhead(report: Report, count: int) -> None:
     for _ in range(2):  # alternated, so a burst of load elsewhere hits both
         rates["noop"].append(throughput(lambda i: noop.apply_async(args=[i], queue="default"), count))
         jobs = SystemCheck.objects.bulk_create(SystemCheck(started_by=user, total_items=1) for _ in range(count))
-        rates["tracked"].append(
-            throughput(lambda i: tracked.apply_async(args=[jobs[i].pk], queue="default"), count)
-        )
+        rates["tracked"].append(throughput(lambda i: tracked.apply_async(args=[jobs[i].pk], queue="default"), count))  # noqa: B023 (called in this iteration)
     ours, base = max(rates["tracked"]), max(rates["noop"])
-    report.add(Figure(
-        "Task overhead: job-tracked task / no-op task (throughput)", f"{ours:.0f} tasks/s", f"{base:.0f} tasks/s",
-        ours / base, "≥ 0.5 (reach 0.8)", ours / base >= 0.5,
-        f"{count} tasks each, twice, one worker of 2 processes on RabbitMQ, best of two",
-    ))
+    report.add(
+        Figure(
+            "Task overhead: job-tracked task / no-op task (throughput)",
+            f"{ours:.0f} tasks/s",
+            f"{base:.0f} tasks/s",
+            ours / base,
+            "≥ 0.5 (reach 0.8)",
+            ours / base >= 0.5,
+            f"{count} tasks each, twice, one worker of 2 processes on RabbitMQ, best of two",
+        )
+    )
     if ours / base < 0.8:
         report.profile("a job-tracked task body (run_job), in-process", tracked_task_in_process, 20)
 
@@ -194,20 +210,29 @@ def click_to_running(report: Report, web: Web, clicks: int) -> None:
         sent[check] = clicked
         time.sleep(0.3)
     deadline = time.monotonic() + 60
-    while QueueProbe.objects.filter(check_run__in=sent, answered_at__isnull=True).exists() and time.monotonic() < deadline:
+    while (
+        QueueProbe.objects.filter(check_run__in=sent, answered_at__isnull=True).exists() and time.monotonic() < deadline
+    ):
         time.sleep(0.2)
     delays = [
         (answered.timestamp() - sent[check]) * 1000
-        for check, answered in QueueProbe.objects.filter(check_run__in=sent, answered_at__isnull=False)
-        .values_list("check_run_id", "answered_at")
+        for check, answered in QueueProbe.objects.filter(check_run__in=sent, answered_at__isnull=False).values_list(
+            "check_run_id", "answered_at"
+        )
     ]
     p50, p95 = percentile(delays, 50), percentile(delays, 95)
-    report.add(Figure(
-        "Click to running: POST → task body starts, p50 / p95", f"{p50:.0f} / {p95:.0f} ms", "—", None,
-        "p50 ≤ 50 ms", p50 <= 50,
-        f"{clicks} clicks × 3 probe tasks (one per queue), timed from before the POST to the probe's own timestamp; "
-        f"the POST's own response took p50 {percentile(posts, 50):.0f} ms",
-    ))
+    report.add(
+        Figure(
+            "Click to running: POST → task body starts, p50 / p95",
+            f"{p50:.0f} / {p95:.0f} ms",
+            "—",
+            None,
+            "p50 ≤ 50 ms",
+            p50 <= 50,
+            f"{clicks} clicks × 3 probe tasks (one per queue), timed from before the POST to the probe's own timestamp; "
+            f"the POST's own response took p50 {percentile(posts, 50):.0f} ms",
+        )
+    )
     if p50 > 50:
         report.profile("Click to running: the POST that starts a system check, in-process", post_system_check, 10)
     report.click_delays = delays
@@ -239,8 +264,13 @@ def signed_in_session() -> str:
 
     user = staff_user()
     session = import_module(settings.SESSION_ENGINE).SessionStore()
-    session.update({SESSION_KEY: str(user.pk), BACKEND_SESSION_KEY: "django.contrib.auth.backends.ModelBackend",
-                    HASH_SESSION_KEY: user.get_session_auth_hash()})
+    session.update(
+        {
+            SESSION_KEY: str(user.pk),
+            BACKEND_SESSION_KEY: "django.contrib.auth.backends.ModelBackend",
+            HASH_SESSION_KEY: user.get_session_auth_hash(),
+        }
+    )
     session.create()
     return session.session_key
 
@@ -270,25 +300,33 @@ def live_progress(report: Report, web: Web, seconds: int) -> None:
     status, minimal = (merged(runs[name]) for name in ("status", "minimal"))
     anonymous = wrk(urls["minimal"], seconds, {"Accept": "application/json"})
     ratio = status["rate"] / minimal["rate"]
-    report.add(Figure(
-        "Live progress under load: status endpoint / minimal view (requests/s)",
-        f"{status['rate']:.0f} req/s, p50 {status['50']:.1f} ms, p99 {status['99']:.1f} ms",
-        f"{minimal['rate']:.0f} req/s, p50 {minimal['50']:.1f} ms, p99 {minimal['99']:.1f} ms",
-        ratio, "ratio ≥ 0.9 and p99 ≤ 50 ms", ratio >= 0.9 and status["99"] <= 50,
-        f"wrk -t2 -c16 -d{seconds}s on the status endpoint and on /healthz, both signed in, twice each in turned "
-        "order (mean requests/s, mean p50, worse p99), while a task updates the job row every 50 ms; "
-        f"/healthz without a session: {anonymous['rate']:.0f} req/s, p99 {anonymous['99']:.1f} ms; "
-        f"gunicorn: 2 sync workers; non-2xx: {status['non_2xx']} / {minimal['non_2xx']}; the status JSON is read from "
-        "the job row at most every half second (jobs/live_status.py: a payload cached for half a poll)",
-    ))
+    report.add(
+        Figure(
+            "Live progress under load: status endpoint / minimal view (requests/s)",
+            f"{status['rate']:.0f} req/s, p50 {status['50']:.1f} ms, p99 {status['99']:.1f} ms",
+            f"{minimal['rate']:.0f} req/s, p50 {minimal['50']:.1f} ms, p99 {minimal['99']:.1f} ms",
+            ratio,
+            "ratio ≥ 0.9 and p99 ≤ 50 ms",
+            ratio >= 0.9 and status["99"] <= 50,
+            f"wrk -t2 -c16 -d{seconds}s on the status endpoint and on /healthz, both signed in, twice each in turned "
+            "order (mean requests/s, mean p50, worse p99), while a task updates the job row every 50 ms; "
+            f"/healthz without a session: {anonymous['rate']:.0f} req/s, p99 {anonymous['99']:.1f} ms; "
+            f"gunicorn: 2 sync workers; non-2xx: {status['non_2xx']} / {minimal['non_2xx']}; the status JSON is read from "
+            "the job row at most every half second (jobs/live_status.py: a payload cached for half a poll)",
+        )
+    )
     if ratio < 0.9 or status["99"] > 50:
         report.profile("the job status view, in-process (session, queries, JSON)", status_view_in_process, 50)
 
 
 def merged(runs: list[dict]) -> dict:
     """wrk runs of one URL as one: mean rate and p50, the worse p99, every non-2xx answer."""
-    return {"rate": sum(r["rate"] for r in runs) / len(runs), "50": sum(r["50"] for r in runs) / len(runs),
-            "99": max(r["99"] for r in runs), "non_2xx": sum(r["non_2xx"] for r in runs)}
+    return {
+        "rate": sum(r["rate"] for r in runs) / len(runs),
+        "50": sum(r["50"] for r in runs) / len(runs),
+        "99": max(r["99"] for r in runs),
+        "non_2xx": sum(r["non_2xx"] for r in runs),
+    }
 
 
 def run_script(args: list[str], timeout: float = 900, env=None) -> str:
@@ -304,7 +342,9 @@ def search(report: Report, sizes: list[int], folder: Path, quick: bool, sqlite_s
     for chunks in sizes:
         results.append(search_figure(report, chunks, folder, quick, env=os.environ))
     # SQLite: the database of `make run`, in a folder of its own (no DATABASE_URL: settings' default).
-    sqlite_env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"} | {"SPELUNKER_VAR_DIR": str(folder / "sqlite")}
+    sqlite_env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"} | {
+        "SPELUNKER_VAR_DIR": str(folder / "sqlite")
+    }
     for chunks in sqlite_sizes:
         results.append(search_figure(report, chunks, folder, quick, env=sqlite_env))
     report.search_results = results
@@ -315,9 +355,23 @@ def search_figure(report: Report, chunks: int, folder: Path, quick: bool, env) -
     queries, processes = ("60", "1") if quick else ("200", "3")
     out = folder / f"search-{chunks}-{len(report.figures)}.json"
     on_stack = env is os.environ  # faiss, the anchor, beside the stack's database's runs (once per size is enough)
-    run_script(["bench/bench_search.py", "--chunks", str(chunks), "--queries", queries, "--processes", processes,
-                "--keep", "--json", str(out), *(["--faiss"] if on_stack else [])],
-               timeout=900 + chunks / 500, env=env)  # filling a million takes minutes
+    run_script(
+        [
+            "bench/bench_search.py",
+            "--chunks",
+            str(chunks),
+            "--queries",
+            queries,
+            "--processes",
+            processes,
+            "--keep",
+            "--json",
+            str(out),
+            *(["--faiss"] if on_stack else []),
+        ],
+        timeout=900 + chunks / 500,
+        env=env,
+    )  # filling a million takes minutes
     found = json.loads(out.read_text())
     aim = 10 if chunks <= 100_000 else 20
     own = max(p["own"] for p in found["processes"])
@@ -325,27 +379,32 @@ def search_figure(report: Report, chunks: int, folder: Path, quick: bool, env) -
     first = max(p["first_ms"] for p in found["processes"])
     approximate = found["approximate_chunks"] > 0
     if approximate:  # recall is of the approximate index against exact search of the same vectors
-        recall = (f"recall@10 {found['recall_at_10']:.3f} questionnaire questions, {found['dense_recall_at_10']:.3f} "
-                  f"dense queries (none a stored chunk; {found['approximate_chunks']:,} chunks in inverted lists)")
+        recall = (
+            f"recall@10 {found['recall_at_10']:.3f} questionnaire questions, {found['dense_recall_at_10']:.3f} "
+            f"dense queries (none a stored chunk; {found['approximate_chunks']:,} chunks in inverted lists)"
+        )
         recall_baseline = "exact search of the same vectors: recall 1 by definition; "
     else:
         recall = "exact search (below SEARCH_INDEX_APPROXIMATE_FROM): no recall to measure"
         recall_baseline = ""
-    report.add(Figure(
-        f"Search at {chunks:,} chunks ({found['database']}): p50 / p99; first-asked and repeated p50; recall@10; "
-        "first search; memory per process",
-        f"{found['p50_ms']:.1f} / {found['p99_ms']:.1f} ms; a question asked the first time p50 "
-        f"{found['first_asked_p50_ms']:.1f} ms, asked again {found['repeated_p50_ms']:.1f} ms; {recall}; "
-        f"first search of a new process ≤ {first:.0f} ms, after a change {found['after_change_ms']:.0f} ms; index built "
-        f"in {found['build_s']:.0f} s; per searching process: own memory ≤ {own} MB, "
-        f"PSS ≤ {max(p['pss'] for p in found['processes'])} MB, RSS ≤ {max(p['rss'] for p in found['processes'])} MB",
-        f"{recall_baseline}full-text step alone p50 {found['lexical_p50_ms']:.1f} ms; an in-process copy of the index: "
-        f"{copy_mb:.0f} MB" + (f"; {faiss_anchor(found['faiss'])}" if found.get("faiss") else ""),
-        None, f"p50 ≤ {aim} ms" + (", recall@10 ≥ 0.95" if approximate else ""),
-        found["p50_ms"] <= aim and (not approximate or found["recall_at_10"] >= 0.95),
-        f"bench/bench_search.py --chunks {chunks} on {found['database']}: {queries} questionnaire questions (the "
-        f"p50 / p99 over all, first-asked ones included); {processes} more searching processes started together",
-    ))
+    report.add(
+        Figure(
+            f"Search at {chunks:,} chunks ({found['database']}): p50 / p99; first-asked and repeated p50; recall@10; "
+            "first search; memory per process",
+            f"{found['p50_ms']:.1f} / {found['p99_ms']:.1f} ms; a question asked the first time p50 "
+            f"{found['first_asked_p50_ms']:.1f} ms, asked again {found['repeated_p50_ms']:.1f} ms; {recall}; "
+            f"first search of a new process ≤ {first:.0f} ms, after a change {found['after_change_ms']:.0f} ms; index built "
+            f"in {found['build_s']:.0f} s; per searching process: own memory ≤ {own} MB, "
+            f"PSS ≤ {max(p['pss'] for p in found['processes'])} MB, RSS ≤ {max(p['rss'] for p in found['processes'])} MB",
+            f"{recall_baseline}full-text step alone p50 {found['lexical_p50_ms']:.1f} ms; an in-process copy of the index: "
+            f"{copy_mb:.0f} MB" + (f"; {faiss_anchor(found['faiss'])}" if found.get("faiss") else ""),
+            None,
+            f"p50 ≤ {aim} ms" + (", recall@10 ≥ 0.95" if approximate else ""),
+            found["p50_ms"] <= aim and (not approximate or found["recall_at_10"] >= 0.95),
+            f"bench/bench_search.py --chunks {chunks} on {found['database']}: {queries} questionnaire questions (the "
+            f"p50 / p99 over all, first-asked ones included); {processes} more searching processes started together",
+        )
+    )
     if found["p50_ms"] > aim and on_stack:  # in this process: the stack's database only
         report.profile(f"search_passages() at {chunks:,} chunks, in-process", search_once, 30)
     return found
@@ -354,10 +413,12 @@ def search_figure(report: Report, chunks: int, folder: Path, quick: bool, env) -
 def faiss_anchor(found: dict) -> str:
     """faiss's IVF beside our index: recall@10 and vector-scoring p50 per nprobe, for queries that are not stored chunks."""
     runs = "; ".join(
-        f"nprobe {run['nprobe']}: " + ", ".join(
+        f"nprobe {run['nprobe']}: "
+        + ", ".join(
             f"{label} recall@10 {run[name]['faiss_recall']:.3f} vs ours {run[name]['recall']:.3f}, "
             f"p50 {run[name]['faiss_p50_ms']:.1f} vs ours {run[name]['index_p50_ms']:.1f} ms"
-            for name, label in (("questions", "questions"), ("held_out", "unstored passages")))
+            for name, label in (("questions", "questions"), ("held_out", "unstored passages"))
+        )
         for run in found["runs"]
     )
     return f"faiss IVF ({found['lists']} lists, built in {found['build_s']:.0f} s, one thread): {runs}"
@@ -369,8 +430,18 @@ WORKSPACE_AIM_MS, WORKSPACE_AIM_KB = 200, 300
 def workspace_page(report: Report, questions: int, runs: int, folder: Path) -> None:
     """The answers workspace of one RFP of `questions` questions: server time and HTML size of each request."""
     out = folder / "workspace.json"
-    run_script(["bench/bench_workspace.py", "--questions", str(questions), "--runs", str(runs), "--profile",
-                "--json", str(out)])
+    run_script(
+        [
+            "bench/bench_workspace.py",
+            "--questions",
+            str(questions),
+            "--runs",
+            str(runs),
+            "--profile",
+            "--json",
+            str(out),
+        ]
+    )
     found = json.loads(out.read_text())
     requests, baseline = found["requests"], found["baseline"]
     first = requests["RFP page, first page"]
@@ -378,43 +449,78 @@ def workspace_page(report: Report, questions: int, runs: int, folder: Path) -> N
     worst_kb = max(r["kb"] for r in requests.values())
     met = worst_ms <= WORKSPACE_AIM_MS and worst_kb <= WORKSPACE_AIM_KB
     command = f"bench/bench_workspace.py --questions {questions} --runs {runs}"
-    report.add(Figure(
-        f"Answers workspace at {questions:,} questions: server time p50 (p90; CPU of the web process) and HTML per request",
-        "; ".join(f"{name} {r['p50_ms']:.0f} ({r['p90_ms']:.0f}; CPU {r['cpu_ms']:.0f}) ms, {r['kb']:.0f} KB"
-                  for name, r in requests.items()),
-        f"every question on one page, as before paging: {baseline['p50_ms']:.0f} (CPU {baseline['cpu_ms']:.0f}) ms, "
-        f"{baseline['kb']:.0f} KB",
-        first["p50_ms"] / baseline["p50_ms"], f"≤ {WORKSPACE_AIM_MS} ms and ≤ {WORKSPACE_AIM_KB} KB per page", met,
-        f"{command}: Django's test client against PostgreSQL (no network), signed in; median of the runs",
-    ))
+    report.add(
+        Figure(
+            f"Answers workspace at {questions:,} questions: server time p50 (p90; CPU of the web process) and HTML per request",
+            "; ".join(
+                f"{name} {r['p50_ms']:.0f} ({r['p90_ms']:.0f}; CPU {r['cpu_ms']:.0f}) ms, {r['kb']:.0f} KB"
+                for name, r in requests.items()
+            ),
+            f"every question on one page, as before paging: {baseline['p50_ms']:.0f} (CPU {baseline['cpu_ms']:.0f}) ms, "
+            f"{baseline['kb']:.0f} KB",
+            first["p50_ms"] / baseline["p50_ms"],
+            f"≤ {WORKSPACE_AIM_MS} ms and ≤ {WORKSPACE_AIM_KB} KB per page",
+            met,
+            f"{command}: Django's test client against PostgreSQL (no network), signed in; median of the runs",
+        )
+    )
     load = " → ".join(" / ".join(f"{x:.1f}" for x in found["load"][when]) for when in ("before", "after"))
     report.notes += [
-        f"### The answers workspace at {questions:,} questions", "",
+        f"### The answers workspace at {questions:,} questions",
+        "",
         f"`{command}`, load average (1/5/15 min) {load} on {os.cpu_count()} cores. Wall time is the server's time "
         "for the request as a client sees it (the database's time included); CPU is the web process's own CPU time, "
-        "which a loaded machine does not stretch.", "",
-        "| request | wall p50 (p90) | CPU of the web process | SQL queries | HTML |", "|---|---|---|---|---|",
-        *[f"| {name} | {r['p50_ms']:,.0f} ({r['p90_ms']:,.0f}) ms | {r['cpu_ms']:,.0f} ms | {r['queries']} | "
-          f"{r['kb']:,.0f} KB |" for name, r in [*requests.items(), ("baseline: every question on one page", baseline)]],
+        "which a loaded machine does not stretch.",
+        "",
+        "| request | wall p50 (p90) | CPU of the web process | SQL queries | HTML |",
+        "|---|---|---|---|---|",
+        *[
+            f"| {name} | {r['p50_ms']:,.0f} ({r['p90_ms']:,.0f}) ms | {r['cpu_ms']:,.0f} ms | {r['queries']} | "
+            f"{r['kb']:,.0f} KB |"
+            for name, r in [*requests.items(), ("baseline: every question on one page", baseline)]
+        ],
         "",
     ]
     if not met:
-        report.notes += ["Where the first page's time goes (pyinstrument, wall clock):", "", "```",
-                         found["profile"], "```", ""]
+        report.notes += [
+            "Where the first page's time goes (pyinstrument, wall clock):",
+            "",
+            "```",
+            found["profile"],
+            "```",
+            "",
+        ]
 
 
 def ingestion(documents: int, workers: int, repetitions: int, *extra: str) -> dict:
     """bench_ingest.py's figures: pipeline and loop with `workers` processes each, `repetitions` runs in turned order."""
     out = Path(tempfile.mkdtemp(prefix="bench-ingest-")) / "ingest.json"
-    run_script(["bench/bench_ingest.py", "--documents", str(documents), "--workers", str(workers), "--start", "http",
-                "--repetitions", str(repetitions), *extra, "--json", str(out)], timeout=3600)
+    run_script(
+        [
+            "bench/bench_ingest.py",
+            "--documents",
+            str(documents),
+            "--workers",
+            str(workers),
+            "--start",
+            "http",
+            "--repetitions",
+            str(repetitions),
+            *extra,
+            "--json",
+            str(out),
+        ],
+        timeout=3600,
+    )
     return json.loads(out.read_text())
 
 
 def rate(side: dict) -> str:
     """A side's median documents/s, its spread, chunks/s and CPU per document."""
-    return (f"{side['docs_per_s']:.1f} docs/s (min–max {side['min']:.1f}–{side['max']:.1f}), "
-            f"{side['chunks_per_s']:.0f} chunks/s, CPU {side['cpu_per_doc_s'] * 1000:.0f} ms per document")
+    return (
+        f"{side['docs_per_s']:.1f} docs/s (min–max {side['min']:.1f}–{side['max']:.1f}), "
+        f"{side['chunks_per_s']:.0f} chunks/s, CPU {side['cpu_per_doc_s'] * 1000:.0f} ms per document"
+    )
 
 
 def ingestion_figures(report: Report, documents: int, repetitions: int, scaling: bool) -> None:
@@ -422,61 +528,90 @@ def ingestion_figures(report: Report, documents: int, repetitions: int, scaling:
     runs = [ingestion(documents, workers, repetitions) for workers in (1, 2)]
     for found in runs:
         n = found["workers"]
-        report.add(Figure(
-            f"Ingestion, {n} against {n}: documents/s from the HTTP upload → RabbitMQ → {n} worker process"
-            f"{'es' if n > 1 else ''} → ready, / the in-process loop in {n} process{'es' if n > 1 else ''}",
-            rate(found["pipeline"]), rate(found["loop"]), found["ratio"], "≥ 0.9", found["ratio"] >= 0.9,
-            f"bench/bench_ingest.py --documents {documents} --workers {n} --repetitions {repetitions}: medians of "
-            f"{repetitions} runs each side in alternating order; signed in, one POST per file to /library/upload/ on "
-            "gunicorn, three at a time (as the library page's upload script), until every document is processed; the "
-            "loop's processes take every n-th document; CPU: the loop processes against the worker's and gunicorn's "
-            "process trees and the uploading client (RabbitMQ and the database on neither side)",
-        ))
+        report.add(
+            Figure(
+                f"Ingestion, {n} against {n}: documents/s from the HTTP upload → RabbitMQ → {n} worker process"
+                f"{'es' if n > 1 else ''} → ready, / the in-process loop in {n} process{'es' if n > 1 else ''}",
+                rate(found["pipeline"]),
+                rate(found["loop"]),
+                found["ratio"],
+                "≥ 0.9",
+                found["ratio"] >= 0.9,
+                f"bench/bench_ingest.py --documents {documents} --workers {n} --repetitions {repetitions}: medians of "
+                f"{repetitions} runs each side in alternating order; signed in, one POST per file to /library/upload/ on "
+                "gunicorn, three at a time (as the library page's upload script), until every document is processed; the "
+                "loop's processes take every n-th document; CPU: the loop processes against the worker's and gunicorn's "
+                "process trees and the uploading client (RabbitMQ and the database on neither side)",
+            )
+        )
     if scaling:  # the plot's third point: one run each side, more processes than cores
         four = ingestion(documents, 4, 1)
-        report.scaling = [{"workers": r["workers"], "loop": r["loop"]["docs_per_s"], "pipeline": r["pipeline"]["docs_per_s"]}
-                          for r in (*runs, four)]
+        report.scaling = [
+            {"workers": r["workers"], "loop": r["loop"]["docs_per_s"], "pipeline": r["pipeline"]["docs_per_s"]}
+            for r in (*runs, four)
+        ]
 
 
 def encoder_figures(report: Report, chunks: int, repeats: int) -> None:
     """The in-process encoder of a fresh install's default model beside sentence-transformers on PyTorch CPU."""
     out = Path(tempfile.mkdtemp(prefix="bench-encoder-")) / "encoder.json"
-    run_script(["bench/bench_encoder.py", "--chunks", str(chunks), "--repeats", str(repeats), "--json", str(out)],
-               timeout=3600)  # the first run installs the reference environment (several GB)
+    run_script(
+        ["bench/bench_encoder.py", "--chunks", str(chunks), "--repeats", str(repeats), "--json", str(out)], timeout=3600
+    )  # the first run installs the reference environment (several GB)
     found = json.loads(out.read_text())
     rates, ours = found["rates"], "fp32, all cores"
     variants = "; ".join(
-        f"{name}: {rates[name]:.1f} chunks/s, cosine ≥ {found['cosine_min'][name]:.4f}" for name in rates if name != "reference"
+        f"{name}: {rates[name]:.1f} chunks/s, cosine ≥ {found['cosine_min'][name]:.4f}"
+        for name in rates
+        if name != "reference"
     )
-    report.add(Figure(
-        f"Embedding: chunks/s of the in-process encoder (all-MiniLM-L6-v2 on ONNX Runtime) / sentence-transformers "
-        f"on PyTorch CPU, same chunks; cosine to its vectors",
-        f"{rates[ours]:.1f} chunks/s, cosine ≥ {found['cosine_min'][ours]:.5f}",
-        f"{rates['reference']:.1f} chunks/s (torch {found['torch']}, {found['cores']} threads)",
-        rates[ours] / rates["reference"], "≥ 1.0, cosine ≥ 0.999",
-        rates[ours] >= rates["reference"] and found["cosine_min"][ours] >= 0.999,
-        f"bench/bench_encoder.py --chunks {chunks} --repeats {repeats}: {found['chunks']} chunks of the evaluation "
-        f"documents ({found['mean_tokens']:.0f} tokens on average), alternating runs, medians",
-        f"Variants: {variants}. Loading ours: {found['load_seconds']:.1f} s.",
-    ))
+    report.add(
+        Figure(
+            "Embedding: chunks/s of the in-process encoder (all-MiniLM-L6-v2 on ONNX Runtime) / sentence-transformers "
+            "on PyTorch CPU, same chunks; cosine to its vectors",
+            f"{rates[ours]:.1f} chunks/s, cosine ≥ {found['cosine_min'][ours]:.5f}",
+            f"{rates['reference']:.1f} chunks/s (torch {found['torch']}, {found['cores']} threads)",
+            rates[ours] / rates["reference"],
+            "≥ 1.0, cosine ≥ 0.999",
+            rates[ours] >= rates["reference"] and found["cosine_min"][ours] >= 0.999,
+            f"bench/bench_encoder.py --chunks {chunks} --repeats {repeats}: {found['chunks']} chunks of the evaluation "
+            f"documents ({found['mean_tokens']:.0f} tokens on average), alternating runs, medians",
+            f"Variants: {variants}. Loading ours: {found['load_seconds']:.1f} s.",
+        )
+    )
 
 
 def default_model_ingestion(report: Report, documents: int, repetitions: int) -> None:
     """Issue 23 point 5: ingestion and the library re-embed with a fresh install's default model, beside the loop."""
     found = ingestion(documents, 1, repetitions, "--model", "fresh-default", "--reembed")
     loop, pipeline, job = found["loop"], found["pipeline"], found["reembed"]
-    command = (f"bench/bench_ingest.py --documents {documents} --workers 1 --repetitions {repetitions} --model "
-               "fresh-default --reembed: the fresh install's default embedding model (all-MiniLM-L6-v2), one embedding "
-               "worker process against a one-process loop, medians of runs in alternating order")
-    report.add(Figure(
-        "Ingestion with a fresh install's default model: HTTP upload → RabbitMQ → 1 worker, / in-process loop",
-        rate(pipeline), rate(loop), found["ratio"], "≥ 0.9", found["ratio"] >= 0.9, command,
-    ))
-    report.add(Figure(
-        "Library re-embed job to a fresh install's default model (offline baseline → all-MiniLM-L6-v2) / in-process loop",
-        f"{job['docs_per_s']:.2f} docs/s, {job['chunks_per_s']:.1f} chunks/s (one run)", rate(loop),
-        job["docs_per_s"] / loop["docs_per_s"], "—", None, command,
-    ))
+    command = (
+        f"bench/bench_ingest.py --documents {documents} --workers 1 --repetitions {repetitions} --model "
+        "fresh-default --reembed: the fresh install's default embedding model (all-MiniLM-L6-v2), one embedding "
+        "worker process against a one-process loop, medians of runs in alternating order"
+    )
+    report.add(
+        Figure(
+            "Ingestion with a fresh install's default model: HTTP upload → RabbitMQ → 1 worker, / in-process loop",
+            rate(pipeline),
+            rate(loop),
+            found["ratio"],
+            "≥ 0.9",
+            found["ratio"] >= 0.9,
+            command,
+        )
+    )
+    report.add(
+        Figure(
+            "Library re-embed job to a fresh install's default model (offline baseline → all-MiniLM-L6-v2) / in-process loop",
+            f"{job['docs_per_s']:.2f} docs/s, {job['chunks_per_s']:.1f} chunks/s (one run)",
+            rate(loop),
+            job["docs_per_s"] / loop["docs_per_s"],
+            "—",
+            None,
+            command,
+        )
+    )
 
 
 def batch_answering(report: Report, questions: int, latency_ms: int, workers: list[int], library_chunks: int) -> None:
@@ -485,40 +620,70 @@ def batch_answering(report: Report, questions: int, latency_ms: int, workers: li
     found = run_rfp(questions, latency_ms, "--scaling", *map(str, workers), "--jobs", "4")
     speedup_figure(report, found, questions, latency_ms, "a library of two short documents (search costs ~nothing)")
     large = run_rfp(questions, latency_ms, "--library-chunks", str(library_chunks))
-    speedup_figure(report, large, questions, latency_ms, f"a library of {library_chunks:,} more chunks "
-                   "(bench_search.py's passages; every question searches it)")
+    speedup_figure(
+        report,
+        large,
+        questions,
+        latency_ms,
+        f"a library of {library_chunks:,} more chunks (bench_search.py's passages; every question searches it)",
+    )
     report.batch_scaling = found["scaling"]
     if found["scaling"]:
         rates = {r["workers"]: r["rate"] for r in found["scaling"]}
         first, last = min(rates), max(rates)
-        report.add(Figure(
-            f"Batch scaling: questions/s with {last} vs {first} batch worker processes",
-            f"{rates[last]:.1f} questions/s", f"{rates[first]:.1f} questions/s", rates[last] / rates[first], "—", None,
-            f"bench/bench_rfp.py --scaling {' '.join(map(str, workers))}: 4 responder jobs of {questions // 4} questions "
-            "started at once, separate `celery worker -Q batch -c 1` processes; "
-            + ", ".join(f"{n}: {rate:.1f}/s" for n, rate in rates.items()),
-        ))
+        report.add(
+            Figure(
+                f"Batch scaling: questions/s with {last} vs {first} batch worker processes",
+                f"{rates[last]:.1f} questions/s",
+                f"{rates[first]:.1f} questions/s",
+                rates[last] / rates[first],
+                "—",
+                None,
+                f"bench/bench_rfp.py --scaling {' '.join(map(str, workers))}: 4 responder jobs of {questions // 4} questions "
+                "started at once, separate `celery worker -Q batch -c 1` processes; "
+                + ", ".join(f"{n}: {rate:.1f}/s" for n, rate in rates.items()),
+            )
+        )
 
 
 def run_rfp(questions: int, latency_ms: int, *extra: str) -> dict:
     out = Path(tempfile.mkdtemp(prefix="bench-rfp-")) / "rfp.json"
-    run_script(["bench/bench_rfp.py", "--questions", str(questions), "--latency-ms", str(latency_ms),
-                "--concurrency", "1", "8", *extra, "--json", str(out)], timeout=3600)
+    run_script(
+        [
+            "bench/bench_rfp.py",
+            "--questions",
+            str(questions),
+            "--latency-ms",
+            str(latency_ms),
+            "--concurrency",
+            "1",
+            "8",
+            *extra,
+            "--json",
+            str(out),
+        ],
+        timeout=3600,
+    )
     return json.loads(out.read_text())
 
 
 def speedup_figure(report: Report, found: dict, questions: int, latency_ms: int, library: str) -> None:
     one, eight = (next(r for r in found["concurrency"] if r["concurrency"] == c) for c in (1, 8))
     speedup = one["seconds"] / eight["seconds"]
-    report.add(Figure(
-        f"Batch answering: {questions} questions, fake LLM {latency_ms} ms, concurrency 8 (default) vs 1; {library}",
-        f"{eight['seconds']:.2f} s ({eight['successful']} answered)", f"{one['seconds']:.2f} s ({one['successful']} answered)",
-        speedup, "≥ 7×", speedup >= 7,
-        f"bench/bench_rfp.py{' --library-chunks ' + str(found['library_chunks']) if found['library_chunks'] else ''}: "
-        "the job row and its message as the Draft answers button makes them → RabbitMQ → "
-        "`celery worker -Q batch -c 1`, timed until the row reads completed "
-        f"(the row's own started → completed: {one['row_seconds']:.2f} / {eight['row_seconds']:.2f} s)",
-    ))
+    report.add(
+        Figure(
+            f"Batch answering: {questions} questions, fake LLM {latency_ms} ms, concurrency 8 (default) vs 1; {library}",
+            f"{eight['seconds']:.2f} s ({eight['successful']} answered)",
+            f"{one['seconds']:.2f} s ({one['successful']} answered)",
+            speedup,
+            "≥ 7×",
+            speedup >= 7,
+            f"bench/bench_rfp.py{' --library-chunks ' + str(found['library_chunks']) if found['library_chunks'] else ''}: "
+            "the job row and its message as the Draft answers button makes them → RabbitMQ → "
+            "`celery worker -Q batch -c 1`, timed until the row reads completed "
+            f"(the row's own started → completed: {one['row_seconds']:.2f} / {eight['row_seconds']:.2f} s)",
+        )
+    )
 
 
 # --- what the profiles run, in this process -------------------------------------------------
@@ -574,8 +739,11 @@ def plots(report: Report, folder: Path) -> None:
     rated = [f for f in report.figures if f.ratio is not None]
     if rated:
         fig, ax = plt.subplots(figsize=(7, 0.6 + 0.5 * len(rated)))
-        ax.barh([f.name.split(":")[0] for f in rated], [f.ratio for f in rated],
-                color=["tab:green" if f.met else "tab:red" for f in rated])
+        ax.barh(
+            [f.name.split(":")[0] for f in rated],
+            [f.ratio for f in rated],
+            color=["tab:green" if f.met else "tab:red" for f in rated],
+        )
         ax.set_xlabel("ours / baseline (same run)")
         ax.invert_yaxis()
         fig.tight_layout()
@@ -633,7 +801,9 @@ def batch_scaling_plot(report: Report, folder: Path, plt) -> None:
     ax.legend()
     fig.tight_layout()
     fig.savefig(folder / "scaling-batch.png", dpi=90)
-    report.plots.append(("scaling-batch.png", "Batch answering throughput with 1, 2 and 4 worker processes (2-core machine)"))
+    report.plots.append(
+        ("scaling-batch.png", "Batch answering throughput with 1, 2 and 4 worker processes (2-core machine)")
+    )
     plt.close(fig)
 
 
@@ -673,7 +843,16 @@ def page_command(args) -> str:
     return "make bench BENCH_ARGS=--million" if args.million else "make bench"
 
 
-SECTIONS = ("task_overhead", "click_to_running", "live_progress", "workspace", "ingestion", "encoder", "batch", "search")
+SECTIONS = (
+    "task_overhead",
+    "click_to_running",
+    "live_progress",
+    "workspace",
+    "ingestion",
+    "encoder",
+    "batch",
+    "search",
+)
 
 
 def run_figures(report: Report, args, folder: Path) -> None:
@@ -700,7 +879,9 @@ def run_figures(report: Report, args, folder: Path) -> None:
         workspace_page(report, 2_000, 5 if quick else 20, folder)
     if wanted("ingestion"):
         ingestion_figures(report, 6 if quick else 200, 1 if quick else 3, scaling=not quick)
-    if wanted("encoder") and not quick:  # the reference encoder's environment is several GB: never installed by make test
+    if (
+        wanted("encoder") and not quick
+    ):  # the reference encoder's environment is several GB: never installed by make test
         encoder_figures(report, 128, 3)
         default_model_ingestion(report, 40, 3)
     if wanted("batch"):
@@ -720,16 +901,28 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--out", default=str(ROOT / "docs" / "benchmarks.md"))
-    parser.add_argument("--million", action="store_true",
-                        help="also search at 1,000,000 chunks, and on SQLite at 100,000 and 1,000,000 (about 40 more minutes)")
-    parser.add_argument("--only", nargs="+", choices=SECTIONS,
-                        help="only these sections (development; the page goes to var/benchmarks-only.md unless --out)")
+    parser.add_argument(
+        "--million",
+        action="store_true",
+        help="also search at 1,000,000 chunks, and on SQLite at 100,000 and 1,000,000 (about 40 more minutes)",
+    )
+    parser.add_argument(
+        "--only",
+        nargs="+",
+        choices=SECTIONS,
+        help="only these sections (development; the page goes to var/benchmarks-only.md unless --out)",
+    )
     args = parser.parse_args()
     if args.only and args.out == str(ROOT / "docs" / "benchmarks.md"):
         args.out = str(ROOT / "var" / "benchmarks-only.md")  # never a partial docs/benchmarks.md
     started = time.perf_counter()
-    report = Report(quick=args.quick, loads=[load_average()], command=page_command(args),
-                    commit=MEASURED.commit(), file_hashes=MEASURED.file_hashes())
+    report = Report(
+        quick=args.quick,
+        loads=[load_average()],
+        command=page_command(args),
+        commit=MEASURED.commit(),
+        file_hashes=MEASURED.file_hashes(),
+    )
     folder = Path(tempfile.mkdtemp(prefix="bench-", dir=ROOT / ".run" if (ROOT / ".run").exists() else None))
     start_stack(folder / "stack")  # its own: the test run's workers would take the bench's probe tasks
     try:

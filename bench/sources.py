@@ -8,6 +8,7 @@ is the product code, not one module. A full `make bench` takes a quarter of an
 hour on this machine, too long for every test run: the staleness of the page is
 printed by `make test` (bench/stale.py), not failed.
 """
+
 import sys
 from pathlib import Path
 
@@ -15,23 +16,25 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from spelunker.provenance import MeasuredSources  # noqa: E402
 
-MEASURED = MeasuredSources((
-    "bench",
-    "spelunker",
-    "jobs",
-    "home",
-    "solution_library",
-    "rfp_manager",
-    "llm_manager",
-    "answer_library",
-    "audit",
-    "teamwork",
-    "templates",
-    "tests/workers.py",
-    "bin/stack",
-    "requirements.txt",
-    "requirements-models.txt",
-))
+MEASURED = MeasuredSources(
+    (
+        "bench",
+        "spelunker",
+        "jobs",
+        "home",
+        "solution_library",
+        "rfp_manager",
+        "llm_manager",
+        "answer_library",
+        "audit",
+        "teamwork",
+        "templates",
+        "tests/workers.py",
+        "bin/stack",
+        "requirements.txt",
+        "requirements-models.txt",
+    )
+)
 
 
 def manifest_for(page: Path) -> Path:

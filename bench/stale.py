@@ -5,6 +5,7 @@
 Run by bin/test-stack (`make test`) after the tests: remaking the benchmarks
 takes a quarter of an hour, so a stale page is reported, not refused.
 """
+
 import sys
 from pathlib import Path
 
@@ -24,8 +25,10 @@ def report(page: Path, root: Path = ROOT) -> str:
     if recorded == MEASURED.hash(root):
         return f"{page.name} is up to date: none of the files its figures depend on (bench/sources.py) changed since it was made"
     changes = MEASURED.changed_since(manifest, root)
-    lines = [f"{page.name} is STALE: {len(changes)} of the files its figures depend on (bench/sources.py) changed "
-             "since make bench wrote it; its figures are of older code — run make bench to remake it:"]
+    lines = [
+        f"{page.name} is STALE: {len(changes)} of the files its figures depend on (bench/sources.py) changed "
+        "since make bench wrote it; its figures are of older code — run make bench to remake it:"
+    ]
     lines += [f"  {change}" for change in changes[:SHOWN]]
     if len(changes) > SHOWN:
         lines.append(f"  … and {len(changes) - SHOWN} more")

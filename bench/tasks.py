@@ -6,6 +6,7 @@ do. `tracked` is the same nothing run by `run_job` on a real job table
 `progress` keeps a job's row changing, as a batch job does, while the status
 endpoint is under load.
 """
+
 import time
 
 from celery import shared_task
@@ -13,8 +14,8 @@ from celery import shared_task
 
 def run_tracked(task, job_id: int, work) -> dict:
     # Imported here: the worker imports this module before Django's apps are ready.
-    from jobs.runner import run_job
     from jobs.models import SystemCheck
+    from jobs.runner import run_job
 
     return run_job(task, SystemCheck, job_id, work)
 

@@ -9,6 +9,7 @@ see split.py). Some carry a hand-written plausible but wrong answer, a fault
 for the reviewer. Relevance is judged per document: a passage of a listed
 document answers.
 """
+
 import json
 from collections import Counter
 from dataclasses import dataclass
@@ -42,8 +43,16 @@ class EvalQuestion:
 def load_questions(path: Path = QUESTIONS, split: str | None = None) -> list[EvalQuestion]:
     """The questions, all of them or those of one split."""
     questions = [
-        EvalQuestion(q["id"], q["question"], frozenset(q["relevant"]), q["kind"], q["topic"], q["split"],
-                     q.get("wrong_answer", ""), q.get("origin", ""))
+        EvalQuestion(
+            q["id"],
+            q["question"],
+            frozenset(q["relevant"]),
+            q["kind"],
+            q["topic"],
+            q["split"],
+            q.get("wrong_answer", ""),
+            q.get("origin", ""),
+        )
         for q in json.loads(path.read_text())
     ]
     return [q for q in questions if split is None or q.split == split]
@@ -96,7 +105,8 @@ def ingest(paths: list[Path]) -> dict[int, str]:
         file_type = detect_type(data, path.name)
         title = (html_title(data) if file_type == DocumentType.HTML else "") or path.stem
         document, created = Document.objects.get_or_create(
-            content_hash=content_hash(data), source__isnull=True,
+            content_hash=content_hash(data),
+            source__isnull=True,
             defaults={"title": title, "file_type": file_type, "size_bytes": len(data)},
         )
         if created or not document.file:

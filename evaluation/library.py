@@ -9,6 +9,7 @@ are written through the library's own service (save_entry, which indexes
 their wordings) and every question goes through the responder's own
 `find_match`; nothing here re-implements the match.
 """
+
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,8 +42,15 @@ class LibraryScore:
     def for_split(self, split: str) -> "LibraryScore":
         """The same matches, scored on the questions of one split."""
         kept = {q for q, s in self.splits.items() if s == split}
-        return LibraryScore(self.model, self.threshold, self.entries, split,
-                            [(gold, q) for gold, q in self.questions if q in kept], self.matches, self.splits)
+        return LibraryScore(
+            self.model,
+            self.threshold,
+            self.entries,
+            split,
+            [(gold, q) for gold, q in self.questions if q in kept],
+            self.matches,
+            self.splits,
+        )
 
     @property
     def wrong_entry(self) -> int:
@@ -75,13 +83,19 @@ class LibraryScore:
 
     @property
     def misses(self) -> list[str]:
-        return [f"{gold}: {q} (matched {self.matches[(q, self.threshold)] or 'nothing'})"
-                for gold, q in self.questions if gold is not None and self.matches[(q, self.threshold)] != gold]
+        return [
+            f"{gold}: {q} (matched {self.matches[(q, self.threshold)] or 'nothing'})"
+            for gold, q in self.questions
+            if gold is not None and self.matches[(q, self.threshold)] != gold
+        ]
 
     @property
     def wrong(self) -> list[str]:
-        return [f"{q} → {self.matches[(q, self.threshold)]}"
-                for gold, q in self.questions if gold is None and self.matches[(q, self.threshold)] is not None]
+        return [
+            f"{q} → {self.matches[(q, self.threshold)]}"
+            for gold, q in self.questions
+            if gold is None and self.matches[(q, self.threshold)] is not None
+        ]
 
 
 def load(path: Path = LIBRARY_SET) -> dict:

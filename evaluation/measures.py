@@ -4,6 +4,7 @@ Every function runs against the configured database and the default models,
 through the same services the application uses (search_passages,
 generate_answer, judge); nothing here re-implements them.
 """
+
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -108,17 +109,20 @@ def evaluate_retrieval(
     scores = {}
     for name, rank in retrieval_methods(model, baselines).items():
         ranked = {q.id: [document_names.get(chunk_documents.get(c), "") for c in rank(q.text)] for q in answerable}
-        scores[name] = {split: _retrieval_score([q for q in answerable if q.split == split], ranked)
-                        for split in SPLITS}
+        scores[name] = {
+            split: _retrieval_score([q for q in answerable if q.split == split], ranked) for split in SPLITS
+        }
     return scores
 
 
 def _retrieval_score(questions: list[EvalQuestion], ranked: dict[str, list[str]]) -> RetrievalScore:
     recalls = [recall_at(ranked[q.id], q.relevant, 5) for q in questions]
     return RetrievalScore(
-        mean(recalls), mean([reciprocal_rank(ranked[q.id], q.relevant, DEPTH) for q in questions]),
+        mean(recalls),
+        mean([reciprocal_rank(ranked[q.id], q.relevant, DEPTH) for q in questions]),
         mean([ndcg_at(ranked[q.id], q.relevant, DEPTH) for q in questions]),
-        [q.id for q, hit in zip(questions, recalls, strict=True) if not hit], len(questions),
+        [q.id for q, hit in zip(questions, recalls, strict=True) if not hit],
+        len(questions),
         {q.id: bool(hit) for q, hit in zip(questions, recalls, strict=True)},
     )
 
@@ -172,10 +176,17 @@ def draft_answers(questions: list[EvalQuestion], document_names: dict[int, str],
         )
         answer = generate_answer(question, model=chat_model)
         cited = [p for p in answer.citations if p["cited"]]
-        drafts.append(Draft(
-            item, answer.draft_text, answer.citations, answer.needs_expert, answer.confidence, answer.evidence,
-            cites_relevant=any(document_names.get(p["document_id"]) in item.relevant for p in cited),
-        ))
+        drafts.append(
+            Draft(
+                item,
+                answer.draft_text,
+                answer.citations,
+                answer.needs_expert,
+                answer.confidence,
+                answer.evidence,
+                cites_relevant=any(document_names.get(p["document_id"]) in item.relevant for p in cited),
+            )
+        )
     return drafts
 
 
@@ -225,8 +236,9 @@ FAULT_KINDS = (NEIGHBOUR, CHANGED, SWAPPED, WRITTEN, FABRICATED)
 CITATIONS = re.compile(r"(\s*\[\d{1,3}\])+")
 FIGURE = re.compile(r"\d+")
 # A verb to negate, not one already contracted ("can't", "doesn't"); an existing " not" is removed instead.
-NEGATABLE = re.compile(r"\b(is|are|was|were|can|should|must|will|does|do|may|shall)\b(?!['’]|n['’]t)( not\b)?",
-                       re.IGNORECASE)
+NEGATABLE = re.compile(
+    r"\b(is|are|was|were|can|should|must|will|does|do|may|shall)\b(?!['’]|n['’]t)( not\b)?", re.IGNORECASE
+)
 WORD = re.compile(r"[a-z]{4,}")
 
 
@@ -319,10 +331,10 @@ def _neighbour(draft: Draft, correct: list[Draft], index: int) -> Draft | None:
 def changed_figure_or_negation(text: str) -> str | None:
     """The text with its first figure changed (15 → 30), else its first negatable verb flipped; None if neither."""
     for match in FIGURE.finditer(text):
-        in_citation = text[match.start() - 1:match.start()] == "[" and text[match.end():match.end() + 1] == "]"
+        in_citation = text[match.start() - 1 : match.start()] == "[" and text[match.end() : match.end() + 1] == "]"
         if not in_citation:
             value = int(match.group())
-            return f"{text[:match.start()]}{value * 2 if value >= 2 else value + 2}{text[match.end():]}"
+            return f"{text[: match.start()]}{value * 2 if value >= 2 else value + 2}{text[match.end() :]}"
     match = NEGATABLE.search(text)
     if match is None:
         return None
@@ -333,7 +345,7 @@ def changed_figure_or_negation(text: str) -> str | None:
         flipped = verb + "not"
     else:
         flipped = verb + (" NOT" if verb.isupper() else " not")
-    return f"{text[:match.start()]}{flipped}{text[match.end():]}"
+    return f"{text[: match.start()]}{flipped}{text[match.end() :]}"
 
 
 class OtherTopicPassages:
@@ -350,25 +362,40 @@ class OtherTopicPassages:
         for question in questions:
             for name in question.relevant:
                 self.topics[name].add(question.topic)
-        rows = Chunk.objects.filter(document_id__in=document_names, embedding_model=embedding_model).order_by("id").values(
-            "id", "document_id", "title", "heading", "text")
-        self.passages = [(document_names[row["document_id"]], row, set(WORD.findall(row["text"].lower())))
-                         for row in rows]
+        rows = (
+            Chunk.objects.filter(document_id__in=document_names, embedding_model=embedding_model)
+            .order_by("id")
+            .values("id", "document_id", "title", "heading", "text")
+        )
+        self.passages = [
+            (document_names[row["document_id"]], row, set(WORD.findall(row["text"].lower()))) for row in rows
+        ]
 
     def swap_first_citation(self, draft: Draft) -> tuple[str, list[dict]] | None:
         """The draft with its first sentence's citation moved to the most word-alike passage of another topic."""
         marker = CITATIONS.search(draft.text)
         if marker is None:
             return None
-        sentence = draft.text[:marker.start()].rsplit(". ", 1)[-1]
+        sentence = draft.text[: marker.start()].rsplit(". ", 1)[-1]
         words = set(WORD.findall(sentence.lower()))
-        candidates = [(len(words & passage_words), -row["id"], row) for name, row, passage_words in self.passages
-                      if name not in draft.question.relevant and draft.question.topic not in self.topics[name]]
+        candidates = [
+            (len(words & passage_words), -row["id"], row)
+            for name, row, passage_words in self.passages
+            if name not in draft.question.relevant and draft.question.topic not in self.topics[name]
+        ]
         if not candidates:
             return None
         row = max(candidates, key=lambda c: c[:2])[2]
         n = max(p["n"] for p in draft.passages) + 1
-        passage = {"n": n, "chunk_id": row["id"], "document_id": row["document_id"], "document_title": row["title"],
-                   "heading": row["heading"], "text": row["text"], "score": 0.0, "cited": True}
+        passage = {
+            "n": n,
+            "chunk_id": row["id"],
+            "document_id": row["document_id"],
+            "document_title": row["title"],
+            "heading": row["heading"],
+            "text": row["text"],
+            "score": 0.0,
+            "cited": True,
+        }
         space = " " if marker.group().startswith(" ") else ""
-        return f"{draft.text[:marker.start()]}{space}[{n}]{draft.text[marker.end():]}", [*draft.passages, passage]
+        return f"{draft.text[: marker.start()]}{space}[{n}]{draft.text[marker.end() :]}", [*draft.passages, passage]

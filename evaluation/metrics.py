@@ -1,4 +1,5 @@
 """Ranking metrics over document relevance: recall@k, MRR, nDCG@k."""
+
 import math
 
 

@@ -4,8 +4,9 @@ Dev figures appear beside the test ones, labelled: dev is what constants and
 thresholds are tuned on, so only test says what the product does on questions
 nobody tuned on.
 """
+
 from collections import Counter
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from django.db import connection
 
@@ -29,19 +30,21 @@ CONFIDENCE_BUCKETS = ((0.0, 0.2), (0.2, 0.4), (0.4, 0.6), (0.6, 1.01))
 TEST, DEV = "test", "dev"
 
 
-def render(*, retrieval, overlap, library, drafts, draft_scores, reviewer, documents, questions, models,
-           seconds) -> str:
+def render(
+    *, retrieval, overlap, library, drafts, draft_scores, reviewer, documents, questions, models, seconds
+) -> str:
     """retrieval: {method: {split: score}}; overlap: {question id: word overlap}; library: one LibraryScore per
     model; draft_scores and reviewer: {split: …}."""
     methods = list(retrieval)
     bm25, hybrid = retrieval[methods[0]], retrieval[methods[-1]]
-    client = {s: {q.id for q in questions if q.origin == CLIENT_WORDED and q.answerable and q.split == s}
-              for s in (TEST, DEV)}
+    client = {
+        s: {q.id for q in questions if q.origin == CLIENT_WORDED and q.answerable and q.split == s} for s in (TEST, DEV)
+    }
     client_hybrid = {s: hybrid[s].recall_of(client[s]) for s in (TEST, DEV)}
     lines = [
         "# Retrieval and answer quality",
         "",
-        f"Written by `make eval` (`.venv/bin/python -m evaluation.run`) on {datetime.now(timezone.utc):%Y-%m-%d %H:%M} "
+        f"Written by `make eval` (`.venv/bin/python -m evaluation.run`) on {datetime.now(UTC):%Y-%m-%d %H:%M} "
         f"UTC in {seconds:.0f} s at commit {commit()}, source hash `{source_hash()}` (the files listed in "
         f"evaluation/sources.py). Do not edit: a test fails when one of those files changes and asks for `make eval`.",
         f"In-process on {connection.vendor}; embedding model `{models[0]}`, chat model `{models[1]}`.",
@@ -53,25 +56,58 @@ def render(*, retrieval, overlap, library, drafts, draft_scores, reviewer, docum
         "| target | test | met | dev (tuned on, for reference) |",
         "|---|---|---|---|",
         _at_least(f"hybrid recall@5 ≥ {HYBRID_RECALL} ({models[0]})", hybrid, "recall_at_5", HYBRID_RECALL),
-        _at_least(f"hybrid recall@5 ≥ BM25's + {HYBRID_MARGIN_OVER_BM25:.2f} (BM25: test "
-                  f"{bm25[TEST].recall_at_5:.3f}, dev {bm25[DEV].recall_at_5:.3f})", hybrid, "recall_at_5",
-                  {s: bm25[s].recall_at_5 + HYBRID_MARGIN_OVER_BM25 for s in (TEST, DEV)}),
-        _at_least(f"client-worded questions: hybrid recall@5 ≥ {HELD_OUT_AIM} (the held-out set's aim)",
-                  client_hybrid, None, HELD_OUT_AIM),
-        _at_least(f"client-worded questions: hybrid recall@5 ≥ BM25's + {HYBRID_MARGIN_OVER_BM25:.2f} (BM25: test "
-                  f"{bm25[TEST].recall_of(client[TEST]):.3f}, dev {bm25[DEV].recall_of(client[DEV]):.3f})",
-                  client_hybrid, None,
-                  {s: bm25[s].recall_of(client[s]) + HYBRID_MARGIN_OVER_BM25 for s in (TEST, DEV)}),
-        _at_least(f"\"no supporting content\" precision ≥ {NO_SUPPORT_PRECISION} (answerable and near-miss "
-                  "questions)", draft_scores, "no_support_precision", NO_SUPPORT_PRECISION),
-        *[_at_least(f"reviewer flags ≥ {FAULT_DETECTION:.0%}: {kind}", {s: reviewer[s].rate(kind) for s in reviewer},
-                    None, FAULT_DETECTION) for kind in FAULT_KINDS],
-        _at_least(f"reviewer approves ≥ {CORRECT_APPROVAL:.0%} of correct answers", reviewer, "approval_rate",
-                  CORRECT_APPROVAL),
-        _at_least(f"answer library recall@1 ≥ {LIBRARY_RECALL} ({library[-1].model})",
-                  {s: library[-1].for_split(s) for s in (TEST, DEV)}, "recall_at_1", LIBRARY_RECALL),
-        _at_most(f"answer library false matches ≤ {LIBRARY_FALSE_MATCHES} ({library[-1].model})",
-                 {s: library[-1].for_split(s).false_match_rate for s in (TEST, DEV)}, LIBRARY_FALSE_MATCHES),
+        _at_least(
+            f"hybrid recall@5 ≥ BM25's + {HYBRID_MARGIN_OVER_BM25:.2f} (BM25: test "
+            f"{bm25[TEST].recall_at_5:.3f}, dev {bm25[DEV].recall_at_5:.3f})",
+            hybrid,
+            "recall_at_5",
+            {s: bm25[s].recall_at_5 + HYBRID_MARGIN_OVER_BM25 for s in (TEST, DEV)},
+        ),
+        _at_least(
+            f"client-worded questions: hybrid recall@5 ≥ {HELD_OUT_AIM} (the held-out set's aim)",
+            client_hybrid,
+            None,
+            HELD_OUT_AIM,
+        ),
+        _at_least(
+            f"client-worded questions: hybrid recall@5 ≥ BM25's + {HYBRID_MARGIN_OVER_BM25:.2f} (BM25: test "
+            f"{bm25[TEST].recall_of(client[TEST]):.3f}, dev {bm25[DEV].recall_of(client[DEV]):.3f})",
+            client_hybrid,
+            None,
+            {s: bm25[s].recall_of(client[s]) + HYBRID_MARGIN_OVER_BM25 for s in (TEST, DEV)},
+        ),
+        _at_least(
+            f'"no supporting content" precision ≥ {NO_SUPPORT_PRECISION} (answerable and near-miss questions)',
+            draft_scores,
+            "no_support_precision",
+            NO_SUPPORT_PRECISION,
+        ),
+        *[
+            _at_least(
+                f"reviewer flags ≥ {FAULT_DETECTION:.0%}: {kind}",
+                {s: reviewer[s].rate(kind) for s in reviewer},
+                None,
+                FAULT_DETECTION,
+            )
+            for kind in FAULT_KINDS
+        ],
+        _at_least(
+            f"reviewer approves ≥ {CORRECT_APPROVAL:.0%} of correct answers",
+            reviewer,
+            "approval_rate",
+            CORRECT_APPROVAL,
+        ),
+        _at_least(
+            f"answer library recall@1 ≥ {LIBRARY_RECALL} ({library[-1].model})",
+            {s: library[-1].for_split(s) for s in (TEST, DEV)},
+            "recall_at_1",
+            LIBRARY_RECALL,
+        ),
+        _at_most(
+            f"answer library false matches ≤ {LIBRARY_FALSE_MATCHES} ({library[-1].model})",
+            {s: library[-1].for_split(s).false_match_rate for s in (TEST, DEV)},
+            LIBRARY_FALSE_MATCHES,
+        ),
         "",
         *_retrieval_section(retrieval),
         *_overlap_section(retrieval, overlap, questions),
@@ -80,7 +116,7 @@ def render(*, retrieval, overlap, library, drafts, draft_scores, reviewer, docum
         *_reviewer_section(reviewer),
         "## Confidence (test split)",
         "",
-        "What the RFP page sorts by, after review, for the drafted answers (a \"no supporting content\" draft "
+        'What the RFP page sorts by, after review, for the drafted answers (a "no supporting content" draft '
         "has confidence 0 and is listed first by its expert flag). A drafted answer is right when it cites a "
         "passage of a relevant document.",
         "",
@@ -97,8 +133,10 @@ def _set_summary(documents: dict[str, int], questions) -> list[str]:
     formats = ", ".join(f"{n} {kind}" for kind, n in sorted(documents.items()))
 
     def split(name: str) -> str:
-        return (f"{kinds[(name, 'answerable')]} answerable, {kinds[(name, 'near_miss')]} near misses (on the "
-                f"library's topics, not answered by it), {kinds[(name, 'off_topic')]} off-topic")
+        return (
+            f"{kinds[(name, 'answerable')]} answerable, {kinds[(name, 'near_miss')]} near misses (on the "
+            f"library's topics, not answered by it), {kinds[(name, 'off_topic')]} off-topic"
+        )
 
     return [
         f"Evaluation set: {sum(documents.values())} public documents ({formats}; evaluation/documents/SOURCES.md) "
@@ -131,11 +169,14 @@ def _retrieval_section(retrieval) -> list[str]:
         "",
         "| method | recall@5 | MRR@10 | nDCG@10 | missed at 5 | dev recall@5 |",
         "|---|---|---|---|---|---|",
-        *[f"| {name} | {s[TEST].recall_at_5:.3f} | {s[TEST].mrr:.3f} | {s[TEST].ndcg_at_10:.3f} | "
-          f"{len(s[TEST].missed_at_5)} | {s[DEV].recall_at_5:.3f} |" for name, s in retrieval.items()],
+        *[
+            f"| {name} | {s[TEST].recall_at_5:.3f} | {s[TEST].mrr:.3f} | {s[TEST].ndcg_at_10:.3f} | "
+            f"{len(s[TEST].missed_at_5)} | {s[DEV].recall_at_5:.3f} |"
+            for name, s in retrieval.items()
+        ],
         "",
         "recall@5: share of questions with a passage of a relevant document among the first five; MRR@10: mean "
-        "reciprocal rank of the first such passage; nDCG@10: over distinct documents in ranked order. \"Lexical "
+        'reciprocal rank of the first such passage; nDCG@10: over distinct documents in ranked order. "Lexical '
         "only\" is the product's own lexical ranking (the full-text half of search_passages()); the BM25 baseline "
         "ranks passage text by the question as written. Search latency is measured by bench/bench_search.py.",
         "",
@@ -160,15 +201,18 @@ def _overlap_section(retrieval, overlap: dict[str, float], questions) -> list[st
             ids = {q.id for q in answerable if q.split == split and member(q)}
             if ids:
                 mean_overlap = sum(overlap[i] for i in ids) / len(ids)
-                rows.append(f"| {split} | {label} | {len(ids)} | {mean_overlap:.2f} | "
-                            + " | ".join(f"{s[split].recall_of(ids):.3f}" for s in retrieval.values()) + " |")
+                rows.append(
+                    f"| {split} | {label} | {len(ids)} | {mean_overlap:.2f} | "
+                    + " | ".join(f"{s[split].recall_of(ids):.3f}" for s in retrieval.values())
+                    + " |"
+                )
     return [
         "## Word overlap: are the questions lifted from the documents?",
         "",
         "A question's word overlap is the share of its words (the BM25 baseline's query, stemmed as the full-text "
         "engine stems them) found in the one passage of a relevant document that holds the most of them. A "
-        "question lifted from its answer is found by any word match; a client writes \"How quickly will you tell "
-        "us about a breach?\", not the document's \"breach notification period\". The client-worded questions "
+        'question lifted from its answer is found by any word match; a client writes "How quickly will you tell '
+        'us about a breach?", not the document\'s "breach notification period". The client-worded questions '
         "(origin v3 in questions.json) were written that way on purpose, and are where BM25 should be well below "
         "the rest: they stand in for the owners' held-out set. recall@5 of each method, in the order of the "
         "retrieval table:",
@@ -192,17 +236,20 @@ def _library_section(library) -> list[str]:
         "",
         "Does the responder reuse the right approved entry for a question asked in other words, and no entry for a "
         "question none answers? evaluation/library_entries.json: each reworded question must find its own entry "
-        "first and above the match threshold (recall@1; \"wrong entry\" counts those matched to another entry — "
+        'first and above the match threshold (recall@1; "wrong entry" counts those matched to another entry — '
         "a wrong answer reused); a question no entry answers must match none (false matches). Those are near "
-        "misses on purpose: \"How long are backups retained?\" beside the entry \"How often are backups taken?\". "
+        'misses on purpose: "How long are backups retained?" beside the entry "How often are backups taken?". '
         "Matching is answer_library.services.matching.find_match, the responder's own.",
         "",
         "| embedding model | threshold | recall@1 | found | wrong entry | false-match rate | false matches | "
         "dev recall@1 | dev false-match rate |",
         "|---|---|---|---|---|---|---|---|---|",
-        *[f"| {t.model} | {t.threshold:.2f} | {t.recall_at_1:.3f} | {t.found_first} / {t.reworded} | "
-          f"{t.wrong_entry} | {t.false_match_rate:.3f} | {t.false_matches} / {t.unrelated} | "
-          f"{d.recall_at_1:.3f} | {d.false_match_rate:.3f} |" for t, d in zip(test, dev, strict=True)],
+        *[
+            f"| {t.model} | {t.threshold:.2f} | {t.recall_at_1:.3f} | {t.found_first} / {t.reworded} | "
+            f"{t.wrong_entry} | {t.false_match_rate:.3f} | {t.false_matches} / {t.unrelated} | "
+            f"{d.recall_at_1:.3f} | {d.false_match_rate:.3f} |"
+            for t, d in zip(test, dev, strict=True)
+        ],
         "",
         "ANSWER_LIBRARY_MATCH_THRESHOLD is tuned on dev; the sweep, on dev, shows what other thresholds would give "
         "(recall@1 / false-match rate).",
@@ -221,11 +268,13 @@ def _library_section(library) -> list[str]:
 def _drafts_section(scores) -> list[str]:
     def line(name: str) -> str:
         s = scores[name]
-        return (f"- {name}: {s.flagged} \"no supporting content\" drafts, {s.flagged_correctly} of them for questions "
-                f"the library cannot answer — precision {s.no_support_precision:.3f}, recall "
-                f"{s.no_support_recall:.3f} of {s.unanswerable}; near misses flagged {s.near_misses_flagged} of "
-                f"{s.near_misses}. Answerable questions drafted from a relevant document (citing one): "
-                f"{s.grounded_in_relevant} of {s.answerable}.")
+        return (
+            f'- {name}: {s.flagged} "no supporting content" drafts, {s.flagged_correctly} of them for questions '
+            f"the library cannot answer — precision {s.no_support_precision:.3f}, recall "
+            f"{s.no_support_recall:.3f} of {s.unanswerable}; near misses flagged {s.near_misses_flagged} of "
+            f"{s.near_misses}. Answerable questions drafted from a relevant document (citing one): "
+            f"{s.grounded_in_relevant} of {s.answerable}."
+        )
 
     return ["## Drafts", "", line(TEST), line(DEV) + " (dev also holds the off-topic questions)", ""]
 
@@ -243,15 +292,18 @@ def _reviewer_section(reviewer) -> list[str]:
         "",
         "| fault (test) | planted | flagged | rate | dev planted | dev flagged |",
         "|---|---|---|---|---|---|",
-        *[f"| {kind} | {len(test.faults[kind])} | {sum(test.faults[kind])} | {test.rate(kind):.3f} | "
-          f"{len(dev.faults[kind])} | {sum(dev.faults[kind])} |" for kind in FAULT_KINDS],
+        *[
+            f"| {kind} | {len(test.faults[kind])} | {sum(test.faults[kind])} | {test.rate(kind):.3f} | "
+            f"{len(dev.faults[kind])} | {sum(dev.faults[kind])} |"
+            for kind in FAULT_KINDS
+        ],
         "",
         "Each fault is an answer to a correctly drafted question, judged with the passages shown beside it, and "
         "built without the reviewer's code: the correct draft of the next question on the same topic answered "
         "from other documents, with its own passages; the draft with its first figure changed (15 → 30), else "
         "its first verb negated; the draft's first citation moved to a real library passage of a document that "
         "answers no question on this topic (the most word-alike one, so that it looks plausible); the question's "
-        "hand-written plausible but wrong answer (questions.json \"wrong_answer\") citing the draft's first "
+        'hand-written plausible but wrong answer (questions.json "wrong_answer") citing the draft\'s first '
         "cited passage; the draft plus a fabricated sentence citing that passage.",
         "",
     ]

@@ -13,6 +13,7 @@ PostgreSQL's lexical ranking is covered by the tests, not measured here.
 Every question is asked, dev and test alike; the page reports the test split
 with dev beside it (evaluation/split.py says why and how the set is split).
 """
+
 import os
 
 # One BLAS thread: the encoder's many small matrix products lose more to thread
@@ -66,8 +67,14 @@ def evaluate(use_local_model: bool = True) -> str:
     from .dataset import document_formats, document_paths, ingest, load_questions
     from .library import evaluate_library
     from .measures import (
-        draft_answers, evaluate_retrieval, evaluate_reviewer, local_embedding_model, offline_baseline_as_default,
-        reembed_library, score_drafts, word_overlap,
+        draft_answers,
+        evaluate_retrieval,
+        evaluate_reviewer,
+        local_embedding_model,
+        offline_baseline_as_default,
+        reembed_library,
+        score_drafts,
+        word_overlap,
     )
     from .report import render
     from .split import SPLITS
@@ -89,9 +96,15 @@ def evaluate(use_local_model: bool = True) -> str:
     drafts = draft_answers(questions, names, chat, user)
     reviewer = evaluate_reviewer(drafts, names, embedding, chat, user)
     return render(
-        retrieval=retrieval, overlap=overlap, library=library, drafts=drafts,
-        draft_scores={split: score_drafts(drafts, split) for split in SPLITS}, reviewer=reviewer,
-        documents=document_formats(), questions=questions, models=(embedding.name, chat.name),
+        retrieval=retrieval,
+        overlap=overlap,
+        library=library,
+        drafts=drafts,
+        draft_scores={split: score_drafts(drafts, split) for split in SPLITS},
+        reviewer=reviewer,
+        documents=document_formats(),
+        questions=questions,
+        models=(embedding.name, chat.name),
         seconds=time.perf_counter() - started,
     )
 

@@ -8,23 +8,26 @@ it measures — search and ingestion, answering and the reviewer, the answer
 library's match, the embedding and chat providers, the models a fresh install
 registers, and the settings that hold their thresholds.
 """
+
 from pathlib import Path
 
 from spelunker.provenance import ROOT, MeasuredSources, recorded_hash  # noqa: F401 (the tests import them from here)
 
-MEASURED = MeasuredSources((
-    "evaluation",
-    "solution_library/services",
-    "rfp_manager/services/answering.py",
-    "answer_library/services/entries.py",
-    "answer_library/services/matching.py",
-    "llm_manager/providers",
-    "llm_manager/services.py",
-    "llm_manager/migrations",
-    "spelunker/settings.py",
-    "requirements.txt",
-    "requirements-models.txt",
-))
+MEASURED = MeasuredSources(
+    (
+        "evaluation",
+        "solution_library/services",
+        "rfp_manager/services/answering.py",
+        "answer_library/services/entries.py",
+        "answer_library/services/matching.py",
+        "llm_manager/providers",
+        "llm_manager/services.py",
+        "llm_manager/migrations",
+        "spelunker/settings.py",
+        "requirements.txt",
+        "requirements-models.txt",
+    )
+)
 MEASURED_SOURCES = MEASURED.names
 
 

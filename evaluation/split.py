@@ -21,6 +21,7 @@ The rule, deterministic and stratified:
   that order (and stay dev), so a stratum's share of new dev questions is about,
   not exactly, a third.
 """
+
 import hashlib
 import json
 from collections import defaultdict
@@ -67,8 +68,9 @@ def split_questions(questions: list[dict]) -> int:
 
 def split_library(data: dict) -> int:
     reworded = [r for entry in data["entries"] for r in entry["reworded"]]
-    return (assign(reworded, lambda _: "reworded", key=lambda item: item["question"])
-            + assign(data["unrelated"], lambda _: "unrelated", key=lambda item: item["question"]))
+    return assign(reworded, lambda _: "reworded", key=lambda item: item["question"]) + assign(
+        data["unrelated"], lambda _: "unrelated", key=lambda item: item["question"]
+    )
 
 
 def _write_questions(questions: list[dict]) -> None:
@@ -84,9 +86,13 @@ def _write_library(data: dict) -> None:
         return f'    {head}, "reworded": [\n      {reworded}]}}'
 
     LIBRARY_SET.write_text(
-        '{\n  "about": ' + json.dumps(data["about"], ensure_ascii=False) + ',\n  "entries": [\n'
-        + ",\n".join(entry(item) for item in data["entries"]) + '\n  ],\n  "unrelated": [\n'
-        + ",\n".join("    " + json.dumps(u, ensure_ascii=False) for u in data["unrelated"]) + "\n  ]\n}\n"
+        '{\n  "about": '
+        + json.dumps(data["about"], ensure_ascii=False)
+        + ',\n  "entries": [\n'
+        + ",\n".join(entry(item) for item in data["entries"])
+        + '\n  ],\n  "unrelated": [\n'
+        + ",\n".join("    " + json.dumps(u, ensure_ascii=False) for u in data["unrelated"])
+        + "\n  ]\n}\n"
     )
 
 

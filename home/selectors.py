@@ -9,6 +9,7 @@ probes, the count of the user's RFPs and the progress of the latest few. Job tab
 filtering them by status stays cheap. No view logic here, and nothing is
 written.
 """
+
 from dataclasses import dataclass, field
 from datetime import timedelta
 
@@ -49,7 +50,9 @@ def home_status(user) -> dict:
     library = library_counts()
     jobs = recent_jobs(user)
     apis = list(LLMApi.objects.order_by("-is_active", "name"))
-    default_types = set(LLMModel.objects.filter(is_system_default=True, is_active=True).values_list("model_type", flat=True))
+    default_types = set(
+        LLMModel.objects.filter(is_system_default=True, is_active=True).values_list("model_type", flat=True)
+    )
     workers = worker_status()
     rfp_count = RFP.objects.visible_to(user).count()
     rfps = list(RFP.objects.visible_to(user).with_progress().order_by("-updated_at")[:RFPS_LISTED])
@@ -70,6 +73,7 @@ def home_status(user) -> dict:
 
 
 # --- library ------------------------------------------------------------------------------
+
 
 def library_counts() -> dict:
     counts = Document.objects.aggregate(
@@ -93,6 +97,7 @@ def documents_to_watch() -> list[Document]:
 
 # --- jobs of every kind ------------------------------------------------------------------------
 
+
 def recent_jobs(user) -> list[JobRow]:
     """Running jobs and those updated in the last day, a few of each kind, running first.
 
@@ -104,6 +109,7 @@ def recent_jobs(user) -> list[JobRow]:
 
 
 # --- workers ---------------------------------------------------------------------------------
+
 
 def worker_status() -> WorkerStatus:
     """The latest worker check (System → Check the workers): one probe per queue."""
@@ -126,23 +132,36 @@ def worker_status() -> WorkerStatus:
 
 # --- what needs attention, and what to do next ------------------------------------------------
 
+
 def attention_items(library: dict, jobs: list[JobRow], apis: list[LLMApi], workers: WorkerStatus) -> list[dict]:
     """{"text", "url"} for each thing someone should look at."""
     items = []
     if library["failed"]:
-        items.append({"text": f"{library['failed']} document(s) failed to process: open them for the reason and Retry.",
-                      "url": reverse("solution_library:index")})
+        items.append(
+            {
+                "text": f"{library['failed']} document(s) failed to process: open them for the reason and Retry.",
+                "url": reverse("solution_library:index"),
+            }
+        )
     for job in jobs:
         if job.group == "needs_attention":
             why = "has made no progress for a while" if job.is_stale else "failed"
             items.append({"text": f"{job.kind.label} ({job.title}) {why}.", "url": job.url})
     for api in apis:
         if api.is_active and (api.health_status == LLMApi.HEALTH_UNHEALTHY or api.circuit_opened_at):
-            items.append({"text": f"LLM API {api.name} is unhealthy: {api.last_error[:120] or 'validation failed'}.",
-                          "url": reverse("llm_manager:api_detail", args=[api.pk])})
+            items.append(
+                {
+                    "text": f"LLM API {api.name} is unhealthy: {api.last_error[:120] or 'validation failed'}.",
+                    "url": reverse("llm_manager:api_detail", args=[api.pk]),
+                }
+            )
     if workers.check and workers.check.status in (JobStatus.COMPLETED, JobStatus.FAILED) and workers.silent_queues:
-        items.append({"text": f"No worker answered on queue(s) {', '.join(workers.silent_queues)} in the last check.",
-                      "url": reverse("system")})
+        items.append(
+            {
+                "text": f"No worker answered on queue(s) {', '.join(workers.silent_queues)} in the last check.",
+                "url": reverse("system"),
+            }
+        )
     return items
 
 
@@ -150,17 +169,36 @@ def next_steps(library: dict, rfp_count: int, default_types: set[str], workers: 
     """{"text", "url", "command"} for each empty or unknown part, in the order a newcomer meets them."""
     steps = []
     if not library["total"]:
-        steps.append({"text": "No documents yet: upload some to the library, or load the demo.",
-                      "url": reverse("solution_library:index"),
-                      "command": ".venv/bin/python manage.py load_demo"})
+        steps.append(
+            {
+                "text": "No documents yet: upload some to the library, or load the demo.",
+                "url": reverse("solution_library:index"),
+                "command": ".venv/bin/python manage.py load_demo",
+            }
+        )
     for model_type in (LLMModel.TYPE_EMBEDDING, LLMModel.TYPE_CHAT):
         if model_type not in default_types:
-            steps.append({"text": f"No default {model_type} model: choose one in the admin (LLM models).",
-                          "url": reverse("llm_manager:index"), "command": ""})
+            steps.append(
+                {
+                    "text": f"No default {model_type} model: choose one in the admin (LLM models).",
+                    "url": reverse("llm_manager:index"),
+                    "command": "",
+                }
+            )
     if not rfp_count:
-        steps.append({"text": "No RFPs yet: create one and import its questions from a workbook.",
-                      "url": reverse("rfp_manager:create"), "command": ""})
+        steps.append(
+            {
+                "text": "No RFPs yet: create one and import its questions from a workbook.",
+                "url": reverse("rfp_manager:create"),
+                "command": "",
+            }
+        )
     if user.is_staff and not (workers.check and workers.fresh):
-        steps.append({"text": "Check that every queue has a live worker (takes a second).",
-                      "url": reverse("system"), "command": ""})
+        steps.append(
+            {
+                "text": "Check that every queue has a live worker (takes a second).",
+                "url": reverse("system"),
+                "command": "",
+            }
+        )
     return steps

@@ -6,6 +6,7 @@ out instead of together. A server's Retry-After is a floor: the wait is never sh
 asked, even when the draw is low or the asked wait is above the cap (the cap bounds our own guess,
 not the server's word). Callers pick base and cap for their kind of work; nothing else varies.
 """
+
 import random
 
 # Past this many doublings any base is far above any cap; stops 2.0**n overflowing for unlimited retries.

@@ -7,6 +7,7 @@ unsent, the job pending with a note that it waits for the broker, and
 back. Rows are claimed with SELECT … FOR UPDATE SKIP LOCKED, so the on-commit
 attempt and Beat never publish the same row at the same time.
 """
+
 import logging
 import uuid
 from datetime import timedelta
@@ -32,8 +33,13 @@ def dispatch_after_commit(subject: models.Model, task, *, args=(), kwargs=None, 
     `options` are apply_async options that survive JSON: queue, soft_time_limit, time_limit, expires.
     """
     message = OutboxMessage.objects.create(
-        task_name=task.name, args=list(args), kwargs=kwargs or {}, options=options, task_id=str(uuid.uuid4()),
-        subject_model=subject._meta.label_lower, subject_id=subject.pk,
+        task_name=task.name,
+        args=list(args),
+        kwargs=kwargs or {},
+        options=options,
+        task_id=str(uuid.uuid4()),
+        subject_model=subject._meta.label_lower,
+        subject_id=subject.pk,
     )
     transaction.on_commit(lambda: publish(message.pk))
     return message
@@ -49,8 +55,14 @@ def publish(message_id: int) -> bool:
             # ignore_result: the job row, not the result backend, is the truth. It also keeps the rpc://
             # backend from declaring its reply queue first, which retries without limit while the broker
             # is down and would hang the request that started the job.
-            current_app.send_task(message.task_name, args=message.args, kwargs=message.kwargs, task_id=message.task_id,
-                          ignore_result=True, **message.options)
+            current_app.send_task(
+                message.task_name,
+                args=message.args,
+                kwargs=message.kwargs,
+                task_id=message.task_id,
+                ignore_result=True,
+                **message.options,
+            )
         except Exception as exc:  # any publish failure: broker down, bad credentials, confirm refused
             _record_refusal(message, exc)
             return False
@@ -85,17 +97,24 @@ def _subject_job_model(message: OutboxMessage) -> type[BaseJob] | None:
 
 def _record_refusal(message: OutboxMessage, exc: Exception) -> None:
     error = f"{type(exc).__name__}: {exc}"
-    logger.warning("Broker refused %s (outbox %s); it stays queued here: %s", message.task_name, message.pk, error,
-                   extra={"outbox_id": message.pk, "subject": message.subject_model, "subject_id": message.subject_id})
+    logger.warning(
+        "Broker refused %s (outbox %s); it stays queued here: %s",
+        message.task_name,
+        message.pk,
+        error,
+        extra={"outbox_id": message.pk, "subject": message.subject_model, "subject_id": message.subject_id},
+    )
     OutboxMessage.objects.filter(pk=message.pk).update(attempts=message.attempts + 1, last_error=error[:2000])
     job_model = _subject_job_model(message)
     if job_model:
         job_model.objects.filter(pk=message.subject_id, status=JobStatus.PENDING).update(
-            message=WAITING_FOR_BROKER, error_code=ErrorCode.BROKER_UNAVAILABLE, updated_at=timezone.now())
+            message=WAITING_FOR_BROKER, error_code=ErrorCode.BROKER_UNAVAILABLE, updated_at=timezone.now()
+        )
 
 
 def _clear_waiting_note(message: OutboxMessage) -> None:
     job_model = _subject_job_model(message)
     if job_model:
         job_model.objects.filter(pk=message.subject_id, error_code=ErrorCode.BROKER_UNAVAILABLE).update(
-            message="", error_code="")
+            message="", error_code=""
+        )

@@ -10,6 +10,7 @@ Each app registers its kinds from its AppConfig.ready() (`register`), so this
 toolkit names no domain app. `job_rows(user, …)` is the selector pages use
 (the jobs page, the home page): plain `JobRow`s, newest first, whatever the kind.
 """
+
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -139,9 +140,18 @@ class JobRow:
 
 def _job_row(kind: JobKind, job) -> JobRow:
     return JobRow(
-        kind=kind, pk=job.pk, title=str(job), status=job.status, processed=job.processed_items,
-        total=job.total_items, message=job.message, error_code=job.error_code, updated_at=job.updated_at,
-        task_id=job.celery_task_id, url=kind.url(job), retry_url=kind.retry_url(job),
+        kind=kind,
+        pk=job.pk,
+        title=str(job),
+        status=job.status,
+        processed=job.processed_items,
+        total=job.total_items,
+        message=job.message,
+        error_code=job.error_code,
+        updated_at=job.updated_at,
+        task_id=job.celery_task_id,
+        url=kind.url(job),
+        retry_url=kind.retry_url(job),
         is_stale=job.is_stale(),
     )
 
@@ -150,10 +160,19 @@ def _document_rows(kind: JobKind, documents: list) -> list[JobRow]:
     task_ids = _latest_task_ids(kind, [d.pk for d in documents])
     return [
         JobRow(
-            kind=kind, pk=d.pk, title=d.title, status=DOCUMENT_STATUS.get(d.review_status, JobStatus.COMPLETED),
-            processed=0 if d.is_processing else 1, total=1, message=d.status_message, error_code=d.error_code,
-            updated_at=d.updated_at, task_id=task_ids.get(d.pk, ""), url=kind.url(d),
-            retry_url=kind.retry_url(d), is_stale=d.is_processing and d.can_retry,
+            kind=kind,
+            pk=d.pk,
+            title=d.title,
+            status=DOCUMENT_STATUS.get(d.review_status, JobStatus.COMPLETED),
+            processed=0 if d.is_processing else 1,
+            total=1,
+            message=d.status_message,
+            error_code=d.error_code,
+            updated_at=d.updated_at,
+            task_id=task_ids.get(d.pk, ""),
+            url=kind.url(d),
+            retry_url=kind.retry_url(d),
+            is_stale=d.is_processing and d.can_retry,
         )
         for d in documents
     ]
@@ -170,14 +189,21 @@ def _latest_task_ids(kind: JobKind, pks: list[int]) -> dict[int, str]:
 STATUS_FILTERS: dict[str, Callable[[JobKind], dict]] = {
     "active": lambda kind: {"review_status": "processing"} if kind.is_document else {"status__in": ACTIVE_STATUSES},
     "failed": lambda kind: {"review_status": "failed"} if kind.is_document else {"status": JobStatus.FAILED},
-    "completed": lambda kind: ({"review_status__in": ("pending_review", "approved")} if kind.is_document
-                               else {"status": JobStatus.COMPLETED}),
+    "completed": lambda kind: (
+        {"review_status__in": ("pending_review", "approved")} if kind.is_document else {"status": JobStatus.COMPLETED}
+    ),
     "cancelled": lambda kind: {"pk__in": []} if kind.is_document else {"status": JobStatus.CANCELLED},
 }
 
 
-def job_rows(user, kinds: list[str] | None = None, status: str = "", limit: int = 50,
-             include_acknowledged: bool = False, running_or_since: datetime | None = None) -> list[JobRow]:
+def job_rows(
+    user,
+    kinds: list[str] | None = None,
+    status: str = "",
+    limit: int = 50,
+    include_acknowledged: bool = False,
+    running_or_since: datetime | None = None,
+) -> list[JobRow]:
     """The newest `limit` jobs of each chosen kind the user may see, newest first across kinds.
 
     `running_or_since` keeps only the jobs still running and those updated since then."""

@@ -23,6 +23,7 @@ Access is checked as before, through the view's own loader, and remembered per
 user and job for MAX_AGE as well: a user whose access is withdrawn may see the
 counters for another half second, never longer.
 """
+
 import time
 
 from django.core.cache import cache

@@ -4,6 +4,7 @@ and the worker check (a job of this app: one probe per queue).
 The concrete tables were created by the `spelunker` app and keep their names (Meta.db_table), so
 moving them here changed no data (see migrations/0001_initial.py).
 """
+
 from django.conf import settings
 from django.db import models, transaction
 from django.utils import timezone
@@ -198,8 +199,13 @@ class BaseJob(models.Model):
         poison message.
         """
         with transaction.atomic():
-            row = type(self).objects.select_for_update().filter(pk=self.pk).values(
-                "unfinished_deliveries", "progress_at_delivery", "processed_items").get()
+            row = (
+                type(self)
+                .objects.select_for_update()
+                .filter(pk=self.pk)
+                .values("unfinished_deliveries", "progress_at_delivery", "processed_items")
+                .get()
+            )
             values = _delivery_values(**row)
             type(self).objects.filter(pk=self.pk).update(**values)
         self.refresh_from_db()
@@ -240,7 +246,7 @@ class BaseJob(models.Model):
         return status == JobStatus.CANCELLED
 
     def stop_reason(self) -> str:
-        """"cancelled", "shutdown" (its worker is stopping: requeue) or "": what a task checks between items."""
+        """ "cancelled", "shutdown" (its worker is stopping: requeue) or "": what a task checks between items."""
         row = type(self).objects.filter(pk=self.pk).values("status", "stop_requested").first() or {}
         if row.get("status") == JobStatus.CANCELLED:
             return "cancelled"
@@ -265,8 +271,11 @@ def _delivery_values(unfinished_deliveries: int, progress_at_delivery: int, proc
     """The delivery bookkeeping of one more delivery (see BaseJob.begin_delivery)."""
     progressed = processed_items > progress_at_delivery
     # A stop asked of an earlier delivery's worker does not concern this one.
-    return {"unfinished_deliveries": (0 if progressed else unfinished_deliveries) + 1,
-            "progress_at_delivery": processed_items, "stop_requested": False}
+    return {
+        "unfinished_deliveries": (0 if progressed else unfinished_deliveries) + 1,
+        "progress_at_delivery": processed_items,
+        "stop_requested": False,
+    }
 
 
 def fail_stale_jobs(jobs, after_minutes: int) -> int:
@@ -316,7 +325,9 @@ class JobAcknowledgement(models.Model):
 
     kind = models.CharField(max_length=40)
     object_id = models.PositiveBigIntegerField()
-    acknowledged_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    acknowledged_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
     acknowledged_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -14,6 +14,7 @@ inside the task, requeues work that stopped for a worker shutdown, turns
 SoftTimeLimitExceeded and unexpected errors into a failed job with a clear
 message and code, and returns the structured result dict.
 """
+
 import logging
 from collections.abc import Callable
 
@@ -55,8 +56,14 @@ def run_job(task, job_model: type[BaseJob], job_id: int, work: Callable[[BaseJob
         # Retried without limit: while the database is down no job can run or fail anyway, and the job's
         # own state (processing, its finished items) is still there when it returns, so the retry resumes it.
         countdown = backoff_seconds(task.request.retries, base=DATABASE_RETRY_SECONDS, cap=DATABASE_RETRY_SECONDS)
-        logger.warning("Database unavailable during %s %s; retrying in %.1f s: %s", job_model.__name__, job_id,
-                       countdown, exc, extra={"job_id": job_id})
+        logger.warning(
+            "Database unavailable during %s %s; retrying in %.1f s: %s",
+            job_model.__name__,
+            job_id,
+            countdown,
+            exc,
+            extra={"job_id": job_id},
+        )
         raise task.retry(exc=exc, countdown=countdown, max_retries=None) from None
 
 
@@ -87,8 +94,10 @@ def _already_finished(job: BaseJob, label: str, context: dict) -> dict:
 
 
 def _fail_poison(job: BaseJob, crashed: int, label: str, context: dict) -> dict:
-    message = (f"Stopped for good: the last {crashed} attempts to run it ended with the worker process dying "
-               "(out of memory or a crash) before it made any progress. Check the input, then start it again.")
+    message = (
+        f"Stopped for good: the last {crashed} attempts to run it ended with the worker process dying "
+        "(out of memory or a crash) before it made any progress. Check the input, then start it again."
+    )
     logger.error("%s %s is a poison message (%s deliveries died)", label, job.pk, crashed, extra=context)
     job.finish(JobStatus.FAILED, message, ErrorCode.POISON_MESSAGE, ending_delivery=True)
     return {"success": False, "job_id": job.pk, "status": job.status, "error": message}

@@ -1,4 +1,5 @@
 """System checks: record each probe's answer; and the Flower link of a task."""
+
 from django.conf import settings
 from django.utils import timezone
 
@@ -24,7 +25,8 @@ def record_probe_answer(check_id: int, queue: str, worker: str, task_id: str) ->
     # The probes answer in parallel: a count taken before another probe's answer landed must not
     # overwrite the higher count that answer wrote (the check would read completed at 2 of 3).
     SystemCheck.objects.filter(pk=check.pk, processed_items__lt=answered).update(
-        processed_items=answered, successful_items=answered, updated_at=now)
+        processed_items=answered, successful_items=answered, updated_at=now
+    )
     if answered == check.total_items:
         check.finish(JobStatus.COMPLETED)
     return {"success": True, "job_id": check_id, "queue": queue, "answered": answered}

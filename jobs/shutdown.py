@@ -6,6 +6,7 @@ the jobs whose tasks it is running; their work loops see the flag between
 items (`BaseJob.stop_reason`), stop, and the task requeues its message
 (`run_job` → Reject(requeue=True)), so the next worker resumes the job.
 """
+
 import logging
 
 from celery.signals import worker_shutting_down
@@ -27,7 +28,9 @@ def ask_running_jobs_to_stop(sender=None, how="", **kwargs):
         return
     try:
         for model in job_models():
-            flagged = model.objects.filter(celery_task_id__in=task_ids, status=JobStatus.PROCESSING).update(stop_requested=True)
+            flagged = model.objects.filter(celery_task_id__in=task_ids, status=JobStatus.PROCESSING).update(
+                stop_requested=True
+            )
             if flagged:
                 logger.info("Asked %s running %s to stop at a safe point", flagged, model._meta.verbose_name_plural)
     except Exception:  # the database may be the reason for the shutdown: the warm shutdown goes on regardless

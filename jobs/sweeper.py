@@ -9,6 +9,7 @@ broker that lost its data). Idempotent kinds are sent again up to
 JOB_MAX_REDISPATCHES times; the others, and those out of attempts, are failed
 with a reason a person understands and the code `worker_lost`.
 """
+
 import logging
 from datetime import timedelta
 
@@ -49,8 +50,13 @@ def sweep(live_task_ids: set[str] | None = None) -> dict:
             action = "redispatched" if _send_again(kind, row, cutoff) else "failed" if _fail(kind, row, cutoff) else ""
             if action:
                 outcome[action].append(f"{kind.key}-{row.pk}")
-                logger.warning("Sweeper %s %s %s: its worker vanished", action, kind.key, row.pk,
-                               extra={"kind": kind.key, "job_id": row.pk})
+                logger.warning(
+                    "Sweeper %s %s %s: its worker vanished",
+                    action,
+                    kind.key,
+                    row.pk,
+                    extra={"kind": kind.key, "job_id": row.pk},
+                )
     return {"success": True, **outcome}
 
 
@@ -80,8 +86,10 @@ def _send_again(kind: JobKind, row, cutoff) -> bool:
     if not kind.redispatch or row.redispatch_count >= settings.JOB_MAX_REDISPATCHES:
         return False
     attempt = row.redispatch_count + 1
-    note = (f"Sent again (attempt {attempt} of {settings.JOB_MAX_REDISPATCHES}): the worker running it vanished "
-            f"without a word for {_silence()}. Work already done is kept.")
+    note = (
+        f"Sent again (attempt {attempt} of {settings.JOB_MAX_REDISPATCHES}): the worker running it vanished "
+        f"without a word for {_silence()}. Work already done is kept."
+    )
     with transaction.atomic():
         field = "status_message" if kind.is_document else "message"
         if not _claim(kind, row, cutoff, redispatch_count=F("redispatch_count") + 1, **{field: note}):
@@ -93,12 +101,23 @@ def _send_again(kind: JobKind, row, cutoff) -> bool:
 
 def _fail(kind: JobKind, row, cutoff) -> bool:
     resent = f" It was already sent again {row.redispatch_count} times." if row.redispatch_count else ""
-    message = (f"Stopped: no progress for {_silence()} and no worker is running it, so the worker was "
-               f"lost (restarted or crashed).{resent} Start it again when the workers are up.")
+    message = (
+        f"Stopped: no progress for {_silence()} and no worker is running it, so the worker was "
+        f"lost (restarted or crashed).{resent} Start it again when the workers are up."
+    )
     if kind.is_document:
-        return _claim(kind, row, cutoff, review_status="failed", status_message=message, error_code=ErrorCode.WORKER_LOST)
-    return _claim(kind, row, cutoff, status=JobStatus.FAILED, completed_at=timezone.now(), message=message,
-                  error_code=ErrorCode.WORKER_LOST)
+        return _claim(
+            kind, row, cutoff, review_status="failed", status_message=message, error_code=ErrorCode.WORKER_LOST
+        )
+    return _claim(
+        kind,
+        row,
+        cutoff,
+        status=JobStatus.FAILED,
+        completed_at=timezone.now(),
+        message=message,
+        error_code=ErrorCode.WORKER_LOST,
+    )
 
 
 def _silence() -> str:

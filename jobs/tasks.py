@@ -32,7 +32,9 @@ def dispatch_system_check(user) -> SystemCheck:
 
         for queue in QUEUES:
             # A probe nobody picks up within a minute is news, not work.
-            dispatch_after_commit(check, probe_queue, kwargs={"job_id": check.pk, "queue": queue}, queue=queue, expires=60)
+            dispatch_after_commit(
+                check, probe_queue, kwargs={"job_id": check.pk, "queue": queue}, queue=queue, expires=60
+            )
     return check
 
 
@@ -41,7 +43,9 @@ def publish_outbox(self) -> dict:
     """Beat, every few seconds: send the task messages the broker refused earlier (see dispatch.py)."""
     result = dispatch.publish_pending()
     if result["sent"] or result["waiting"]:
-        logger.info("Outbox: sent %s, still waiting %s", result["sent"], result["waiting"], extra={"task_id": self.request.id})
+        logger.info(
+            "Outbox: sent %s, still waiting %s", result["sent"], result["waiting"], extra={"task_id": self.request.id}
+        )
     return result
 
 

@@ -4,6 +4,7 @@ One endpoint per job answers three ways: JSON for scripts and tests, the
 progress partial for htmx polling, and nothing else — the full page is the
 app's own view, which includes the same partial.
 """
+
 from django.contrib import messages
 from django.http import Http404, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -15,9 +16,9 @@ from django.views.decorators.http import require_POST
 from spelunker.permissions import staff_required
 
 from .kinds import STATUS_FILTERS, acknowledge, get_kind, grouped, job_kinds, job_rows
+from .live_status import status_json
 from .models import SystemCheck
 from .services import flower_task_url
-from .live_status import status_json
 from .tasks import dispatch_system_check
 
 PROGRESS_PARTIAL = "jobs/_progress.html"
@@ -67,8 +68,9 @@ def jobs_index(request):
     """Every job the user may see, grouped; filtered by ?kind= and ?status=; htmx polls the list while any runs."""
     kind = request.GET.get("kind", "")
     status = request.GET.get("status", "")
-    rows = job_rows(request.user, kinds=[kind] if get_kind(kind) else None,
-                    status=status if status in STATUS_FILTERS else "")
+    rows = job_rows(
+        request.user, kinds=[kind] if get_kind(kind) else None, status=status if status in STATUS_FILTERS else ""
+    )
     groups = grouped(rows)
     context = {
         "groups": [(key, GROUP_TITLES[key], groups[key]) for key in GROUP_TITLES],
@@ -98,6 +100,7 @@ def acknowledge_job(request, kind, pk):
 
 # --- the worker check ----------------------------------------------------------------
 
+
 @staff_required
 def system(request):
     checks = SystemCheck.objects.prefetch_related("probes")[:10]
@@ -121,5 +124,11 @@ def system_check(request, pk):
 
 @staff_required
 def system_check_status(request, pk):
-    return job_status_response(request, SystemCheck, pk, lambda: get_object_or_404(SystemCheck, pk=pk),
-                               reverse_lazy("system_check_status", args=[pk]), partial="system/_check_progress.html")
+    return job_status_response(
+        request,
+        SystemCheck,
+        pk,
+        lambda: get_object_or_404(SystemCheck, pk=pk),
+        reverse_lazy("system_check_status", args=[pk]),
+        partial="system/_check_progress.html",
+    )

@@ -1,11 +1,12 @@
 """Admin for LLM APIs and models, with the actions that validate APIs and choose defaults."""
+
 from django.contrib import admin, messages
 
 from . import services
-from .tasks import dispatch_validation
 from .forms import LLMApiForm
 from .models import LLMApi, LLMModel, ValidationRun
 from .signals import embedding_default_requested
+from .tasks import dispatch_validation
 
 
 class LLMModelInline(admin.TabularInline):
@@ -18,13 +19,24 @@ class LLMModelInline(admin.TabularInline):
 @admin.register(LLMApi)
 class LLMApiAdmin(admin.ModelAdmin):
     form = LLMApiForm
-    list_display = ["name", "kind", "base_url", "is_active", "health_status", "last_validated_at", "consecutive_failures"]
+    list_display = [
+        "name",
+        "kind",
+        "base_url",
+        "is_active",
+        "health_status",
+        "last_validated_at",
+        "consecutive_failures",
+    ]
     list_filter = ["kind", "is_active", "health_status"]
     search_fields = ["name", "base_url"]
     readonly_fields = ["health_status", "last_validated_at", "last_error", "consecutive_failures", "circuit_opened_at"]
     fieldsets = [
         (None, {"fields": ["name", "kind", "base_url", "api_key", "clear_api_key", "is_active"]}),
-        ("Limits (shared by all workers)", {"fields": ["timeout_seconds", "max_concurrent_requests", "requests_per_minute"]}),
+        (
+            "Limits (shared by all workers)",
+            {"fields": ["timeout_seconds", "max_concurrent_requests", "requests_per_minute"]},
+        ),
         ("Health", {"fields": readonly_fields}),
     ]
     inlines = [LLMModelInline]
@@ -42,7 +54,15 @@ class LLMApiAdmin(admin.ModelAdmin):
 
 @admin.register(LLMModel)
 class LLMModelAdmin(admin.ModelAdmin):
-    list_display = ["name", "api", "model_type", "embedding_dimensions", "context_window", "is_active", "is_system_default"]
+    list_display = [
+        "name",
+        "api",
+        "model_type",
+        "embedding_dimensions",
+        "context_window",
+        "is_active",
+        "is_system_default",
+    ]
     list_filter = ["model_type", "is_active", "is_system_default", "api"]
     search_fields = ["name", "api__name"]
     readonly_fields = ["is_system_default"]
@@ -54,8 +74,11 @@ class LLMModelAdmin(admin.ModelAdmin):
         for model in queryset.select_related("api"):
             chosen.setdefault(model.model_type, model)
         if len(chosen) < queryset.count():
-            self.message_user(request, "Only one model per type can be the default; the first of each type was used.",
-                              messages.WARNING)
+            self.message_user(
+                request,
+                "Only one model per type can be the default; the first of each type was used.",
+                messages.WARNING,
+            )
         for model in chosen.values():
             job = _preparation_job(model, request.user) if model.model_type == LLMModel.TYPE_EMBEDDING else None
             if job:
@@ -78,7 +101,16 @@ def _preparation_job(model: LLMModel, user):
 
 @admin.register(ValidationRun)
 class ValidationRunAdmin(admin.ModelAdmin):
-    list_display = ["pk", "api", "trigger", "status", "successful_items", "failed_items", "created_at", "celery_task_id"]
+    list_display = [
+        "pk",
+        "api",
+        "trigger",
+        "status",
+        "successful_items",
+        "failed_items",
+        "created_at",
+        "celery_task_id",
+    ]
     list_filter = ["status", "trigger"]
     readonly_fields = [f.name for f in ValidationRun._meta.fields]
 

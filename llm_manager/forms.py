@@ -1,4 +1,5 @@
 """The LLM API form: the API key is write-only."""
+
 from django import forms
 
 from .models import LLMApi
@@ -15,14 +16,25 @@ class LLMApiForm(forms.ModelForm):
     )
     clear_api_key = forms.BooleanField(required=False, label="Remove the saved API key")
     base_url = forms.URLField(
-        required=False, max_length=200, assume_scheme="https",
+        required=False,
+        max_length=200,
+        assume_scheme="https",
         help_text=LLMApi._meta.get_field("base_url").help_text,
     )
 
     class Meta:
         model = LLMApi
-        fields = ["name", "kind", "base_url", "api_key", "clear_api_key", "is_active", "timeout_seconds",
-                  "max_concurrent_requests", "requests_per_minute"]
+        fields = [
+            "name",
+            "kind",
+            "base_url",
+            "api_key",
+            "clear_api_key",
+            "is_active",
+            "timeout_seconds",
+            "max_concurrent_requests",
+            "requests_per_minute",
+        ]
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)

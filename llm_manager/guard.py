@@ -29,6 +29,7 @@ unhealthy and the circuit opens; calls fail fast with CircuitOpenError. After
 `CIRCUIT_COOLDOWN_SECONDS` one process gets a trial call (half-open); success
 closes the circuit, failure keeps it open for another cool-down.
 """
+
 import logging
 import random
 import time
@@ -88,15 +89,21 @@ def enter_circuit(api: LLMApi) -> None:
         )
     # Half-open: whoever moves opened_at forward gets the trial call; the others keep failing fast.
     if not LLMApi.objects.filter(pk=api.pk, circuit_opened_at=opened_at).update(circuit_opened_at=now):
-        raise CircuitOpenError(f"{api.name} is being re-tested after repeated failures", retry_after=CIRCUIT_COOLDOWN_SECONDS)
+        raise CircuitOpenError(
+            f"{api.name} is being re-tested after repeated failures", retry_after=CIRCUIT_COOLDOWN_SECONDS
+        )
     logger.info("Circuit of %s half-open: trial call", api.name, extra={"api_id": api.pk})
 
 
 def record_success(api: LLMApi) -> None:
     """Close the circuit. Only writes when something changes (the common case costs one cheap UPDATE)."""
-    closed = LLMApi.objects.filter(pk=api.pk).filter(
-        Q(consecutive_failures__gt=0) | Q(circuit_opened_at__isnull=False) | ~Q(health_status=LLMApi.HEALTH_HEALTHY)
-    ).update(consecutive_failures=0, circuit_opened_at=None, health_status=LLMApi.HEALTH_HEALTHY, last_error="")
+    closed = (
+        LLMApi.objects.filter(pk=api.pk)
+        .filter(
+            Q(consecutive_failures__gt=0) | Q(circuit_opened_at__isnull=False) | ~Q(health_status=LLMApi.HEALTH_HEALTHY)
+        )
+        .update(consecutive_failures=0, circuit_opened_at=None, health_status=LLMApi.HEALTH_HEALTHY, last_error="")
+    )
     if closed:
         logger.info("%s answered: marked healthy", api.name, extra={"api_id": api.pk})
 
@@ -107,9 +114,9 @@ def record_failure(api: LLMApi, error: str, *, transient: bool) -> None:
         LLMApi.objects.filter(pk=api.pk).update(last_error=error[:2000])
         return
     LLMApi.objects.filter(pk=api.pk).update(consecutive_failures=F("consecutive_failures") + 1, last_error=error[:2000])
-    opened = LLMApi.objects.filter(
-        pk=api.pk, consecutive_failures__gte=CIRCUIT_FAILURE_THRESHOLD
-    ).update(health_status=LLMApi.HEALTH_UNHEALTHY, circuit_opened_at=timezone.now())
+    opened = LLMApi.objects.filter(pk=api.pk, consecutive_failures__gte=CIRCUIT_FAILURE_THRESHOLD).update(
+        health_status=LLMApi.HEALTH_UNHEALTHY, circuit_opened_at=timezone.now()
+    )
     if opened:
         logger.warning("Circuit of %s opened after repeated failures: %s", api.name, error, extra={"api_id": api.pk})
 
@@ -215,16 +222,26 @@ def lease_slot(api: LLMApi, holder: str, lease: timedelta, *, healthy_only: bool
     now = timezone.now()
     lock = " FOR UPDATE OF s SKIP LOCKED" if features.has_select_for_update_skip_locked else ""
     healthy = (
-        " AND EXISTS (SELECT 1 FROM llm_manager_llmapi a WHERE a.id = s.api_id AND a.circuit_opened_at IS NULL"
-        " AND a.consecutive_failures = 0 AND a.health_status = %s)"
-    ) if healthy_only else ""
+        (
+            " AND EXISTS (SELECT 1 FROM llm_manager_llmapi a WHERE a.id = s.api_id AND a.circuit_opened_at IS NULL"
+            " AND a.consecutive_failures = 0 AND a.health_status = %s)"
+        )
+        if healthy_only
+        else ""
+    )
     sql = (
         "UPDATE llm_manager_requestslot SET holder = %s, lease_until = %s WHERE id = ("
         "SELECT s.id FROM llm_manager_requestslot s WHERE s.api_id = %s AND s.number < %s AND s.lease_until <= %s"
         f"{healthy} ORDER BY s.number LIMIT 1{lock})"
     )
-    params = [holder, ops.adapt_datetimefield_value(now + lease), api.pk, slot_count(api),
-              ops.adapt_datetimefield_value(now), *([LLMApi.HEALTH_HEALTHY] if healthy_only else [])]
+    params = [
+        holder,
+        ops.adapt_datetimefield_value(now + lease),
+        api.pk,
+        slot_count(api),
+        ops.adapt_datetimefield_value(now),
+        *([LLMApi.HEALTH_HEALTHY] if healthy_only else []),
+    ]
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         return cursor.rowcount == 1

@@ -1,4 +1,5 @@
 """The job kind of the LLM manager, for the jobs page and the sweeper (registered by apps.py)."""
+
 from django.urls import reverse
 
 from jobs.kinds import JobKind
@@ -12,6 +13,13 @@ def validation_url(run) -> str:
 
 
 KINDS = (
-    JobKind("validation", "LLM validation", "llm_manager.ValidationRun", validation_url,
-            redispatch=dispatch_validation_run, staff_only=True, related=("api",)),
+    JobKind(
+        "validation",
+        "LLM validation",
+        "llm_manager.ValidationRun",
+        validation_url,
+        redispatch=dispatch_validation_run,
+        staff_only=True,
+        related=("api",),
+    ),
 )

@@ -1,4 +1,5 @@
 """LLM endpoints (APIs) and the models they serve."""
+
 from django.db import models
 from django.db.models import Q
 
@@ -122,7 +123,11 @@ class ValidationRun(BaseJob):
     TRIGGER_CHOICES = [(TRIGGER_MANUAL, "Manual"), (TRIGGER_SCHEDULE, "Schedule")]
 
     api = models.ForeignKey(
-        LLMApi, null=True, blank=True, on_delete=models.CASCADE, related_name="validation_runs",
+        LLMApi,
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="validation_runs",
         help_text="Empty: every active API",
     )
     trigger = models.CharField(max_length=20, choices=TRIGGER_CHOICES, default=TRIGGER_MANUAL)

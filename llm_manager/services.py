@@ -12,13 +12,13 @@ Limits and the circuit breaker are applied inside (see guard.py) for every
 network provider; the offline provider runs in-process and needs neither.
 No Celery here: tasks.py wraps the validation functions.
 """
+
 import logging
 import math
 from dataclasses import asdict, dataclass, field
 
 from django.db import transaction
 from django.utils import timezone
-
 
 from .exceptions import LLMError, NoDefaultModel, TransientLLMError
 from .guard import guarded_call, record_failure, record_success
@@ -33,8 +33,16 @@ EMBED_BATCH_SIZE = 64
 STALE_RUN_MINUTES = 10
 
 __all__ = [
-    "ChatResult", "LLMError", "NoDefaultModel", "TransientLLMError",
-    "get_default_model", "embed_texts", "chat", "concurrency_limit", "embedding_fallback", "model_problem",
+    "ChatResult",
+    "LLMError",
+    "NoDefaultModel",
+    "TransientLLMError",
+    "get_default_model",
+    "embed_texts",
+    "chat",
+    "concurrency_limit",
+    "embedding_fallback",
+    "model_problem",
 ]
 
 
@@ -87,7 +95,8 @@ def _offline_model(model_type: str) -> LLMModel | None:
     return (
         LLMModel.objects.select_related("api")
         .filter(model_type=model_type, is_active=True, api__kind=LLMApi.KIND_OFFLINE, api__is_active=True)
-        .order_by("pk").first()
+        .order_by("pk")
+        .first()
     )
 
 
@@ -102,7 +111,11 @@ class EmbeddingFallback:
 
 def embedding_fallback() -> EmbeddingFallback | None:
     """For the LLM page and /readyz: why the default embedding model is not the one in use, or None."""
-    model = LLMModel.objects.select_related("api").filter(model_type=LLMModel.TYPE_EMBEDDING, is_system_default=True).first()
+    model = (
+        LLMModel.objects.select_related("api")
+        .filter(model_type=LLMModel.TYPE_EMBEDDING, is_system_default=True)
+        .first()
+    )
     problem = model_problem(model, load=False) if model else None
     if not problem:
         return None
@@ -140,14 +153,15 @@ def embed_texts(texts: list[str], model: LLMModel | None = None) -> list[list[fl
     provider = get_provider(model.api)
     vectors: list[list[float]] = []
     for start in range(0, len(texts), EMBED_BATCH_SIZE):
-        batch = list(texts[start:start + EMBED_BATCH_SIZE])
-        vectors += _call(model.api, lambda: provider.embed(model.name, batch, model.embedding_dimensions))
+        batch = list(texts[start : start + EMBED_BATCH_SIZE])
+        vectors += _call(model.api, lambda: provider.embed(model.name, batch, model.embedding_dimensions))  # noqa: B023 (called in this iteration)
     _check_dimensions(model, vectors)
     return [_l2_normalised(v) for v in vectors]
 
 
-def chat(messages: list[dict], model: LLMModel | None = None, *, temperature: float = 0.0,
-         max_tokens: int | None = None) -> ChatResult:
+def chat(
+    messages: list[dict], model: LLMModel | None = None, *, temperature: float = 0.0, max_tokens: int | None = None
+) -> ChatResult:
     model = _usable(model, LLMModel.TYPE_CHAT)
     provider = get_provider(model.api)
     return _call(model.api, lambda: provider.chat(model.name, messages, temperature=temperature, max_tokens=max_tokens))
@@ -248,7 +262,10 @@ def sync_models(api: LLMApi, infos: list[ModelInfo]) -> SyncCounts:
         model = existing.get(info.name)
         if model is None:
             LLMModel.objects.create(
-                api=api, name=info.name, model_type=info.model_type, context_window=info.context_window,
+                api=api,
+                name=info.name,
+                model_type=info.model_type,
+                context_window=info.context_window,
                 embedding_dimensions=info.embedding_dimensions,
             )
             counts.created += 1
@@ -263,7 +280,11 @@ def sync_models(api: LLMApi, infos: list[ModelInfo]) -> SyncCounts:
 def _apply_listing(model: LLMModel, info: ModelInfo) -> bool:
     """Copy what the listing says onto the row; True if anything changed."""
     changed = False
-    wanted = {"is_active": True, "context_window": info.context_window, "embedding_dimensions": info.embedding_dimensions}
+    wanted = {
+        "is_active": True,
+        "context_window": info.context_window,
+        "embedding_dimensions": info.embedding_dimensions,
+    }
     for attribute, value in wanted.items():
         if value is not None and getattr(model, attribute) != value:
             setattr(model, attribute, value)

@@ -1,4 +1,5 @@
 """What the LLM manager tells the apps built on it, which it does not import."""
+
 from django.dispatch import Signal
 
 # Sent (model=, user=) before a model becomes the default embedding model. A receiver whose data must first be

@@ -8,6 +8,7 @@ exponential backoff and jitter on transient failures, and Beat's
 never retries as a whole). Business errors (bad key, wrong URL) never retry.
 The API key never appears in arguments, logs or results: tasks get ids only.
 """
+
 import logging
 
 from celery import shared_task
@@ -38,10 +39,14 @@ def schedule_retry(outcome: services.ValidationOutcome) -> None:
     """Hand an API that failed transiently to the self-retrying job-less task."""
     countdown = validation_backoff(0, outcome.retry_after)
     validate_single_api.apply_async(kwargs={"api_id": outcome.api_id, "attempt": 1}, countdown=countdown)
-    logger.info("Validation of %s will be retried in %.0f s", outcome.api_name, countdown, extra={"api_id": outcome.api_id})
+    logger.info(
+        "Validation of %s will be retried in %.0f s", outcome.api_name, countdown, extra={"api_id": outcome.api_id}
+    )
 
 
-@shared_task(bind=True, name="llm_manager.validate_single_api", max_retries=MAX_RETRIES, soft_time_limit=300, time_limit=360)
+@shared_task(
+    bind=True, name="llm_manager.validate_single_api", max_retries=MAX_RETRIES, soft_time_limit=300, time_limit=360
+)
 def validate_single_api(self, api_id: int, job_id: int | None = None, attempt: int = 0) -> dict:
     """Validate one API: list its models, sync them, record its health.
 
@@ -77,13 +82,17 @@ def validate_all_llm_apis(self, job_id: int | None = None) -> dict:
     if job_id is None:
         job_id = _schedule_run_for(self.request.id).pk
     api_ids = services.active_api_ids()
-    return run_job(self, ValidationRun, job_id, lambda run: services.validate_apis_for_run(run, api_ids, schedule_retry))
+    return run_job(
+        self, ValidationRun, job_id, lambda run: services.validate_apis_for_run(run, api_ids, schedule_retry)
+    )
 
 
 def _schedule_run_for(task_id: str | None) -> ValidationRun:
     if not task_id:  # called directly, outside a worker
         return ValidationRun.objects.create(trigger=ValidationRun.TRIGGER_SCHEDULE)
-    run, _ = ValidationRun.objects.get_or_create(celery_task_id=task_id, defaults={"trigger": ValidationRun.TRIGGER_SCHEDULE})
+    run, _ = ValidationRun.objects.get_or_create(
+        celery_task_id=task_id, defaults={"trigger": ValidationRun.TRIGGER_SCHEDULE}
+    )
     return run
 
 

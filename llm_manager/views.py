@@ -4,6 +4,7 @@ Everyone signed in may look (which models answer questions is no secret);
 only staff validate. The API key is never put in a context: templates get
 `has_api_key` and nothing else.
 """
+
 from django.contrib import messages
 from django.db.models import Count, Q
 from django.shortcuts import get_object_or_404, redirect, render
@@ -49,9 +50,15 @@ def api_validate(request, pk):
 
 
 def validation_status(request, pk):
-    return job_status_response(request, ValidationRun, pk, lambda: get_object_or_404(ValidationRun, pk=pk),
-                               reverse_lazy("llm_manager:validation_status", args=[pk]), partial=PROGRESS_PARTIAL,
-                               reload_page_when_done=True)
+    return job_status_response(
+        request,
+        ValidationRun,
+        pk,
+        lambda: get_object_or_404(ValidationRun, pk=pk),
+        reverse_lazy("llm_manager:validation_status", args=[pk]),
+        partial=PROGRESS_PARTIAL,
+        reload_page_when_done=True,
+    )
 
 
 def _status_url(run: ValidationRun) -> str:

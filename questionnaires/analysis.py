@@ -10,6 +10,7 @@ preview and that is remembered for the next file of the same structure:
 Columns are 1-based and keyed by strings (JSON object keys). A column that is
 not in `roles` is ignored.
 """
+
 import hashlib
 import re
 from statistics import median
@@ -26,39 +27,141 @@ QUESTION_WORDS = frozenset(
     "state verify ensure demonstrate share attach summarize summarise give".split()
 )
 ID_HEADERS = (
-    "id", "question id", "req id", "requirement id", "control id", "ref", "ref.", "reference", "ref no", "ref #",
-    "#", "no", "no.", "number", "item no", "item #", "q#", "q no", "question no", "question number", "question #",
+    "id",
+    "question id",
+    "req id",
+    "requirement id",
+    "control id",
+    "ref",
+    "ref.",
+    "reference",
+    "ref no",
+    "ref #",
+    "#",
+    "no",
+    "no.",
+    "number",
+    "item no",
+    "item #",
+    "q#",
+    "q no",
+    "question no",
+    "question number",
+    "question #",
 )
 SECTION_WORDS = ("section", "category", "area", "topic", "chapter", "domain", "family", "theme", "group", "subject")
-QUESTION_HEADER_WORDS = ("question", "requirement", "control", "query", "description", "criteria", "item", "specification")
-CHOICE_HEADER_WORDS = ("yes/no", "y/n", "compliance", "compliant", "complies", "implemented", "status", "applicable",
-                       "choice", "select", "owner", "ownership", "responsibility", "responsible")
-TEXT_HEADER_WORDS = ("answer", "response", "implementation", "additional", "note", "comment", "evidence", "remark",
-                     "justification", "explanation", "details", "supporting", "reply")
+QUESTION_HEADER_WORDS = (
+    "question",
+    "requirement",
+    "control",
+    "query",
+    "description",
+    "criteria",
+    "item",
+    "specification",
+)
+CHOICE_HEADER_WORDS = (
+    "yes/no",
+    "y/n",
+    "compliance",
+    "compliant",
+    "complies",
+    "implemented",
+    "status",
+    "applicable",
+    "choice",
+    "select",
+    "owner",
+    "ownership",
+    "responsibility",
+    "responsible",
+)
+TEXT_HEADER_WORDS = (
+    "answer",
+    "response",
+    "implementation",
+    "additional",
+    "note",
+    "comment",
+    "evidence",
+    "remark",
+    "justification",
+    "explanation",
+    "details",
+    "supporting",
+    "reply",
+)
 KNOWN_HEADER_WORDS = QUESTION_HEADER_WORDS + TEXT_HEADER_WORDS + CHOICE_HEADER_WORDS + SECTION_WORDS
 # Columns beside the answers that are not the respondent's to fill: the client's guidance, the analyst's columns.
 # Tested before the answer words ("Analyst notes" is not the answer's "notes"); the reason shows in the preview.
 NOT_FOR_RESPONDENT = [
-    (("analyst", "assessor", "evaluator", "reviewer", "internal use", "office use", "institution use", "score",
-      "scoring", "weight"), "for the client's analyst, not an answer column"),
-    (("guidance", "instruction", "help text", "hint", "example", "how to answer"), "guidance for the respondent, not an answer column"),
+    (
+        (
+            "analyst",
+            "assessor",
+            "evaluator",
+            "reviewer",
+            "internal use",
+            "office use",
+            "institution use",
+            "score",
+            "scoring",
+            "weight",
+        ),
+        "for the client's analyst, not an answer column",
+    ),
+    (
+        ("guidance", "instruction", "help text", "hint", "example", "how to answer"),
+        "guidance for the respondent, not an answer column",
+    ),
 ]
 # Sheet names that say "not for the respondent", by whole words.
 SKIP_NAME_WORDS = {
-    "instructions": "instructions sheet", "instruction": "instructions sheet", "introduction": "introduction sheet",
-    "intro": "introduction sheet", "readme": "instructions sheet", "guidance": "instructions sheet",
-    "overview": "introduction sheet", "cover": "cover sheet", "licence": "licence sheet", "license": "licence sheet",
-    "attribution": "licence sheet", "glossary": "glossary", "definitions": "glossary", "changelog": "change log",
-    "lookup": "lookup sheet", "lookups": "lookup sheet", "lists": "lookup sheet", "dropdowns": "lookup sheet",
-    "score": "scoring sheet", "scoring": "scoring sheet", "scorecard": "scoring sheet", "dashboard": "scoring sheet",
-    "evaluation": "analyst evaluation sheet", "analyst": "analyst evaluation sheet", "assessor": "analyst evaluation sheet",
+    "instructions": "instructions sheet",
+    "instruction": "instructions sheet",
+    "introduction": "introduction sheet",
+    "intro": "introduction sheet",
+    "readme": "instructions sheet",
+    "guidance": "instructions sheet",
+    "overview": "introduction sheet",
+    "cover": "cover sheet",
+    "licence": "licence sheet",
+    "license": "licence sheet",
+    "attribution": "licence sheet",
+    "glossary": "glossary",
+    "definitions": "glossary",
+    "changelog": "change log",
+    "lookup": "lookup sheet",
+    "lookups": "lookup sheet",
+    "lists": "lookup sheet",
+    "dropdowns": "lookup sheet",
+    "score": "scoring sheet",
+    "scoring": "scoring sheet",
+    "scorecard": "scoring sheet",
+    "dashboard": "scoring sheet",
+    "evaluation": "analyst evaluation sheet",
+    "analyst": "analyst evaluation sheet",
+    "assessor": "analyst evaluation sheet",
 }
-SKIP_NAME_PHRASES = {"start here": "instructions sheet", "read me": "instructions sheet", "change log": "change log",
-                     "version history": "change log"}
+SKIP_NAME_PHRASES = {
+    "start here": "instructions sheet",
+    "read me": "instructions sheet",
+    "change log": "change log",
+    "version history": "change log",
+}
 MIN_QUESTIONS = 3
 # Header words that say "this column holds the questions" (any other header over the questions names their domain).
-GENERIC_QUESTION_WORDS = ("question", "requirement", "query", "description", "criteria", "item", "specification",
-                          "statement", "text")
+GENERIC_QUESTION_WORDS = (
+    "question",
+    "requirement",
+    "query",
+    "description",
+    "criteria",
+    "item",
+    "specification",
+    "statement",
+    "text",
+)
 
 
 def says_question(header) -> bool:
@@ -68,8 +171,13 @@ def says_question(header) -> bool:
 def names_a_domain(header: str) -> bool:
     """A question column headed "Access Control" (not "Question") gives its rows that section."""
     normalized = normalize_header(header)
-    return bool(normalized) and normalized not in ("control", "controls") and not any(
-        w in normalized for w in GENERIC_QUESTION_WORDS)
+    return (
+        bool(normalized)
+        and normalized not in ("control", "controls")
+        and not any(w in normalized for w in GENERIC_QUESTION_WORDS)
+    )
+
+
 QUESTION_SHARE = 0.25  # of a question column's cells; prose, labels and notes fall below it
 # "1.2 Text", "Q3) Text", "Question 4: Text" (pasted lines, Word paragraphs, PDF lines): the number, the question.
 NUMBERED_LINE = re.compile(r"^\s*(?:Q(?:uestion)?\s*)?(\d+(?:\.\d+)*)[.):]?\s+(\S.*)$", re.IGNORECASE)
@@ -102,6 +210,7 @@ def is_id_header(header: str) -> bool:
 
 # --- the header row ----------------------------------------------------------------
 
+
 def _header_score(sheet: Sheet, row: int) -> int:
     """How much a row looks like a table header: short labels, several of them, known words."""
     values = [v for v in sheet.cells.get(row, {}).values()]
@@ -125,6 +234,7 @@ def find_header_row(sheet: Sheet) -> int | None:
 
 
 # --- column roles ---------------------------------------------------------------------
+
 
 def _column_texts(sheet: Sheet, header_row: int, column: int) -> list[str]:
     rows = [r for r in sorted(sheet.cells) if r > header_row][:SAMPLE_ROWS]
@@ -200,9 +310,14 @@ def _pick_id_column(headers: dict, texts: dict, roles: dict, left_out: set) -> i
 
 def _pick_question_column(sheet: Sheet, headers: dict, texts: dict, roles: dict, min_questions: int) -> int | None:
     """The column where the question-like text is; a "Question" header only breaks a near tie (x 1.25)."""
-    candidates = [c for c in texts if c not in roles and c not in sheet.hidden_columns and not is_id_header(headers.get(c, ""))]
-    named = {c for c in candidates if any(w in headers.get(c, "") for w in QUESTION_HEADER_WORDS)
-             and any(len(t) >= 15 for t in texts[c])}
+    candidates = [
+        c for c in texts if c not in roles and c not in sheet.hidden_columns and not is_id_header(headers.get(c, ""))
+    ]
+    named = {
+        c
+        for c in candidates
+        if any(w in headers.get(c, "") for w in QUESTION_HEADER_WORDS) and any(len(t) >= 15 for t in texts[c])
+    }
     best = max(candidates, key=lambda c: (_question_score(texts[c]) * (1.25 if c in named else 1), -c), default=None)
     if best is None or (best not in named and sum(1 for t in texts[best] if looks_like_question(t)) < min_questions):
         return None
@@ -210,6 +325,7 @@ def _pick_question_column(sheet: Sheet, headers: dict, texts: dict, roles: dict,
 
 
 # --- sheets -----------------------------------------------------------------------------
+
 
 def _name_reason(name: str) -> str:
     lowered = normalize_header(name)
@@ -248,7 +364,9 @@ def _repeats(mapping: dict, sheets: list[Sheet]) -> None:
         texts = {t for t in _column_texts(sheet, proposed["header_row"] or 0, question) if looks_like_question(t)}
         earlier = [seen[t] for t in texts if t in seen]
         if texts and len(earlier) >= 0.5 * len(texts):
-            proposed.update(include=False, reason=f"repeats the questions of sheet “{max(set(earlier), key=earlier.count)}”")
+            proposed.update(
+                include=False, reason=f"repeats the questions of sheet “{max(set(earlier), key=earlier.count)}”"
+            )
             continue
         seen.update(dict.fromkeys(texts, sheet.name))
 

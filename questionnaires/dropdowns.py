@@ -9,6 +9,7 @@ both forms); the options are the cached values of the cells, what the client's
 Excel shows. A list that cannot be read (INDIRECT, OFFSET, a #REF! name) is
 said so, never guessed: export then leaves the cell empty and reports why.
 """
+
 import io
 import re
 import zipfile
@@ -17,8 +18,10 @@ from lxml import etree
 
 from . import sheets
 
-RANGE = re.compile(r"^(?:(?P<sheet>'(?:[^']|'')+'|[^'!]+)!)?\$?(?P<c1>[A-Z]{1,3})\$?(?P<r1>\d+)"
-                   r"(?::\$?(?P<c2>[A-Z]{1,3})\$?(?P<r2>\d+))?$")
+RANGE = re.compile(
+    r"^(?:(?P<sheet>'(?:[^']|'')+'|[^'!]+)!)?\$?(?P<c1>[A-Z]{1,3})\$?(?P<r1>\d+)"
+    r"(?::\$?(?P<c2>[A-Z]{1,3})\$?(?P<r2>\d+))?$"
+)
 MAX_OPTIONS = 500
 
 
@@ -86,7 +89,9 @@ class Dropdowns:
         elif "#REF!" in formula:
             raise UnreadableList("its list points at cells that no longer exist (#REF!)")
         else:
-            raise UnreadableList(f"its list is computed by a formula ({formula[:60]}) that cannot be read outside Excel")
+            raise UnreadableList(
+                f"its list is computed by a formula ({formula[:60]}) that cannot be read outside Excel"
+            )
         if not options:
             raise UnreadableList(f"its list ({formula[:60]}) is empty")
         return options
@@ -103,7 +108,9 @@ class Dropdowns:
         first_column, first_row = sheets.column_index(match.group("c1")), int(match.group("r1"))
         last_column = sheets.column_index(match.group("c2") or match.group("c1"))
         last_row = min(int(match.group("r2") or first_row), first_row + MAX_OPTIONS)
-        values = (sheet.value(r, c) for r in range(first_row, last_row + 1) for c in range(first_column, last_column + 1))
+        values = (
+            sheet.value(r, c) for r in range(first_row, last_row + 1) for c in range(first_column, last_column + 1)
+        )
         return [_text(v) for v in values if v is not None and _text(v)]
 
 
@@ -133,7 +140,9 @@ def keep_x14_validations(original: bytes, copy: bytes) -> bytes:
     for name, path in _sheet_paths(source).items():
         if path in source.namelist() and sheets.X14_VALIDATIONS_URI.encode() in source.read(path):
             root = etree.fromstring(source.read(path))
-            extensions[name] = [e for e in root.iter(f"{sheets.MAIN_NS}ext") if e.get("uri") == sheets.X14_VALIDATIONS_URI]
+            extensions[name] = [
+                e for e in root.iter(f"{sheets.MAIN_NS}ext") if e.get("uri") == sheets.X14_VALIDATIONS_URI
+            ]
     if not extensions:
         return copy
     target = zipfile.ZipFile(io.BytesIO(copy))

@@ -10,6 +10,7 @@
   that head them. It has no place for answers: its answers go out as a fresh
   DOCX or XLSX with the same numbers.
 """
+
 import io
 from dataclasses import dataclass
 
@@ -35,17 +36,21 @@ def open_pdf(data: bytes) -> PdfReader:
         if reader.is_encrypted and not reader.decrypt(""):  # an owner password alone still opens with ""
             raise PdfQuestionnaireError(
                 "The PDF is password-protected. Open it with its password, save or print it as a PDF without a password "
-                "and upload that.")
+                "and upload that."
+            )
         len(reader.pages)  # reading the page tree is what fails on a broken file
     except PdfQuestionnaireError:
         raise
     except Exception as exc:  # pypdf raises many types for a broken file
-        raise PdfQuestionnaireError(f"The PDF cannot be read ({type(exc).__name__}). Open it in a PDF reader, save it "
-                                    "again as PDF and upload that.") from exc
+        raise PdfQuestionnaireError(
+            f"The PDF cannot be read ({type(exc).__name__}). Open it in a PDF reader, save it "
+            "again as PDF and upload that."
+        ) from exc
     return reader
 
 
 # --- form fields ------------------------------------------------------------------------------------
+
 
 @dataclass
 class FormField:
@@ -88,8 +93,16 @@ def text_fields(reader: PdfReader) -> list[FormField]:
                 continue
             seen.add(name)
             left, bottom, right, top = (float(v) for v in widget.get("/Rect", [0, 0, 0, 0]))
-            fields.append(FormField(name, str(_inherited(widget, "/TU") or ""), number, max(top, bottom), min(left, right),
-                                    str(_inherited(widget, "/V") or "")))
+            fields.append(
+                FormField(
+                    name,
+                    str(_inherited(widget, "/TU") or ""),
+                    number,
+                    max(top, bottom),
+                    min(left, right),
+                    str(_inherited(widget, "/V") or ""),
+                )
+            )
     return sorted(fields, key=lambda f: (f.page, -f.top, f.left))
 
 
@@ -132,6 +145,7 @@ def _form_sheet(reader: PdfReader, fields: list[FormField]) -> Sheet:
 
 # --- text ----------------------------------------------------------------------------------------------
 
+
 def _text_sheet(reader: PdfReader) -> Sheet:
     sheet = Sheet(name=TEXT_SHEET)
     sheet.cells[1] = dict(enumerate(TEXT_HEADERS, start=1))
@@ -160,11 +174,14 @@ def read_pdf(data: bytes) -> list[Sheet]:
         fields = text_fields(reader)
         return [_form_sheet(reader, fields)] if fields else [_text_sheet(reader)]
     except Exception as exc:  # pypdf parses lazily: a broken page or field fails here, with many exception types
-        raise PdfQuestionnaireError(f"Part of the PDF cannot be read ({type(exc).__name__}). Open it in a PDF reader, "
-                                    "save it again as PDF and upload that.") from exc
+        raise PdfQuestionnaireError(
+            f"Part of the PDF cannot be read ({type(exc).__name__}). Open it in a PDF reader, "
+            "save it again as PDF and upload that."
+        ) from exc
 
 
 # --- filling the form --------------------------------------------------------------------------------
+
 
 class PdfFormWriter:
     """A copy of the stored PDF with its text fields filled; everything else is copied as it was."""

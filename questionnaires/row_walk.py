@@ -7,6 +7,7 @@ listed with the reason (empty, too long, a duplicate, a heading, a banner, a
 footer), which the preview shows. Nothing here writes: the caller decides what
 becomes a question.
 """
+
 import hashlib
 import re
 from dataclasses import dataclass, field
@@ -47,8 +48,18 @@ def question_key(scope: str, number: str, text: str) -> str:
     return f"t:{digest}"
 
 
-def _add_row(table: ParsedTable, seen: dict, row_number: int, section: str, number: str, text: str, *,
-             unit: str, scope: str, place: dict | None = None) -> dict | None:
+def _add_row(
+    table: ParsedTable,
+    seen: dict,
+    row_number: int,
+    section: str,
+    number: str,
+    text: str,
+    *,
+    unit: str,
+    scope: str,
+    place: dict | None = None,
+) -> dict | None:
     """Keep a good question, or list the row with the reason it was left out (empty, too long, duplicate)."""
     place = place or {}
     reason = _row_problem(text)
@@ -59,8 +70,14 @@ def _add_row(table: ParsedTable, seen: dict, row_number: int, section: str, numb
         table.bad_rows.append({**_where(place, row_number), "reason": reason, "text": text[:200]})
         return None
     seen[key] = row_number
-    row = {**_where(place, row_number), "section": section, "number": number, "text": text, "key": key,
-           "cells": place.get("cells", {})}
+    row = {
+        **_where(place, row_number),
+        "section": section,
+        "number": number,
+        "text": text,
+        "key": key,
+        "cells": place.get("cells", {}),
+    }
     table.rows.append(row)
     return row
 
@@ -80,6 +97,7 @@ def _row_problem(text: str) -> str:
 
 
 # --- a mapped sheet → rows ---------------------------------------------------------------
+
 
 @dataclass
 class SheetPlan:
@@ -109,10 +127,16 @@ class SheetPlan:
         table_end = max([*headers, *roles]) if headers else sheet.max_column
         ignored = (sheet.hidden_columns - set(roles)) | set(range(table_end + 1, sheet.max_column + 1))
         return cls(
-            sheet=sheet, header_row=header_row, question=question,
-            id=(by_role["id"] or [None])[0], sections=by_role["section"],
-            choice=(by_role["choice"] or [None])[0], text=(by_role["text"] or [None])[0],
-            header_labels={normalize_header(h) for h in headers.values()}, domain=domain, ignored=ignored,
+            sheet=sheet,
+            header_row=header_row,
+            question=question,
+            id=(by_role["id"] or [None])[0],
+            sections=by_role["section"],
+            choice=(by_role["choice"] or [None])[0],
+            text=(by_role["text"] or [None])[0],
+            header_labels={normalize_header(h) for h in headers.values()},
+            domain=domain,
+            ignored=ignored,
         )
 
     def cells_for(self, row: int) -> dict:
@@ -135,12 +159,18 @@ def _is_heading(plan: SheetPlan, texts: dict, typical: float) -> bool:
     ("DOCU | Documentation") where IDs and questions go: it opens a section."""
     code = texts.get(plan.id, "") if plan.id else ""
     name = texts.get(plan.question, "")
-    if code and name and set(texts) == {plan.id, plan.question} and not re.search(r"\d", code) \
-            and len(name) <= 80 and not analysis.looks_like_question(name):
+    if (
+        code
+        and name
+        and set(texts) == {plan.id, plan.question}
+        and not re.search(r"\d", code)
+        and len(name) <= 80
+        and not analysis.looks_like_question(name)
+    ):
         return True
     if len(texts) != 1:
         return False
-    (column, text), = texts.items()
+    ((column, text),) = texts.items()
     if column == plan.id and " " not in text:
         return False  # an ID alone on its row is a question that lost its text, not a heading
     if len(text) > 150 or text.replace(".", "").isdigit():
@@ -161,7 +191,9 @@ def sheet_rows(plan: SheetPlan, table: ParsedTable, seen: dict) -> None:
         table.bad_rows.append({"sheet": sheet.name, "row": row, "reason": reason, "text": text[:200]})
 
     for row in sorted(r for r in sheet.cells if r > plan.header_row):
-        texts = {c: t for c, t in ((c, cell_text(v)) for c, v in sheet.cells[row].items() if c not in plan.ignored) if t}
+        texts = {
+            c: t for c, t in ((c, cell_text(v)) for c, v in sheet.cells[row].items() if c not in plan.ignored) if t
+        }
         if not texts:
             continue
         question = texts.get(plan.question, "")
@@ -169,12 +201,17 @@ def sheet_rows(plan: SheetPlan, table: ParsedTable, seen: dict) -> None:
         joined = " ".join(texts.values())
         if ended:
             skip(row, "below the end of the questions", joined)
-        elif not re.search(r"\d", number) and any(FOOTER.search(t) for t in texts.values()) \
-                and not analysis.looks_like_question(question):
+        elif (
+            not re.search(r"\d", number)
+            and any(FOOTER.search(t) for t in texts.values())
+            and not analysis.looks_like_question(question)
+        ):
             ended = True
             skip(row, "end of the questions or copyright notice", joined)
         elif _is_banner(plan, texts):
-            heading = next((t for c, t in sorted(texts.items()) if normalize_header(t) not in plan.header_labels), heading)
+            heading = next(
+                (t for c, t in sorted(texts.items()) if normalize_header(t) not in plan.header_labels), heading
+            )
             previous = None
             skip(row, "repeated header row (banner)", joined)
         elif DELETED.match(question):
@@ -202,7 +239,9 @@ def extract(workbook: list[sheets.Sheet], mapping: dict) -> ParsedTable:
             continue
         plan = SheetPlan.from_spec(sheet, spec)
         if plan is None:
-            table.bad_rows.append({"sheet": sheet.name, "row": 0, "reason": "no column is mapped as the question", "text": ""})
+            table.bad_rows.append(
+                {"sheet": sheet.name, "row": 0, "reason": "no column is mapped as the question", "text": ""}
+            )
             continue
         sheet_rows(plan, table, seen={})
     return table

@@ -7,6 +7,7 @@ It reads the cached value of a formula cell (what the client saw) and still
 knows the cell was a formula, which one pass of openpyxl's own reader cannot
 give (it returns either the value or the formula).
 """
+
 import csv
 import io
 import re
@@ -85,6 +86,7 @@ def column_letter(index: int) -> str:
 
 # --- what kind of file is this -----------------------------------------------------
 
+
 def check_questionnaire_bytes(data: bytes, name: str) -> None:
     """Refuse, with a message a user can act on, the files that are not a readable questionnaire."""
     if len(data) > MAX_QUESTIONNAIRE_BYTES:
@@ -99,9 +101,13 @@ def check_questionnaire_bytes(data: bytes, name: str) -> None:
                 "The workbook is password-protected (encrypted). Open it in Excel, remove the password "
                 "(File › Info › Protect Workbook) and upload it again."
             )
-        raise SheetReadError("This is a legacy Excel 97–2003 (.xls) file. Open it in Excel and save it as .xlsx, then upload that.")
+        raise SheetReadError(
+            "This is a legacy Excel 97–2003 (.xls) file. Open it in Excel and save it as .xlsx, then upload that."
+        )
     if name.lower().endswith(".xls"):
-        raise SheetReadError("Legacy .xls files cannot be read. Open it in Excel and save it as .xlsx, then upload that.")
+        raise SheetReadError(
+            "Legacy .xls files cannot be read. Open it in Excel and save it as .xlsx, then upload that."
+        )
     if name.lower().endswith(".xlsm") or _has_macros(data):
         raise SheetReadError(
             "The workbook is macro-enabled (.xlsm): its macros would be sent back to the client untested. Open it in "
@@ -118,6 +124,7 @@ def _has_macros(data: bytes) -> bool:
 
 
 # --- workbooks ------------------------------------------------------------------------
+
 
 def read_workbook(data: bytes) -> list[Sheet]:
     """Every sheet of an XLSX workbook, in workbook order, hidden ones included (marked)."""
@@ -138,7 +145,9 @@ def read_workbook(data: bytes) -> list[Sheet]:
             try:
                 _scan_sheet_xml(archive.open(worksheet._worksheet_path), worksheet._shared_strings, sheet)
             except (etree.XMLSyntaxError, KeyError, ValueError, zipfile.BadZipFile, EOFError) as exc:
-                raise SheetReadError(f"Sheet “{worksheet.title}” of the workbook cannot be read ({type(exc).__name__}).") from exc
+                raise SheetReadError(
+                    f"Sheet “{worksheet.title}” of the workbook cannot be read ({type(exc).__name__})."
+                ) from exc
             sheets.append(sheet)
         return sheets
     finally:
@@ -198,6 +207,7 @@ def _cell_value(element, strings):
 
 
 # --- CSV -------------------------------------------------------------------------------
+
 
 def _decode(data: bytes) -> str:
     for encoding in ("utf-8-sig", "cp1252"):

@@ -19,6 +19,7 @@ same cell or paragraph. Only the runs of the answer slots change: styles,
 numbering, headers, footers, section properties and every other part of the
 package are written back as they were.
 """
+
 import io
 import re
 import zipfile
@@ -36,7 +37,9 @@ from .sheets import OLE_MAGIC, Sheet, column_index, column_letter
 
 BODY_SHEET = "Numbered questions"
 BODY_HEADERS = ("Section", "No.", "Question", "Response")
-RESPONSE_LABEL = re.compile(r"^\s*((?:vendor |supplier |bidder |your )?(?:response|answer|reply)\s*[:\-–]?)\s*(.*)$", re.IGNORECASE | re.DOTALL)
+RESPONSE_LABEL = re.compile(
+    r"^\s*((?:vendor |supplier |bidder |your )?(?:response|answer|reply)\s*[:\-–]?)\s*(.*)$", re.IGNORECASE | re.DOTALL
+)
 # What a client leaves in an answer slot for the respondent to overwrite.
 PLACEHOLDER = re.compile(
     r"^[\s_.…\-–\[\]()<>]*$|^\[.*\]$|^<.*>$|click or tap here to enter text|^(insert|enter|type|add) (your )?(response|answer|text)"
@@ -44,8 +47,21 @@ PLACEHOLDER = re.compile(
     re.IGNORECASE,
 )
 MACRO_PARTS = ("word/vbaProject.bin",)
-ROMAN = (("m", 1000), ("cm", 900), ("d", 500), ("cd", 400), ("c", 100), ("xc", 90), ("l", 50), ("xl", 40),
-         ("x", 10), ("ix", 9), ("v", 5), ("iv", 4), ("i", 1))
+ROMAN = (
+    ("m", 1000),
+    ("cm", 900),
+    ("d", 500),
+    ("cd", 400),
+    ("c", 100),
+    ("xc", 90),
+    ("l", 50),
+    ("xl", 40),
+    ("x", 10),
+    ("ix", 9),
+    ("v", 5),
+    ("iv", 4),
+    ("i", 1),
+)
 
 
 class WordReadError(ValueError):
@@ -54,16 +70,23 @@ class WordReadError(ValueError):
 
 # --- opening the file ------------------------------------------------------------------------
 
+
 def check_docx_bytes(data: bytes, name: str) -> None:
     """Refuse, with what to do, a file that is not a plain readable .docx."""
     if data.startswith(OLE_MAGIC):
         if "EncryptedPackage".encode("utf-16-le") in data:
-            raise WordReadError("The document is password-protected (encrypted). Open it in Word, remove the password "
-                                "(File › Info › Protect Document › Encrypt with Password, clear it), save and upload it again.")
-        raise WordReadError("This is a legacy Word 97–2003 (.doc) file. Open it in Word and save it as .docx, then upload that.")
+            raise WordReadError(
+                "The document is password-protected (encrypted). Open it in Word, remove the password "
+                "(File › Info › Protect Document › Encrypt with Password, clear it), save and upload it again."
+            )
+        raise WordReadError(
+            "This is a legacy Word 97–2003 (.doc) file. Open it in Word and save it as .docx, then upload that."
+        )
     if name.lower().endswith((".docm", ".dotm")) or _has_macros(data):
-        raise WordReadError("The document is macro-enabled (.docm). Macros are not imported or sent back: open it in Word, "
-                            "save it as “Word Document (.docx)” and upload that.")
+        raise WordReadError(
+            "The document is macro-enabled (.docm). Macros are not imported or sent back: open it in Word, "
+            "save it as “Word Document (.docx)” and upload that."
+        )
 
 
 def _has_macros(data: bytes) -> bool:
@@ -78,11 +101,14 @@ def open_docx(data: bytes, name: str = ""):
     try:
         return Document(io.BytesIO(data))
     except Exception as exc:  # python-docx raises many types for a broken package
-        raise WordReadError(f"The document cannot be read as .docx ({type(exc).__name__}). Open it in Word, "
-                            "save it again as .docx and upload that.") from exc
+        raise WordReadError(
+            f"The document cannot be read as .docx ({type(exc).__name__}). Open it in Word, "
+            "save it again as .docx and upload that."
+        ) from exc
 
 
 # --- tables ------------------------------------------------------------------------------------
+
 
 def grid_cells(row) -> dict[int, object]:
     """A table row's cells by 1-based grid column; a merged cell only at its first column."""
@@ -121,6 +147,7 @@ def _table_sheet(number: int, table: Table, heading: str) -> Sheet:
 
 # --- numbered questions in the body ---------------------------------------------------------------
 
+
 class ListNumbers:
     """The numbers Word shows before list paragraphs (they are not in the text): counted in document order."""
 
@@ -146,11 +173,16 @@ class ListNumbers:
     def _levels(abstract) -> dict[int, tuple[int, str, str]]:
         levels = {}
         for level in abstract.findall(qn("w:lvl")):
+
             def value(tag, default):
-                element = level.find(qn(tag))
+                element = level.find(qn(tag))  # noqa: B023 (value() is called in this iteration only)
                 return element.get(qn("w:val")) if element is not None else default
-            levels[int(level.get(qn("w:ilvl")))] = (int(value("w:start", "1")), value("w:numFmt", "decimal"),
-                                                    value("w:lvlText", ""))
+
+            levels[int(level.get(qn("w:ilvl")))] = (
+                int(value("w:start", "1")),
+                value("w:numFmt", "decimal"),
+                value("w:lvlText", ""),
+            )
         return levels
 
     def label(self, paragraph: Paragraph) -> str:
@@ -288,8 +320,10 @@ def read_docx(data: bytes, name: str = "") -> list[Sheet]:
     try:
         return _document_sheets(document)
     except Exception as exc:  # a package that opens but holds XML python-docx cannot follow (a bad span, a lost style)
-        raise WordReadError(f"Part of the document cannot be read ({type(exc).__name__}). Open it in Word, save it again "
-                            "as .docx and upload that.") from exc
+        raise WordReadError(
+            f"Part of the document cannot be read ({type(exc).__name__}). Open it in Word, save it again "
+            "as .docx and upload that."
+        ) from exc
 
 
 def _document_sheets(document) -> list[Sheet]:
@@ -322,8 +356,7 @@ def list_items(sdt) -> list[str]:
     """The display texts of a drop-down or combo-box content control ([] for any other kind)."""
     if sdt is None:
         return []
-    return [item.get(qn("w:displayText")) or item.get(qn("w:value")) or ""
-            for item in LIST_ITEMS(sdt)]
+    return [item.get(qn("w:displayText")) or item.get(qn("w:value")) or "" for item in LIST_ITEMS(sdt)]
 
 
 def fill_content_control(sdt, text: str) -> None:
@@ -351,6 +384,7 @@ def fill_content_control(sdt, text: str) -> None:
 
 # --- writing answers back ---------------------------------------------------------------------------
 
+
 def write_into_slot(paragraph: Paragraph, answer: str) -> None:
     """Put the answer in the slot paragraph, after its "Response:" label when it has one (or into
     its content control); the paragraph's style, numbering and properties stay, and so does the
@@ -367,7 +401,7 @@ def write_into_slot(paragraph: Paragraph, answer: str) -> None:
             run._r.getparent().remove(run._r)
             continue
         if kept + len(run.text) > keep:
-            run.text = run.text[:keep - kept]
+            run.text = run.text[: keep - kept]
         kept += len(run.text)
     _add_answer_run(paragraph, (" " if keep else "") + answer)
 

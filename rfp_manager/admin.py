@@ -2,7 +2,16 @@ from django.contrib import admin, messages
 from django.db import transaction
 
 from . import tasks
-from .models import RFP, Answer, ImportFormat, InformationDocument, JobQuestionResult, Question, QuestionImport, RFPBatchJob
+from .models import (
+    RFP,
+    Answer,
+    ImportFormat,
+    InformationDocument,
+    JobQuestionResult,
+    Question,
+    QuestionImport,
+    RFPBatchJob,
+)
 
 
 @admin.register(RFP)
@@ -65,7 +74,17 @@ class JobQuestionResultInline(admin.TabularInline):
 
 @admin.register(RFPBatchJob)
 class RFPBatchJobAdmin(admin.ModelAdmin):
-    list_display = ["pk", "rfp", "job_type", "status", "processed_items", "successful_items", "failed_items", "total_items", "created_at"]
+    list_display = [
+        "pk",
+        "rfp",
+        "job_type",
+        "status",
+        "processed_items",
+        "successful_items",
+        "failed_items",
+        "total_items",
+        "created_at",
+    ]
     list_filter = ["job_type", "status"]
     readonly_fields = ["celery_task_id", "started_at", "completed_at", "errors", "question_ids"]
     inlines = [JobQuestionResultInline]

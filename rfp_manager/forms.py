@@ -41,7 +41,8 @@ class QuestionImportForm(forms.Form):
         validators=[FileExtensionValidator(["xlsx", "xlsm", "xls", "csv", "tsv", "txt", "docx", "docm", "doc", "pdf"])],
     )
     text = forms.CharField(
-        required=False, widget=forms.Textarea(attrs={"rows": 6, "placeholder": "# Security\n1.1 Do you encrypt data at rest?"}),
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 6, "placeholder": "# Security\n1.1 Do you encrypt data at rest?"}),
         help_text="Or paste one question per line; “# Title” starts a section; a leading number is kept.",
     )
 
@@ -59,8 +60,9 @@ class ImportRemapForm(forms.Form):
     """One change to an import's mapping, as the preview's controls send it (one field at a time)."""
 
     sheet = forms.IntegerField(min_value=0)
-    include = forms.TypedChoiceField(choices=[("1", "include"), ("0", "leave out")], coerce=lambda v: v == "1", required=False,
-                                     empty_value=None)
+    include = forms.TypedChoiceField(
+        choices=[("1", "include"), ("0", "leave out")], coerce=lambda v: v == "1", required=False, empty_value=None
+    )
     header_row = forms.IntegerField(min_value=1, max_value=1000, required=False)
     column = forms.IntegerField(min_value=1, max_value=16384, required=False)
     role = forms.ChoiceField(choices=[(r, r) for r in ROLES], required=False)
@@ -77,8 +79,13 @@ class ImportRemapForm(forms.Form):
 
     def changes(self) -> dict:
         data = self.cleaned_data
-        return {"sheet_index": data["sheet"], "include": data.get("include"), "header_row": data.get("header_row"),
-                "column": data.get("column"), "role": data.get("role") or None}
+        return {
+            "sheet_index": data["sheet"],
+            "include": data.get("include"),
+            "header_row": data.get("header_row"),
+            "column": data.get("column"),
+            "role": data.get("role") or None,
+        }
 
 
 class InformationDocumentForm(forms.ModelForm):
@@ -105,7 +112,10 @@ class AnswerEditForm(forms.ModelForm):
     class Meta:
         model = Answer
         fields = ["final_text", "choice"]
-        labels = {"final_text": "Final answer", "choice": "Yes / No / Partly / N/A (for the questionnaire's choice column)"}
+        labels = {
+            "final_text": "Final answer",
+            "choice": "Yes / No / Partly / N/A (for the questionnaire's choice column)",
+        }
         widgets = {"final_text": forms.Textarea(attrs={"rows": 10})}
 
 
@@ -115,10 +125,16 @@ class WorkspaceFilterForm(forms.Form):
     `sections` are the RFP's own; the assignee choices are the people on the RFP.
     """
 
-    q = forms.CharField(required=False, label="Text", widget=forms.TextInput(attrs={"type": "search", "placeholder": "Words in a question or answer"}))
+    q = forms.CharField(
+        required=False,
+        label="Text",
+        widget=forms.TextInput(attrs={"type": "search", "placeholder": "Words in a question or answer"}),
+    )
     section = forms.ChoiceField(required=False)
     status = forms.ChoiceField(required=False, choices=[("", "Any status"), *QuestionStatus.choices])
-    verdict = forms.ChoiceField(required=False, choices=[("", "Any verdict"), ("none", "Not reviewed"), *Answer.Verdict.choices])
+    verdict = forms.ChoiceField(
+        required=False, choices=[("", "Any verdict"), ("none", "Not reviewed"), *Answer.Verdict.choices]
+    )
     band = forms.ChoiceField(required=False, label="Confidence", choices=[("", "Any confidence"), *CONFIDENCE_BANDS])
     origin = forms.ChoiceField(required=False, choices=[("", "Any origin"), *ORIGINS])
     assignee = forms.TypedChoiceField(required=False, coerce=int, empty_value=None)

@@ -1,4 +1,5 @@
 """The job kind of the RFP manager, for the jobs page and the sweeper (registered by apps.py)."""
+
 from django.db.models import QuerySet
 from django.urls import reverse
 
@@ -17,6 +18,14 @@ def rfp_job_retry_url(job) -> str:
 
 
 KINDS = (
-    JobKind("rfp_batch", "Responder / reviewer", "rfp_manager.RFPBatchJob", "rfp_manager:job",
-            redispatch=dispatch_batch_job, visible=visible_rfp_jobs, retry=rfp_job_retry_url, related=("rfp",)),
+    JobKind(
+        "rfp_batch",
+        "Responder / reviewer",
+        "rfp_manager.RFPBatchJob",
+        "rfp_manager:job",
+        redispatch=dispatch_batch_job,
+        visible=visible_rfp_jobs,
+        retry=rfp_job_retry_url,
+        related=("rfp",),
+    ),
 )

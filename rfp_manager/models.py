@@ -1,4 +1,5 @@
 """RFPs, their questions and answers, and the batch jobs that answer and review them."""
+
 from django.conf import settings
 from django.db import models
 from django.db.models import Count, Q
@@ -71,7 +72,9 @@ class ImportFormat(models.Model):
     fingerprint = models.CharField(max_length=64, unique=True)
     mapping = models.JSONField()
     example_name = models.CharField(max_length=255, blank=True, help_text="The file it was confirmed on")
-    saved_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    saved_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     updated_at = models.DateTimeField(auto_now=True)
 
     def __str__(self):
@@ -162,10 +165,14 @@ class Question(models.Model):
     order = models.PositiveIntegerField(default=0)
     # Stable identity across re-imports: section+number when numbered, else a hash of the text.
     import_key = models.CharField(max_length=300)
-    source_import = models.ForeignKey(QuestionImport, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    source_import = models.ForeignKey(
+        QuestionImport, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     source_row = models.PositiveIntegerField(null=True, blank=True, help_text="Row in the source workbook (1-based)")
     sheet = models.CharField(max_length=100, blank=True, help_text="Sheet of the source workbook")
-    answer_cells = models.JSONField(default=dict, blank=True, help_text='Where its answer goes: {"choice": "F18", "text": "I18"}')
+    answer_cells = models.JSONField(
+        default=dict, blank=True, help_text='Where its answer goes: {"choice": "F18", "text": "I18"}'
+    )
     # Kept from the answer by services/workflow.sync_status: a column, so thousands filter and count by it.
     status = models.CharField(max_length=20, choices=QuestionStatus.choices, default=QuestionStatus.UNANSWERED)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -229,8 +236,9 @@ class Answer(models.Model):
     needs_expert = models.BooleanField(default=False, db_index=True)
     responder_job = models.ForeignKey("RFPBatchJob", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     # Reused from the answer library instead of drafted: the entry, and how well its wording matched (0..1).
-    library_entry = models.ForeignKey("answer_library.Entry", null=True, blank=True, on_delete=models.SET_NULL,
-                                      related_name="uses")
+    library_entry = models.ForeignKey(
+        "answer_library.Entry", null=True, blank=True, on_delete=models.SET_NULL, related_name="uses"
+    )
     library_score = models.FloatField(null=True, blank=True)
     generated_at = models.DateTimeField(null=True, blank=True)
 
@@ -243,17 +251,23 @@ class Answer(models.Model):
     reviewed_text = models.TextField(blank=True)
 
     # The Yes / No / Partly / NA the questionnaire's choice column asks for, proposed from the draft (services/choices.py).
-    choice = models.CharField(max_length=6, choices=[("yes", "Yes"), ("no", "No"), ("partly", "Partly"), ("na", "N/A")],
-                              blank=True)
-    choice_needs_review = models.BooleanField(default=False, help_text="The proposal was a guess: a person should check it")
+    choice = models.CharField(
+        max_length=6, choices=[("yes", "Yes"), ("no", "No"), ("partly", "Partly"), ("na", "N/A")], blank=True
+    )
+    choice_needs_review = models.BooleanField(
+        default=False, help_text="The proposal was a guess: a person should check it"
+    )
 
     final_text = models.TextField(blank=True, help_text="A person's edited answer; wins over the draft")
-    edited_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    edited_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     edited_at = models.DateTimeField(null=True, blank=True)
 
     # A person approved this text for the client; a redraft or an edit withdraws it.
-    approved_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
-                                    related_name="+")
+    approved_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     approved_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
@@ -301,10 +315,16 @@ class RFPBatchJob(BaseJob):
     rfp = models.ForeignKey(RFP, on_delete=models.CASCADE, related_name="batch_jobs")
     job_type = models.CharField(max_length=20, choices=JOB_TYPE_CHOICES)
     question_ids = models.JSONField(default=list)
-    review_when_done = models.BooleanField(default=False, help_text="Start a reviewer job when this responder job completes")
+    review_when_done = models.BooleanField(
+        default=False, help_text="Start a reviewer job when this responder job completes"
+    )
     retry_of = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="retries")
     chained_from = models.ForeignKey(
-        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="chained_jobs",
+        "self",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="chained_jobs",
         help_text="The responder job whose completion started this reviewer",
     )
 

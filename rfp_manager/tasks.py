@@ -5,6 +5,7 @@ the task writes its own id (run_job), there is no autoretry (per-question
 errors are recorded and the batch goes on), and a soft time limit fails the
 job with a clear message (run_job).
 """
+
 import logging
 
 from celery import shared_task
@@ -37,8 +38,10 @@ def _run_batch_task(task, rfp_id: int, job_id: int, job_type: str, work) -> dict
 
 
 @shared_task(
-    bind=True, name="rfp_manager.batch_generate_responder_answers",
-    soft_time_limit=BATCH_SOFT_LIMIT, time_limit=BATCH_HARD_LIMIT,
+    bind=True,
+    name="rfp_manager.batch_generate_responder_answers",
+    soft_time_limit=BATCH_SOFT_LIMIT,
+    time_limit=BATCH_HARD_LIMIT,
 )
 def batch_generate_responder_answers(self, rfp_id: int, user_id: int | None, job_id: int) -> dict:
     """Draft an answer to each of the job's questions; chain the reviewer when asked to.
@@ -52,8 +55,10 @@ def batch_generate_responder_answers(self, rfp_id: int, user_id: int | None, job
 
 
 @shared_task(
-    bind=True, name="rfp_manager.batch_generate_reviewer_answers",
-    soft_time_limit=BATCH_SOFT_LIMIT, time_limit=BATCH_HARD_LIMIT,
+    bind=True,
+    name="rfp_manager.batch_generate_reviewer_answers",
+    soft_time_limit=BATCH_SOFT_LIMIT,
+    time_limit=BATCH_HARD_LIMIT,
 )
 def batch_generate_reviewer_answers(self, rfp_id: int, user_id: int | None, job_id: int) -> dict:
     """Judge each of the job's answers against its sources: verdict, feedback, score."""
@@ -84,7 +89,11 @@ def dispatch_chained_reviewer(responder_job_id: int) -> None:
 
 
 @shared_task(
-    bind=True, name="rfp_manager.summarize_information_document", max_retries=3, soft_time_limit=300, time_limit=360,
+    bind=True,
+    name="rfp_manager.summarize_information_document",
+    max_retries=3,
+    soft_time_limit=300,
+    time_limit=360,
 )
 def summarize_information_document(self, document_id: int) -> dict:
     """Summarize one of an RFP's own documents; transient LLM errors are retried, never sooner than Retry-After."""
@@ -99,11 +108,20 @@ def summarize_information_document(self, document_id: int) -> dict:
         if self.request.retries >= self.max_retries:
             documents.record_summary_failure(document, f"{type(exc).__name__}: {exc}")
             raise
-        countdown = backoff_seconds(self.request.retries, base=SUMMARY_BACKOFF_BASE_SECONDS,
-                                    cap=SUMMARY_BACKOFF_MAX_SECONDS, retry_after=exc.retry_after)
-        logger.warning("Summary of document %s: LLM unavailable, retrying in %.0f s: %s", document_id, countdown, exc,
-                       extra=context)
-        raise self.retry(exc=exc, countdown=countdown)
+        countdown = backoff_seconds(
+            self.request.retries,
+            base=SUMMARY_BACKOFF_BASE_SECONDS,
+            cap=SUMMARY_BACKOFF_MAX_SECONDS,
+            retry_after=exc.retry_after,
+        )
+        logger.warning(
+            "Summary of document %s: LLM unavailable, retrying in %.0f s: %s",
+            document_id,
+            countdown,
+            exc,
+            extra=context,
+        )
+        raise self.retry(exc=exc, countdown=countdown) from exc
     except Exception as exc:  # business errors are not retried: record them on the row
         logger.error("Summary of document %s failed: %s", document_id, exc, extra=context, exc_info=True)
         documents.record_summary_failure(document, f"{type(exc).__name__}: {exc}")

@@ -7,6 +7,7 @@ work on it (404 for anyone else); each lookup then names the role the action
 needs (teamwork.services.roles: owner, contributor, viewer — 403 with the
 reason when it is missing).
 """
+
 from urllib.parse import urlencode
 
 from django.contrib import messages
@@ -27,11 +28,24 @@ from teamwork.services import roles
 
 from . import tasks
 from .forms import (
-    AnswerEditForm, ImportRemapForm, InformationDocumentForm, QuestionImportForm, RFPForm, WorkspaceFilterForm,
+    AnswerEditForm,
+    ImportRemapForm,
+    InformationDocumentForm,
+    QuestionImportForm,
+    RFPForm,
+    WorkspaceFilterForm,
 )
 from .models import RFP, Answer, InformationDocument, Question, QuestionImport, RFPBatchJob
 from .services import (
-    answering, batch, choices, deliverable, document_export, export, importing, workflow, workspace,
+    answering,
+    batch,
+    choices,
+    deliverable,
+    document_export,
+    export,
+    importing,
+    workflow,
+    workspace,
 )
 
 XLSX_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
@@ -39,6 +53,7 @@ SOURCES_LISTED = 5  # passages and entries the answer editor offers to insert
 
 
 # --- lookups that enforce who may see what -------------------------------------
+
 
 def _rfp(request, pk, need: str = Role.VIEWER) -> RFP:
     rfp = get_object_or_404(RFP.objects.visible_to(request.user), pk=pk)
@@ -59,6 +74,7 @@ def _owner_on_post(request) -> str:
 
 
 # --- RFPs ------------------------------------------------------------------------
+
 
 def index(request):
     rfps = RFP.objects.visible_to(request.user).with_progress().select_related("owner")
@@ -92,10 +108,14 @@ def _workspace_context(request, rfp) -> dict:
     page = workspace.page_of(workspace.filtered_questions(rfp, filters, request.user), filters.get("page"))
     counts = workflow.status_counts(rfp)
     return {
-        "rfp": rfp, "filter_form": form, "page": page, "counts": counts,
+        "rfp": rfp,
+        "filter_form": form,
+        "page": page,
+        "counts": counts,
         "page_range": page.paginator.get_elided_page_range(page.number, on_each_side=2, on_ends=1),
         "status_chips": [(value, label, counts[value]) for value, label in Question.Status.choices],
-        "percent": workflow.progress_percent(counts), "filtered": any(v for k, v in filters.items() if k not in ("page", "sort")),
+        "percent": workflow.progress_percent(counts),
+        "filtered": any(v for k, v in filters.items() if k not in ("page", "sort")),
         **_controls(request, rfp),
     }
 
@@ -135,6 +155,7 @@ def rfp_detail(request, pk):
 
 # --- question import -----------------------------------------------------------------
 
+
 @require_POST
 def import_upload(request, pk):
     rfp = _rfp(request, pk, Role.OWNER)
@@ -151,8 +172,13 @@ def import_upload(request, pk):
 
 
 def _preview_context(record) -> dict:
-    return {"record": record, "rfp": record.rfp, "rows": importing.preview(record), "sheets": importing.sheet_summaries(record),
-            "roles": analysis.ROLES}
+    return {
+        "record": record,
+        "rfp": record.rfp,
+        "rows": importing.preview(record),
+        "sheets": importing.sheet_summaries(record),
+        "roles": analysis.ROLES,
+    }
 
 
 def import_preview(request, pk):
@@ -185,6 +211,7 @@ def import_remap(request, pk):
 
 # --- information documents -----------------------------------------------------------
 
+
 @require_POST
 def document_upload(request, pk):
     rfp = _rfp(request, pk, Role.OWNER)
@@ -211,6 +238,7 @@ def document_summarize(request, pk):
 
 # --- batch jobs ------------------------------------------------------------------------
 
+
 def _start(request, rfp, create):
     """Create a job row and dispatch it after commit; a second active job is a 409."""
     try:
@@ -228,8 +256,11 @@ def _start(request, rfp, create):
 def start_responder(request, pk):
     rfp = _rfp(request, pk, Role.OWNER)
     review = request.POST.get("review_when_done") == "on"
-    return _start(request, rfp, lambda: batch.create_batch_job(
-        rfp, RFPBatchJob.JOB_TYPE_RESPONDER, request.user, review_when_done=review))
+    return _start(
+        request,
+        rfp,
+        lambda: batch.create_batch_job(rfp, RFPBatchJob.JOB_TYPE_RESPONDER, request.user, review_when_done=review),
+    )
 
 
 @require_POST
@@ -251,8 +282,14 @@ def job_detail(request, pk):
 
 
 def job_status(request, pk):
-    return job_status_response(request, RFPBatchJob, pk, lambda: _visible(RFPBatchJob, request, pk, "rfp"),
-                               reverse_lazy("rfp_manager:job_status", args=[pk]), partial="rfp_manager/_job_progress.html")
+    return job_status_response(
+        request,
+        RFPBatchJob,
+        pk,
+        lambda: _visible(RFPBatchJob, request, pk, "rfp"),
+        reverse_lazy("rfp_manager:job_status", args=[pk]),
+        partial="rfp_manager/_job_progress.html",
+    )
 
 
 @require_POST
@@ -273,6 +310,7 @@ def job_retry(request, pk):
 
 # --- answers ----------------------------------------------------------------------------
 
+
 def answer_edit(request, pk):
     question = _visible(Question, request, pk, "rfp")
     if request.method == "POST":
@@ -287,12 +325,22 @@ def answer_edit(request, pk):
         messages.success(request, f"Saved the final answer to {question.label}.")
         return redirect(reverse("rfp_manager:detail", args=[question.rfp_id]) + f"#q{question.pk}")
     next_citation = max((c.get("n", 0) for c in answer.citations), default=0) + 1
-    return render(request, "rfp_manager/answer_edit.html",
-                  {"form": form, "question": question, "answer": answer, "rfp": question.rfp, "next_citation": next_citation,
-                   "edit_refusal": roles.edit_refusal(question, request.user)})
+    return render(
+        request,
+        "rfp_manager/answer_edit.html",
+        {
+            "form": form,
+            "question": question,
+            "answer": answer,
+            "rfp": question.rfp,
+            "next_citation": next_citation,
+            "edit_refusal": roles.edit_refusal(question, request.user),
+        },
+    )
 
 
 # --- export ----------------------------------------------------------------------------
+
 
 def _download(content: bytes, filename: str, content_type: str) -> HttpResponse:
     response = HttpResponse(content, content_type=content_type)
@@ -331,11 +379,20 @@ def export_choices(request, pk):
         _, original, report = export.export_into_source_file(rfp, chosen)
     except LookupError as exc:
         return _render_rfp(request, rfp, status=404, error=str(exc))
-    return render(request, "rfp_manager/export_choices.html", {
-        "rfp": rfp, "chosen": chosen, "report": report, "filename": _answered_name(original)[0],
-        "answer_options": deliverable.ANSWERS, "citation_options": deliverable.CITATIONS,
-        "query": urlencode(chosen.as_params()), "source_workbook": export.source_file_import(rfp),
-    })
+    return render(
+        request,
+        "rfp_manager/export_choices.html",
+        {
+            "rfp": rfp,
+            "chosen": chosen,
+            "report": report,
+            "filename": _answered_name(original)[0],
+            "answer_options": deliverable.ANSWERS,
+            "citation_options": deliverable.CITATIONS,
+            "query": urlencode(chosen.as_params()),
+            "source_workbook": export.source_file_import(rfp),
+        },
+    )
 
 
 def export_workbook(request, pk):
@@ -376,9 +433,19 @@ def export_document(request, pk):
     if refusal:
         return refusal
     _, record, report = result
-    return render(request, "rfp_manager/export_document.html", {
-        "rfp": rfp, "record": record, "report": report, "written": sum(1 for line in report if line.written),
-        "chosen": chosen, "answer_options": deliverable.ANSWERS, "query": urlencode(chosen.as_params())})
+    return render(
+        request,
+        "rfp_manager/export_document.html",
+        {
+            "rfp": rfp,
+            "record": record,
+            "report": report,
+            "written": sum(1 for line in report if line.written),
+            "chosen": chosen,
+            "answer_options": deliverable.ANSWERS,
+            "query": urlencode(chosen.as_params()),
+        },
+    )
 
 
 def export_document_download(request, pk):
@@ -387,11 +454,15 @@ def export_document_download(request, pk):
     if refusal:
         return refusal
     content, record, _ = result
-    return _download(content, deliverable.answered_name(record.original_name, record.kind),
-                     document_export.CONTENT_TYPES[record.kind])
+    return _download(
+        content,
+        deliverable.answered_name(record.original_name, record.kind),
+        document_export.CONTENT_TYPES[record.kind],
+    )
 
 
 # --- the workspace's actions: on one question (htmx swaps its row) or on many ------------------
+
 
 def _question(request, pk, need: str = Role.VIEWER) -> Question:
     visible = Question.objects.filter(rfp__in=RFP.objects.visible_to(request.user)).select_related("rfp")
@@ -404,8 +475,17 @@ def _row_response(request, question, message: str, level: str = "success"):
     """htmx: the question's row again, with the confirmation beside it; a plain POST goes back to the row."""
     if request.htmx:
         question = _question(request, question.pk)  # re-read: the action changed its answer and status
-        return render(request, "rfp_manager/_question_row.html", {
-            "q": question, "rfp": question.rfp, "message": message, "level": level, **_controls(request, question.rfp)})
+        return render(
+            request,
+            "rfp_manager/_question_row.html",
+            {
+                "q": question,
+                "rfp": question.rfp,
+                "message": message,
+                "level": level,
+                **_controls(request, question.rfp),
+            },
+        )
     getattr(messages, level)(request, message)
     return redirect(reverse("rfp_manager:detail", args=[question.rfp_id]) + f"#q{question.pk}")
 
@@ -417,7 +497,9 @@ def _start_redraft(rfp, question_ids: list[int], user) -> tuple[RFPBatchJob | No
             job = batch.create_batch_job(rfp, RFPBatchJob.JOB_TYPE_RESPONDER, user, question_ids=question_ids)
             tasks.dispatch_batch_job(job)
     except batch.JobNotStarted as exc:
-        return None, f"{exc} Wait for it to finish, then re-draft." if isinstance(exc, batch.JobAlreadyRunning) else str(exc)
+        return None, f"{exc} Wait for it to finish, then re-draft." if isinstance(
+            exc, batch.JobAlreadyRunning
+        ) else str(exc)
     return job, ""
 
 
@@ -437,7 +519,9 @@ def question_redraft(request, pk):
     job, why_not = _start_redraft(question.rfp, [question.pk], request.user)
     if job is None:
         return _row_response(request, question, why_not, "warning")
-    return _row_response(request, question, f"Re-drafting {question.label} (job {job.pk}); reload to see the new draft.")
+    return _row_response(
+        request, question, f"Re-drafting {question.label} (job {job.pk}); reload to see the new draft."
+    )
 
 
 BULK_ACTIONS = {"approve", "redraft", "expert", "clear"}
@@ -472,15 +556,21 @@ def _bulk(action: str, rfp, questions: list[Question], user) -> tuple[str, str]:
     count = len(questions)
     if action == "approve":
         approved, skipped = workflow.approve(questions, user)
-        return (f"Approved {approved} of {count} selected" + (f"; {skipped} had no answer to approve." if skipped else "."),
-                "success" if approved else "warning")
+        return (
+            f"Approved {approved} of {count} selected" + (f"; {skipped} had no answer to approve." if skipped else "."),
+            "success" if approved else "warning",
+        )
     if action == "expert":
         return f"Marked {workflow.mark_for_expert(questions)} for a subject-matter expert.", "success"
     if action == "clear":
         return f"Cleared the answers of {workflow.clear(questions)} question{'s' if count != 1 else ''}.", "success"
     # What is left is "redraft": one responder job over the selection.
     job, why_not = _start_redraft(rfp, [q.pk for q in questions], user)
-    return (f"Re-drafting {count} question{'s' if count != 1 else ''} (job {job.pk}).", "success") if job else (why_not, "warning")
+    return (
+        (f"Re-drafting {count} question{'s' if count != 1 else ''} (job {job.pk}).", "success")
+        if job
+        else (why_not, "warning")
+    )
 
 
 def answer_sources(request, pk):
@@ -488,10 +578,17 @@ def answer_sources(request, pk):
     question = _question(request, pk)
     query = request.GET.get("q", "").strip() or question.text
     try:
-        passages = [{"passage": p, "snippet": snippets.best_snippet(query, p.text)}
-                    for p in search_passages(query, SOURCES_LISTED)]
+        passages = [
+            {"passage": p, "snippet": snippets.best_snippet(query, p.text)}
+            for p in search_passages(query, SOURCES_LISTED)
+        ]
         entries = [m.entry for m in matching.ranked_matches(query, limit=SOURCES_LISTED)]
     except LLMError as exc:  # no embedding model, or its API is down: say so where the results would be
-        return render(request, "rfp_manager/_answer_sources.html", {"question": question, "query": query, "error": str(exc)})
-    return render(request, "rfp_manager/_answer_sources.html",
-                  {"question": question, "query": query, "passages": passages, "entries": entries})
+        return render(
+            request, "rfp_manager/_answer_sources.html", {"question": question, "query": query, "error": str(exc)}
+        )
+    return render(
+        request,
+        "rfp_manager/_answer_sources.html",
+        {"question": question, "query": query, "passages": passages, "entries": entries},
+    )

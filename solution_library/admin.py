@@ -14,7 +14,15 @@ class DocumentAdmin(admin.ModelAdmin):
     list_display = ("title", "file_type", "review_status", "chunk_count", "source", "uploaded_by", "created_at")
     list_filter = ("review_status", "file_type", "source")
     search_fields = ("title", "source_url", "content_hash")
-    readonly_fields = ("content_hash", "size_bytes", "chunk_count", "embedding_model", "processed_at", "created_at", "updated_at")
+    readonly_fields = (
+        "content_hash",
+        "size_bytes",
+        "chunk_count",
+        "embedding_model",
+        "processed_at",
+        "created_at",
+        "updated_at",
+    )
     exclude = ("text",)
     actions = ["embed_selected"]
 
@@ -62,8 +70,15 @@ class DocumentationSourceAdmin(admin.ModelAdmin):
             if job is None:
                 messages.warning(request, f"{source.name}: a sync is already running.")
             else:
-                messages.info(request, format_html('{}: <a href="{}">sync job {}</a> queued.', source.name,
-                                                   reverse("solution_library:sync_job", args=[job.pk]), job.pk))
+                messages.info(
+                    request,
+                    format_html(
+                        '{}: <a href="{}">sync job {}</a> queued.',
+                        source.name,
+                        reverse("solution_library:sync_job", args=[job.pk]),
+                        job.pk,
+                    ),
+                )
 
 
 class JobAdmin(admin.ModelAdmin):

@@ -8,7 +8,9 @@ class SolutionLibraryConfig(AppConfig):
     def ready(self):
         from jobs.kinds import register
 
-        from . import job_kinds
-        from . import signals  # noqa: F401  (registers the post_save receivers)
+        from . import (
+            job_kinds,
+            signals,  # noqa: F401  (registers the post_save receivers)
+        )
 
         register(*job_kinds.KINDS)  # what the jobs page lists and the sweeper watches

@@ -1,4 +1,5 @@
 """The job kinds of the library, for the jobs page and the sweeper (registered by apps.py)."""
+
 from django.urls import reverse
 
 from jobs.kinds import JobKind
@@ -15,10 +16,30 @@ def sync_retry_url(job) -> str:
 
 
 KINDS = (
-    JobKind("document", "Document", "solution_library.Document", "solution_library:document",
-            redispatch=dispatch_document_again, retry=document_retry_url),
-    JobKind("embed_batch", "Embedding batch", "solution_library.EmbedBatchJob", "solution_library:embed_job",
-            redispatch=dispatch_embed_batch_job, staff_only=True),
-    JobKind("sync", "Documentation sync", "solution_library.SyncJob", "solution_library:sync_job",
-            redispatch=dispatch_sync_job, staff_only=True, retry=sync_retry_url, related=("source",)),
+    JobKind(
+        "document",
+        "Document",
+        "solution_library.Document",
+        "solution_library:document",
+        redispatch=dispatch_document_again,
+        retry=document_retry_url,
+    ),
+    JobKind(
+        "embed_batch",
+        "Embedding batch",
+        "solution_library.EmbedBatchJob",
+        "solution_library:embed_job",
+        redispatch=dispatch_embed_batch_job,
+        staff_only=True,
+    ),
+    JobKind(
+        "sync",
+        "Documentation sync",
+        "solution_library.SyncJob",
+        "solution_library:sync_job",
+        redispatch=dispatch_sync_job,
+        staff_only=True,
+        retry=sync_retry_url,
+        related=("source",),
+    ),
 )

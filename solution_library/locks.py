@@ -14,6 +14,7 @@ The owner token is "<job id>:<celery task id>": a redelivered message of the
 same task (same task id, after a worker crash) may take over its own lease,
 anyone else waits for it to be released or to expire.
 """
+
 import logging
 import uuid
 from contextlib import contextmanager

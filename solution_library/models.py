@@ -1,4 +1,5 @@
 """The library: documents, their embedded chunks, documentation sources and their jobs."""
+
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
@@ -79,7 +80,9 @@ class Document(models.Model):
         max_length=20, choices=ReviewStatus.choices, default=ReviewStatus.PROCESSING, db_index=True
     )
     status_message = models.TextField(blank=True, help_text="Why processing failed")
-    error_code = models.CharField(max_length=40, blank=True, help_text="Stable reason code (spelunker.jobs.models.ErrorCode)")
+    error_code = models.CharField(
+        max_length=40, blank=True, help_text="Stable reason code (spelunker.jobs.models.ErrorCode)"
+    )
     # Deliveries of its embedding task that never returned, in a row: a document that kills its worker is poison.
     unfinished_deliveries = models.PositiveSmallIntegerField(default=0)
     # How often the sweeper queued it again after its worker vanished.
@@ -148,7 +151,9 @@ class Chunk(models.Model):
     class Meta:
         ordering = ["document", "position"]
         constraints = [
-            models.UniqueConstraint(fields=["document", "embedding_model", "position"], name="chunk_unique_model_position")
+            models.UniqueConstraint(
+                fields=["document", "embedding_model", "position"], name="chunk_unique_model_position"
+            )
         ]
         indexes = [models.Index(fields=["embedding_model", "id"], name="chunk_model_id_idx")]
 
@@ -213,7 +218,11 @@ class EmbedBatchJob(BaseJob):
 
     document_ids = models.JSONField(default=list)
     target_model = models.ForeignKey(
-        "llm_manager.LLMModel", null=True, blank=True, on_delete=models.CASCADE, related_name="+",
+        "llm_manager.LLMModel",
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="+",
         help_text="Re-embed the library with this model, then make it the default embedding model",
     )
 

@@ -1,4 +1,5 @@
 """post_save/post_delete receivers: queue embedding after commit, keep the search index honest."""
+
 from django.conf import settings
 from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver

@@ -1,4 +1,5 @@
 """Thin Celery wrappers around the library services."""
+
 import logging
 
 from celery import shared_task
@@ -14,7 +15,7 @@ from llm_manager.exceptions import TransientLLMError
 
 from .locks import lock_holder, source_sync_lock
 from .models import Document, DocumentationSource, EmbedBatchJob, SyncJob
-from .services import documents, scheduling, sync
+from .services import documents, scheduling
 
 logger = logging.getLogger(__name__)
 
@@ -49,11 +50,17 @@ def _embed_document(self, document_id: int, embedding_model_id: int | None) -> d
             documents.mark_failed(document_id, f"The embedding service stayed unavailable: {exc}")
             return {"success": False, "document_id": document_id, "error": str(exc)}
         logger.warning("Embedding unavailable, retrying: %s", exc, extra=context)
-        countdown = backoff_seconds(self.request.retries, base=EMBED_BACKOFF_BASE_SECONDS,
-                                    cap=EMBED_BACKOFF_MAX_SECONDS, retry_after=exc.retry_after)
-        raise self.retry(exc=exc, countdown=countdown)
+        countdown = backoff_seconds(
+            self.request.retries,
+            base=EMBED_BACKOFF_BASE_SECONDS,
+            cap=EMBED_BACKOFF_MAX_SECONDS,
+            retry_after=exc.retry_after,
+        )
+        raise self.retry(exc=exc, countdown=countdown) from exc
     except SoftTimeLimitExceeded:
-        documents.mark_failed(document_id, "Processing took longer than the time limit (600 s).", code=ErrorCode.TIME_LIMIT)
+        documents.mark_failed(
+            document_id, "Processing took longer than the time limit (600 s).", code=ErrorCode.TIME_LIMIT
+        )
         return {"success": False, "document_id": document_id, "error": "time limit exceeded"}
     except Exception as exc:  # a bug or a corrupt row: say so on the document, never leave it "processing"
         reason = f"Unexpected error while processing: {type(exc).__name__}: {exc}"
@@ -141,7 +148,9 @@ def dispatch_library_reembed(model, user) -> EmbedBatchJob:
 
 def dispatch_embed_batch(document_ids: list[int], user) -> EmbedBatchJob:
     with transaction.atomic():
-        job = EmbedBatchJob.objects.create(document_ids=sorted(document_ids), total_items=len(document_ids), started_by=user)
+        job = EmbedBatchJob.objects.create(
+            document_ids=sorted(document_ids), total_items=len(document_ids), started_by=user
+        )
         dispatch_embed_batch_job(job)
     return job
 

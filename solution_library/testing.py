@@ -1,4 +1,5 @@
 """Helpers for other apps' tests."""
+
 from django.core.files.base import ContentFile
 
 from .models import Document, DocumentType

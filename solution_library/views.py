@@ -1,4 +1,5 @@
 """Library pages: upload, documents and their live status, search, passages, sources and jobs."""
+
 from django.contrib import messages
 from django.core.paginator import Paginator
 from django.http import JsonResponse
@@ -11,8 +12,8 @@ from jobs.views import job_status_response, progress_context
 from spelunker.permissions import staff_required
 
 from .models import Chunk, Document, DocumentationSource, EmbedBatchJob, SyncJob
-from .services.documents import mark_for_reprocessing, max_upload_bytes, store_upload
 from .services import snippets
+from .services.documents import mark_for_reprocessing, max_upload_bytes, store_upload
 from .services.search import search_passages
 from .tasks import dispatch_embedding, dispatch_source_sync
 
@@ -26,10 +27,14 @@ def _wants_json(request) -> bool:
 
 # --- library page and upload ---------------------------------------------------
 def index(request):
-    return render(request, "solution_library/index.html", {
-        **_documents_context(request),
-        "max_upload_mb": max_upload_bytes() // (1024 * 1024),
-    })
+    return render(
+        request,
+        "solution_library/index.html",
+        {
+            **_documents_context(request),
+            "max_upload_mb": max_upload_bytes() // (1024 * 1024),
+        },
+    )
 
 
 @never_cache
@@ -47,9 +52,7 @@ def _documents_context(request) -> dict:
 @require_POST
 def upload(request):
     """Store each posted file independently; answer per file (JSON for the upload script)."""
-    results = [
-        store_upload(f.name, _read_limited(f), request.user) for f in request.FILES.getlist("files")
-    ]
+    results = [store_upload(f.name, _read_limited(f), request.user) for f in request.FILES.getlist("files")]
     if _wants_json(request):
         payload = [_upload_payload(r) for r in results]
         status = 200 if all(r.document for r in results) and results else 400
@@ -77,8 +80,12 @@ def _read_limited(uploaded_file) -> bytes:
 def _upload_payload(result) -> dict:
     if result.error:
         return {"filename": result.filename, "ok": False, "error": result.error}
-    return {"filename": result.filename, "ok": True, "duplicate": result.duplicate,
-            "document": _document_payload(result.document)}
+    return {
+        "filename": result.filename,
+        "ok": True,
+        "duplicate": result.duplicate,
+        "document": _document_payload(result.document),
+    }
 
 
 def _document_payload(document: Document) -> dict:
@@ -132,8 +139,10 @@ def document_retry(request, pk):
 # --- search and passages -----------------------------------------------------------
 def search(request):
     query = request.GET.get("q", "").strip()
-    results = [{"passage": p, "snippet": snippets.best_snippet(query, p.text)}
-               for p in (search_passages(query, SEARCH_LIMIT) if query else [])]
+    results = [
+        {"passage": p, "snippet": snippets.best_snippet(query, p.text)}
+        for p in (search_passages(query, SEARCH_LIMIT) if query else [])
+    ]
     return render(request, "solution_library/search.html", {"query": query, "results": results})
 
 
@@ -144,10 +153,17 @@ def chunk(request, pk):
     start, end = passage.start_char, passage.end_char
     if text[start:end] != passage.text:  # text re-extracted since: fall back to the passage alone
         text, start, end = passage.text, 0, len(passage.text)
-    return render(request, "solution_library/chunk.html", {
-        "chunk": passage, "document": passage.document,
-        "before": text[:start], "passage_text": text[start:end], "after": text[end:],
-    })
+    return render(
+        request,
+        "solution_library/chunk.html",
+        {
+            "chunk": passage,
+            "document": passage.document,
+            "before": text[:start],
+            "passage_text": text[start:end],
+            "after": text[end:],
+        },
+    )
 
 
 # --- documentation sources and jobs (staff) --------------------------------------
@@ -159,11 +175,15 @@ def sources(request):
 @staff_required
 def source_detail(request, pk):
     source = get_object_or_404(DocumentationSource, pk=pk)
-    return render(request, "solution_library/source.html", {
-        "source": source,
-        "jobs": source.sync_jobs.all()[:20],
-        "documents": source.documents.defer("text")[:200],
-    })
+    return render(
+        request,
+        "solution_library/source.html",
+        {
+            "source": source,
+            "jobs": source.sync_jobs.all()[:20],
+            "documents": source.documents.defer("text")[:200],
+        },
+    )
 
 
 @staff_required
@@ -174,8 +194,11 @@ def source_sync(request, pk):
     if job is None:
         active = source.sync_jobs.filter(status__in=[SyncJob.STATUS_PENDING, SyncJob.STATUS_PROCESSING]).first()
         messages.warning(request, "A sync of this source is already running.")
-        return redirect("solution_library:sync_job", pk=active.pk) if active else redirect(
-            "solution_library:source", pk=pk)
+        return (
+            redirect("solution_library:sync_job", pk=active.pk)
+            if active
+            else redirect("solution_library:source", pk=pk)
+        )
     messages.info(request, f"Sync of {source.name} queued.")
     return redirect("solution_library:sync_job", pk=job.pk)
 
@@ -189,9 +212,14 @@ def sync_job(request, pk):
 
 @staff_required
 def sync_job_status(request, pk):
-    return job_status_response(request, SyncJob, pk, lambda: get_object_or_404(SyncJob, pk=pk),
-                               reverse_lazy("solution_library:sync_job_status", args=[pk]),
-                               partial="solution_library/_sync_progress.html")
+    return job_status_response(
+        request,
+        SyncJob,
+        pk,
+        lambda: get_object_or_404(SyncJob, pk=pk),
+        reverse_lazy("solution_library:sync_job_status", args=[pk]),
+        partial="solution_library/_sync_progress.html",
+    )
 
 
 @staff_required
@@ -203,6 +231,10 @@ def embed_job(request, pk):
 
 @staff_required
 def embed_job_status(request, pk):
-    return job_status_response(request, EmbedBatchJob, pk, lambda: get_object_or_404(EmbedBatchJob, pk=pk),
-                               reverse_lazy("solution_library:embed_job_status", args=[pk]))
-
+    return job_status_response(
+        request,
+        EmbedBatchJob,
+        pk,
+        lambda: get_object_or_404(EmbedBatchJob, pk=pk),
+        reverse_lazy("solution_library:embed_job_status", args=[pk]),
+    )

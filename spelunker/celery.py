@@ -1,4 +1,5 @@
 """The one Celery app. All configuration lives in Django settings (CELERY_*)."""
+
 import os
 
 from celery import Celery
@@ -37,4 +38,3 @@ def use_django_logging(**kwargs):
     from django.conf import settings
 
     dictConfig(settings.LOGGING)
-

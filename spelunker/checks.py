@@ -4,6 +4,7 @@
 refusal, when the web server listens beyond this machine while development
 secrets are still in place.
 """
+
 import ipaddress
 import os
 from urllib.parse import urlsplit
@@ -48,8 +49,10 @@ def development_secrets_exposed(app_configs, **kwargs):
     found = [] if is_loopback(host) else development_secrets()
     if not found:
         return []
-    return [Warning(
-        f"Spelunker listens on {host}, beyond this machine, with development secrets: {'; '.join(found)}.",
-        hint="Set real secrets in the environment (see .env.example), or set SPELUNKER_HOST=127.0.0.1.",
-        id="spelunker.W001",
-    )]
+    return [
+        Warning(
+            f"Spelunker listens on {host}, beyond this machine, with development secrets: {'; '.join(found)}.",
+            hint="Set real secrets in the environment (see .env.example), or set SPELUNKER_HOST=127.0.0.1.",
+            id="spelunker.W001",
+        )
+    ]

@@ -4,6 +4,7 @@ Read from the environment so the same command works everywhere:
 SPELUNKER_HOST (127.0.0.1 locally, 0.0.0.0 in a container), SPELUNKER_PORT,
 WEB_CONCURRENCY (worker processes).
 """
+
 import os
 
 bind = f"{os.environ.get('SPELUNKER_HOST') or '127.0.0.1'}:{os.environ.get('SPELUNKER_PORT') or '8000'}"

@@ -1,4 +1,5 @@
 """/healthz (the process answers) and /readyz (its dependencies answer)."""
+
 import uuid
 
 from django.conf import settings

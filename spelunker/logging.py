@@ -3,6 +3,7 @@
 Inside a Celery task every record carries the task's id and name, and the job
 id when the task names one (`job_id` in its kwargs or in `extra={}`).
 """
+
 import logging
 
 from pythonjsonlogger.json import JsonFormatter as _BaseJsonFormatter

@@ -1,4 +1,5 @@
 """The login requirement for every view, answering scripts the way scripts understand."""
+
 from django.contrib.auth import middleware as auth_middleware
 from django.http import JsonResponse
 from django.shortcuts import resolve_url

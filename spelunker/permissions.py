@@ -1,4 +1,5 @@
 """Who may do what: the shared view decorators."""
+
 from functools import wraps
 
 from django.contrib.auth.views import redirect_to_login

@@ -8,6 +8,7 @@ test fails; the benchmarks are too slow for that, so `make test` prints which
 of their files changed (from a manifest of per-file hashes written beside the
 page).
 """
+
 import hashlib
 import json
 import re
@@ -33,8 +34,13 @@ class MeasuredSources:
         for name in self.names:
             path = root / name
             candidates = sorted(path.rglob("*")) if path.is_dir() else [path] if path.exists() else []
-            found += [p for p in candidates if p.is_file() and not IGNORED_PARTS & set(p.relative_to(root).parts)
-                      and p.suffix not in IGNORED_SUFFIXES]
+            found += [
+                p
+                for p in candidates
+                if p.is_file()
+                and not IGNORED_PARTS & set(p.relative_to(root).parts)
+                and p.suffix not in IGNORED_SUFFIXES
+            ]
         return found
 
     def file_hashes(self, root: Path = ROOT) -> dict[str, str]:
@@ -47,13 +53,13 @@ class MeasuredSources:
 
     def commit(self, root: Path = ROOT) -> str:
         """HEAD's commit, marked when a listed file differs from it (the figures are then of uncommitted code)."""
+
         def git(*args: str) -> str:
             return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=False).stdout.strip()
 
         head = git("rev-parse", "--short=12", "HEAD") or "unknown"
         changed = git("status", "--porcelain", "--", *self.names)
         return f"{head} + uncommitted changes" if changed else head
-
 
     def changed_since(self, manifest: Path, root: Path = ROOT) -> list[str]:
         """The files changed, added or removed since the manifest was written ("path (changed)" …), sorted."""

@@ -5,6 +5,7 @@ SQLite in WAL mode, a local broker and memcached on their default ports. The
 Celery block follows the Async Task Pattern; `tests/test_settings.py` pins the
 delivery guarantees so nobody loosens them by accident.
 """
+
 from datetime import timedelta
 from pathlib import Path
 

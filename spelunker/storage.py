@@ -6,6 +6,7 @@ for several (docs/deployment.md). Code that stores or reads a file catches STORA
 shows `describe_storage_error()`: a person reads "the storage refused our credentials", not a
 traceback, and the row that needed the file says why it failed instead of staying "processing".
 """
+
 from django.core.files.storage import default_storage
 
 try:  # botocore comes with django-storages' S3 backend; a local-folder install may lack it
@@ -21,8 +22,14 @@ CONNECT_TIMEOUT_S = 3
 READ_TIMEOUT_S = 20
 MAX_ATTEMPTS = 2
 
-CREDENTIAL_CODES = {"InvalidAccessKeyId", "SignatureDoesNotMatch", "AccessDenied", "InvalidToken",
-                    "ExpiredToken", "403"}
+CREDENTIAL_CODES = {
+    "InvalidAccessKeyId",
+    "SignatureDoesNotMatch",
+    "AccessDenied",
+    "InvalidToken",
+    "ExpiredToken",
+    "403",
+}
 MISSING_BUCKET_CODES = {"NoSuchBucket"}
 
 
@@ -46,7 +53,8 @@ def s3_storage_options(*, bucket: str, endpoint_url, access_key, secret_key, reg
         "addressing_style": "path",
         "signature_version": "s3v4",
         "client_config": Config(
-            connect_timeout=CONNECT_TIMEOUT_S, read_timeout=READ_TIMEOUT_S,
+            connect_timeout=CONNECT_TIMEOUT_S,
+            read_timeout=READ_TIMEOUT_S,
             retries={"max_attempts": MAX_ATTEMPTS, "mode": "standard"},
         ),
     }
@@ -92,5 +100,7 @@ def save_or_refuse(field_file, name: str, content, refused: type[Exception]) -> 
     try:
         field_file.save(name, content, save=False)
     except STORAGE_ERRORS as exc:
-        raise refused(f"The file was not stored: {describe_storage_error(exc)}. Nothing was saved; "
-                      f"try again once the file storage is back.") from exc
+        raise refused(
+            f"The file was not stored: {describe_storage_error(exc)}. Nothing was saved; "
+            f"try again once the file storage is back."
+        ) from exc

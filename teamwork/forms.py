@@ -25,10 +25,14 @@ class RoleForm(forms.Form):
 
     def __init__(self, *args, rfp, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["user"].queryset = get_user_model().objects.filter(is_active=True).exclude(pk=rfp.owner_id) \
-            .order_by("username")
+        self.fields["user"].queryset = (
+            get_user_model().objects.filter(is_active=True).exclude(pk=rfp.owner_id).order_by("username")
+        )
 
 
 class CommentForm(forms.Form):
-    text = forms.CharField(max_length=5000, widget=forms.Textarea(attrs={"rows": 3, "placeholder": "Comment; @name mentions"}),
-                           label="Comment")
+    text = forms.CharField(
+        max_length=5000,
+        widget=forms.Textarea(attrs={"rows": 3, "placeholder": "Comment; @name mentions"}),
+        label="Comment",
+    )

@@ -4,6 +4,7 @@ An RFP's owner is `RFP.owner`; further people get a role here. Everyone in a
 group the RFP is shared with is a contributor on every question (the bid
 team); a contributor added by name answers the questions assigned to them.
 """
+
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
@@ -96,8 +97,9 @@ class Notification(models.Model):
     kind = models.CharField(max_length=20, choices=Kind.choices)
     text = models.CharField(max_length=500)
     url = models.CharField(max_length=300, blank=True)
-    question = models.ForeignKey("rfp_manager.Question", null=True, blank=True, on_delete=models.CASCADE,
-                                 related_name="+")
+    question = models.ForeignKey(
+        "rfp_manager.Question", null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
     # Makes a periodic reminder idempotent: one row per assignment, kind and due date.
     dedupe_key = models.CharField(max_length=200, blank=True)
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
@@ -110,8 +112,11 @@ class Notification(models.Model):
 
     class Meta:
         ordering = ["-created_at", "-pk"]
-        constraints = [models.UniqueConstraint(fields=["recipient", "dedupe_key"], condition=~Q(dedupe_key=""),
-                                               name="notification_unique_dedupe_key")]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["recipient", "dedupe_key"], condition=~Q(dedupe_key=""), name="notification_unique_dedupe_key"
+            )
+        ]
         indexes = [models.Index(fields=["recipient", "read_at"], name="notification_unread")]
 
     def __str__(self):

@@ -1,4 +1,5 @@
 """Queue a new notification's email after commit; close an assignment when its assignee saves an answer."""
+
 from django.db.models.signals import post_save
 from django.dispatch import receiver
 
@@ -19,6 +20,9 @@ def _assignment_answered(sender, instance, raw=False, **kwargs):
     """Answered means: the assignee edited the answer after it was given to them."""
     if raw or not (instance.edited_by_id and instance.edited_at):
         return
-    Assignment.objects.filter(question_id=instance.question_id, assignee_id=instance.edited_by_id,
-                              answered_at__isnull=True, assigned_at__lte=instance.edited_at).update(
-        answered_at=instance.edited_at)
+    Assignment.objects.filter(
+        question_id=instance.question_id,
+        assignee_id=instance.edited_by_id,
+        answered_at__isnull=True,
+        assigned_at__lte=instance.edited_at,
+    ).update(answered_at=instance.edited_at)

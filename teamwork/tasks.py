@@ -1,4 +1,5 @@
 """Thin Celery wrappers: send a notification's email (retried on transient failures), and the due-date reminders."""
+
 import logging
 
 from celery import shared_task
@@ -11,15 +12,21 @@ from .services import assignments, email
 logger = logging.getLogger(__name__)
 
 
-@shared_task(bind=True, name="teamwork.send_notification_email", soft_time_limit=120, time_limit=150,
-             max_retries=settings.EMAIL_MAX_RETRIES)
+@shared_task(
+    bind=True,
+    name="teamwork.send_notification_email",
+    soft_time_limit=120,
+    time_limit=150,
+    max_retries=settings.EMAIL_MAX_RETRIES,
+)
 def send_notification_email(self, notification_id: int) -> dict:
     """One attempt; a transient failure retries with exponential backoff and full jitter, a final one is recorded."""
     outcome = email.deliver(notification_id, last_try=self.request.retries >= self.max_retries)
     context = {"notification_id": notification_id, "attempt": self.request.retries + 1}
     if outcome.retry:
-        countdown = backoff_seconds(self.request.retries, base=settings.EMAIL_RETRY_BASE_SECONDS,
-                                    cap=settings.EMAIL_RETRY_MAX_SECONDS)
+        countdown = backoff_seconds(
+            self.request.retries, base=settings.EMAIL_RETRY_BASE_SECONDS, cap=settings.EMAIL_RETRY_MAX_SECONDS
+        )
         logger.warning("Email not sent, retrying in %.0f s: %s", countdown, outcome.error, extra=context)
         raise self.retry(countdown=countdown)
     if outcome.error:

@@ -3,6 +3,7 @@
 Every RFP lookup goes through `RFP.objects.visible_to` (404 for anyone else)
 and then names the role it needs (services/roles.py: 403 with the reason).
 """
+
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
@@ -30,16 +31,22 @@ def _rfp(request, pk, need: str) -> RFP:
 
 # --- my questions and notifications --------------------------------------------------------
 
+
 def my_questions(request):
     show_done = request.GET.get("done") == "1"
     rows = assignments.my_questions(request.user, show_done=show_done)
-    return render(request, "teamwork/my_questions.html",
-                  {"assignments": rows, "show_done": show_done, "today": timezone.localdate()})
+    return render(
+        request,
+        "teamwork/my_questions.html",
+        {"assignments": rows, "show_done": show_done, "today": timezone.localdate()},
+    )
 
 
 def notification_list(request):
     """The latest notifications, the unread ones marked "new" this once: seeing the list reads them."""
-    rows = list(Notification.objects.filter(recipient=request.user).select_related("question__rfp")[:NOTIFICATIONS_SHOWN])
+    rows = list(
+        Notification.objects.filter(recipient=request.user).select_related("question__rfp")[:NOTIFICATIONS_SHOWN]
+    )
     notifications.mark_all_read(request.user)
     return render(request, "teamwork/notifications.html", {"notifications": rows, "unread_notifications": 0})
 
@@ -62,7 +69,8 @@ def resend(request, pk):
     """Staff: try a failed email again (after fixing the mail settings or the address)."""
     with transaction.atomic():
         updated = Notification.objects.filter(pk=pk, email_status=Notification.Email.FAILED).update(
-            email_status=Notification.Email.QUEUED, email_attempts=0)
+            email_status=Notification.Email.QUEUED, email_attempts=0
+        )
         if updated:
             tasks.dispatch_notification_email(Notification.objects.get(pk=pk))
     messages.info(request, "Queued again." if updated else "That email is not a failed one.")
@@ -71,6 +79,7 @@ def resend(request, pk):
 
 # --- assigning ----------------------------------------------------------------------------
 
+
 def assign(request, pk):
     """Owners give questions to a colleague with a due date (GET ?q=1&q=2 ticks them)."""
     rfp = _rfp(request, pk, Role.OWNER)
@@ -78,19 +87,24 @@ def assign(request, pk):
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         try:
-            done = assignments.assign_questions(rfp, list(data["questions"]), data["assignee"], data["due_date"],
-                                                request.user)
+            done = assignments.assign_questions(
+                rfp, list(data["questions"]), data["assignee"], data["due_date"], request.user
+            )
         except assignments.AssignmentRefused as exc:
             form.add_error("assignee", str(exc))
         else:
-            messages.success(request, f"Assigned {len(done)} question(s) to {data['assignee'].get_username()}"
-                             + (f", due {data['due_date']:%Y-%m-%d}." if data["due_date"] else "."))
+            messages.success(
+                request,
+                f"Assigned {len(done)} question(s) to {data['assignee'].get_username()}"
+                + (f", due {data['due_date']:%Y-%m-%d}." if data["due_date"] else "."),
+            )
             return redirect("rfp_manager:detail", pk=rfp.pk)
     status = 400 if form.errors else 200
     return render(request, "teamwork/assign.html", {"rfp": rfp, "form": form}, status=status)
 
 
 # --- people and roles ---------------------------------------------------------------------------
+
 
 def people(request, pk):
     rfp = _rfp(request, pk, Role.OWNER if request.method == "POST" else Role.VIEWER)
@@ -104,18 +118,25 @@ def people(request, pk):
         member = members.set_role(rfp, form.cleaned_data["user"], form.cleaned_data["role"], request.user)
         messages.success(request, f"{member.user.get_username()} is now {member.get_role_display().lower()}.")
         return redirect("teamwork:people", pk=rfp.pk)
-    context = {"rfp": rfp, "form": form, "memberships": rfp.memberships.select_related("user").order_by("user__username"),
-               "groups": rfp.shared_with.all(), "may_manage": roles.access(rfp, request.user).at_least(Role.OWNER)}
+    context = {
+        "rfp": rfp,
+        "form": form,
+        "memberships": rfp.memberships.select_related("user").order_by("user__username"),
+        "groups": rfp.shared_with.all(),
+        "may_manage": roles.access(rfp, request.user).at_least(Role.OWNER),
+    }
     return render(request, "teamwork/people.html", context, status=400 if form.errors else 200)
 
 
 # --- comments -------------------------------------------------------------------------------------
 
+
 @require_POST
 def comment(request, pk):
     """Contributors and owners comment on any question of the RFP; viewers read."""
-    question = get_object_or_404(Question.objects.filter(rfp__in=RFP.objects.visible_to(request.user))
-                                 .select_related("rfp"), pk=pk)
+    question = get_object_or_404(
+        Question.objects.filter(rfp__in=RFP.objects.visible_to(request.user)).select_related("rfp"), pk=pk
+    )
     if not roles.access(question.rfp, request.user).at_least(Role.CONTRIBUTOR):
         raise PermissionDenied("Viewers read the comments; contributors and owners write them.")
     form = CommentForm(request.POST)
@@ -125,7 +146,10 @@ def comment(request, pk):
         return redirect(back + "#comments")
     saved, unknown = comments.add_comment(question, request.user, form.cleaned_data["text"])
     notified = [u.get_username() for u in saved.mentions.all() if u != request.user]
-    messages.success(request, "Comment added." + (f" Notified {', '.join(notified)}." if notified else "")
-                     + (f" Nobody on this RFP is called {', '.join('@' + n for n in unknown)}: not notified."
-                        if unknown else ""))
+    messages.success(
+        request,
+        "Comment added."
+        + (f" Notified {', '.join(notified)}." if notified else "")
+        + (f" Nobody on this RFP is called {', '.join('@' + n for n in unknown)}: not notified." if unknown else ""),
+    )
     return redirect(back + f"#comment-{saved.pk}")

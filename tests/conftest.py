@@ -56,8 +56,14 @@ def session_mail_server():
     from tests.mail_server import MailServer
 
     server = MailServer().start()
-    os.environ.update({"EMAIL_URL": server.url, "EMAIL_RETRY_BASE_SECONDS": "1", "EMAIL_RETRY_MAX_SECONDS": "2",
-                       "EMAIL_MAX_RETRIES": "8"})
+    os.environ.update(
+        {
+            "EMAIL_URL": server.url,
+            "EMAIL_RETRY_BASE_SECONDS": "1",
+            "EMAIL_RETRY_MAX_SECONDS": "2",
+            "EMAIL_MAX_RETRIES": "8",
+        }
+    )
     yield server
     server.stop()
 
@@ -198,8 +204,14 @@ def fake_llm(fake_llm_server):
 
 
 # --- Browser tests (Playwright driving Debian's Chromium) --------------------
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--no-first-run"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 
 
 @pytest.fixture(scope="session")

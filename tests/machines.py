@@ -1,4 +1,4 @@
-""""Machines" for tests and benchmarks: groups of the Procfile's processes that share no disk.
+""" "Machines" for tests and benchmarks: groups of the Procfile's processes that share no disk.
 
 A Machine runs some of the Procfile's processes (the commands `make run` and docker compose run)
 with a working folder of its own: its own SPELUNKER_VAR_DIR, search index folder and temp folder.
@@ -6,6 +6,7 @@ What machines share is only what separate hosts would share: PostgreSQL, RabbitM
 the S3 media storage, given in `shared_env`. `kill()` is a host losing power: SIGKILL to every
 process of the machine at once, nothing flushed, nothing acknowledged.
 """
+
 import os
 import shlex
 import signal
@@ -26,8 +27,14 @@ WORKER_NAMES = {"worker-default": "default", "worker-embedding": "embedding", "w
 
 
 class Machine:
-    def __init__(self, name: str, folder: Path, roles: list[str], shared_env: dict[str, str],
-                 overrides: dict[str, str] | None = None):
+    def __init__(
+        self,
+        name: str,
+        folder: Path,
+        roles: list[str],
+        shared_env: dict[str, str],
+        overrides: dict[str, str] | None = None,
+    ):
         self.name = name
         self.folder = folder
         self.roles = roles
@@ -39,10 +46,13 @@ class Machine:
         self.tmp_dir = folder / "tmp"
         self.port = _free_port() if "web" in roles else None
         self.env = {
-            **os.environ, **shared_env,
+            **os.environ,
+            **shared_env,
             "PATH": f"{VENV_BIN}{os.pathsep}{os.environ['PATH']}",
-            "SPELUNKER_VAR_DIR": str(self.var_dir), "SPELUNKER_SEARCH_INDEX_DIR": str(self.index_dir),
-            "SPELUNKER_MEDIA_ROOT": str(self.var_dir / "media"), "TMPDIR": str(self.tmp_dir),
+            "SPELUNKER_VAR_DIR": str(self.var_dir),
+            "SPELUNKER_SEARCH_INDEX_DIR": str(self.index_dir),
+            "SPELUNKER_MEDIA_ROOT": str(self.var_dir / "media"),
+            "TMPDIR": str(self.tmp_dir),
             **({"SPELUNKER_PORT": str(self.port), "WEB_CONCURRENCY": "2"} if self.port else {}),
         }
         self.processes: dict[str, subprocess.Popen] = {}
@@ -61,8 +71,13 @@ class Machine:
         for role, command in self.commands.items():
             log = open(self.folder / f"{role}.log", "ab")
             self.processes[role] = subprocess.Popen(
-                shlex.split(command), cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT,
-                start_new_session=True)
+                shlex.split(command),
+                cwd=ROOT,
+                env=self.env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
         self._wait_ready(timeout)
         return self
 
@@ -82,8 +97,9 @@ class Machine:
             if not web_ready:
                 web_ready = _answers(f"{self.url}/readyz")
         if waiting or not web_ready:
-            raise TimeoutError(f"{self.name} not ready after {timeout}s (workers not answering: {waiting}, "
-                               f"web ready: {web_ready})")
+            raise TimeoutError(
+                f"{self.name} not ready after {timeout}s (workers not answering: {waiting}, web ready: {web_ready})"
+            )
 
     def log(self, role: str, tail: int | None = 4000) -> str:
         text = (self.folder / f"{role}.log").read_text(errors="replace")

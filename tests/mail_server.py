@@ -4,6 +4,7 @@ It keeps every message it accepts, refuses recipients at @refused.test with a
 550 (a final refusal), and can be stopped and started again on the same port
 (an outage the worker's retries must ride out).
 """
+
 import logging
 import socket
 import threading
@@ -30,7 +31,9 @@ class _Handler:
 
     async def handle_DATA(self, server, session, envelope):
         with self.server.lock:
-            self.server.messages.append((list(envelope.rcpt_tos), message_from_bytes(envelope.content, policy=policy.default)))
+            self.server.messages.append(
+                (list(envelope.rcpt_tos), message_from_bytes(envelope.content, policy=policy.default))
+            )
         return "250 Message accepted"
 
 

@@ -10,6 +10,7 @@ through make, supervisord, bin/stack's setsid and every exec. That is how
 `processes()` finds all of them, the private RabbitMQ and Memcached included,
 whatever their parent or process group.
 """
+
 import os
 import re
 import signal
@@ -29,16 +30,23 @@ NOT_A_NEWCOMERS = ("DATABASE_", "CELERY_", "KVDB_", "SPELUNKER_", "DJANGO_", "FL
 
 def newcomer_environment(**settings: str) -> dict[str, str]:
     """This shell's environment without the project's settings or its venv, plus `settings`."""
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(NOT_A_NEWCOMERS) and k not in ("VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME")}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(NOT_A_NEWCOMERS) and k not in ("VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME")
+    }
     venv_bin = str(ROOT / ".venv" / "bin")
-    env["PATH"] = os.pathsep.join(p for p in env["PATH"].split(os.pathsep) if p != venv_bin and "/.venv/" not in p + "/")
+    env["PATH"] = os.pathsep.join(
+        p for p in env["PATH"].split(os.pathsep) if p != venv_bin and "/.venv/" not in p + "/"
+    )
     return {**env, **settings}
 
 
 def clone_head(destination: Path) -> None:
     """A fresh clone of the committed HEAD (the working tree's changes are not in it)."""
-    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, check=True, capture_output=True, text=True).stdout.strip()
+    head = subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=ROOT, check=True, capture_output=True, text=True
+    ).stdout.strip()
     subprocess.run(["git", "clone", "--quiet", "--no-checkout", str(ROOT), str(destination)], check=True)
     subprocess.run(["git", "checkout", "--quiet", head], cwd=destination, check=True)
 
@@ -88,8 +96,14 @@ class RunStack:
         with open(self.log_path, "ab") as log:
             self.started_at = time.monotonic()
             self.proc = subprocess.Popen(
-                self.command, cwd=self.cwd, env=self.env, stdin=subprocess.DEVNULL, stdout=log,
-                stderr=subprocess.STDOUT, start_new_session=True, preexec_fn=_restore_terminal_signals,
+                self.command,
+                cwd=self.cwd,
+                env=self.env,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+                preexec_fn=_restore_terminal_signals,
             )
         return self
 
@@ -120,8 +134,10 @@ class RunStack:
                 last = f"not answering ({error!r})"  # not listening yet
             time.sleep(0.5)
         # The last answer says which part was not ready (a worker, the broker, storage), not only that one wasn't.
-        raise AssertionError(f"{url} gave no answer wanted after {timeout}s; the last: {last}; load average "
-                             f"{os.getloadavg()}:\n{self.output()}")
+        raise AssertionError(
+            f"{url} gave no answer wanted after {timeout}s; the last: {last}; load average "
+            f"{os.getloadavg()}:\n{self.output()}"
+        )
 
     def processes(self) -> dict[int, str]:
         """pid -> command line of every live process this run started."""
@@ -162,8 +178,9 @@ def sign_in(base_url: str, username: str, password: str) -> httpx.Client:
     client = httpx.Client(base_url=base_url, timeout=30)
     form = client.get("/login/")
     assert form.status_code == 200, form.text[:500]
-    response = client.post("/login/", data={
-        "username": username, "password": password, "csrfmiddlewaretoken": csrf_token(form.text)})
+    response = client.post(
+        "/login/", data={"username": username, "password": password, "csrfmiddlewaretoken": csrf_token(form.text)}
+    )
     assert response.status_code == 302 and "/login/" not in response.headers["location"], response.text[:2000]
     home = client.get("/")
     assert home.status_code == 200 and f'<span class="who">{username}</span>' in home.text, home.text[:2000]

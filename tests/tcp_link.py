@@ -5,6 +5,7 @@ storage outage is the path to it going away (connections refused) while what it 
 which is also what an S3 outage looks like from a data centre. `cut()` closes the listening socket
 and every open connection; `restore()` listens again on the same port.
 """
+
 import socket
 import threading
 

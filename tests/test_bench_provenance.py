@@ -5,6 +5,7 @@ bin/test-stack (bench/stale.py), not failed; what is checked here is that the
 page carries what that print needs, and that the print names the files that
 changed.
 """
+
 import shutil
 import subprocess
 import sys
@@ -31,8 +32,13 @@ def test_the_published_page_records_its_command_commit_and_source_hash():
 
 
 def test_the_page_header_names_the_command_commit_and_hash():
-    report = run_all.Report(quick=False, loads=["0.1 / 0.2 / 0.3"], command="make bench BENCH_ARGS=--million",
-                            commit="abc123def456", file_hashes=MEASURED.file_hashes())
+    report = run_all.Report(
+        quick=False,
+        loads=["0.1 / 0.2 / 0.3"],
+        command="make bench BENCH_ARGS=--million",
+        commit="abc123def456",
+        file_hashes=MEASURED.file_hashes(),
+    )
     text = run_all.page(report, 60)
     assert "Written by `make bench BENCH_ARGS=--million`" in text
     assert "at commit abc123def456" in text

@@ -4,6 +4,7 @@ Figures are not asserted (speed is measured in bench/, never by timed
 assertions); what is: every benchmark ran against the real services and
 docs/benchmarks.md's format came out whole, with its plots.
 """
+
 import subprocess
 import sys
 
@@ -14,8 +15,14 @@ sys.path.insert(0, str(ROOT / "bench"))
 from sources import MEASURED  # noqa: E402
 
 FIGURES = (
-    "Task overhead", "Click to running", "Live progress under load", "Search at 2,000 chunks", "Ingestion",
-    "Batch answering", "Batch scaling", "Answers workspace at 2,000 questions",
+    "Task overhead",
+    "Click to running",
+    "Live progress under load",
+    "Search at 2,000 chunks",
+    "Ingestion",
+    "Batch answering",
+    "Batch scaling",
+    "Answers workspace at 2,000 questions",
 )
 
 
@@ -23,7 +30,10 @@ def test_bench_quick_writes_every_figure_and_its_plots(tmp_path):
     out = tmp_path / "benchmarks.md"
     done = subprocess.run(
         [sys.executable, "bench/run_all.py", "--quick", "--out", str(out)],
-        cwd=ROOT, capture_output=True, text=True, timeout=600,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-5000:]
     page = out.read_text()

@@ -7,6 +7,7 @@ commands, and the broker must never time out a task that Celery still lets
 run. These tests read the files; they start nothing (every `make test` run
 exercises bin/stack itself; tests/test_fresh_clone.py runs `make run`).
 """
+
 import re
 import runpy
 import shlex
@@ -40,8 +41,11 @@ def procfile() -> dict[str, str]:
 
 def generate_supervisord_conf(procfile: Path, run_dir: Path) -> subprocess.CompletedProcess:
     """What bin/run-stack does at every start."""
-    return subprocess.run([sys.executable, str(ROOT / "bin" / "supervisord-conf"), str(procfile), str(run_dir)],
-                          capture_output=True, text=True)
+    return subprocess.run(
+        [sys.executable, str(ROOT / "bin" / "supervisord-conf"), str(procfile), str(run_dir)],
+        capture_output=True,
+        text=True,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -160,12 +164,17 @@ def log_event(payload: str) -> bytes:
 
 def test_log_listener_prefixes_whole_lines_with_the_program_name():
     """supervisord's event protocol in, `name | line` out, lines split across chunks joined again."""
-    events = log_event("processname:web groupname:web pid:7 channel:stdout\nListening at 8000\nBooting wor") + \
-        log_event("processname:web groupname:web pid:7 channel:stdout\nker 8\n")
+    events = log_event(
+        "processname:web groupname:web pid:7 channel:stdout\nListening at 8000\nBooting wor"
+    ) + log_event("processname:web groupname:web pid:7 channel:stdout\nker 8\n")
     state = "processname:worker-batch groupname:worker-batch from_state:STARTING tries:3"
     events += f"ver:3.0 server:supervisor serial:3 pool:log-prefix poolserial:3 eventname:PROCESS_STATE_BACKOFF len:{len(state)}\n{state}".encode()
-    result = subprocess.run([sys.executable, str(ROOT / "bin" / "supervisor-log-prefix"), "--width", "12"],
-                            input=events, capture_output=True, timeout=30)
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "bin" / "supervisor-log-prefix"), "--width", "12"],
+        input=events,
+        capture_output=True,
+        timeout=30,
+    )
     assert result.returncode == 0
     assert result.stdout.decode() == "READY\n" + "RESULT 2\nOKREADY\n" * 3
     assert result.stderr.decode().splitlines() == [
@@ -203,7 +212,10 @@ def test_one_worker_pool_per_queue(services):
 def test_a_worker_only_host_runs_the_worker_pools_and_nothing_else(services):
     """COMPOSE_PROFILES=workers: the three pools, never a second database, broker, Beat or web."""
     assert {name for name, s in services.items() if "workers" in s.get("profiles", [])} == {
-        "worker-default", "worker-embedding", "worker-batch"}
+        "worker-default",
+        "worker-embedding",
+        "worker-batch",
+    }
     assert all("main" in s.get("profiles", []) for s in services.values()), "one host runs everything with main"
     for name in ("worker-default", "worker-embedding", "worker-batch"):
         needed = [dep for dep, how in services[name]["depends_on"].items() if how.get("required", True)]
@@ -230,8 +242,11 @@ def longest_hard_time_limit() -> int:
     from spelunker.celery import app
 
     app.loader.import_default_modules()
-    return max(task.time_limit or app.conf.task_time_limit for name, task in app.tasks.items()
-               if not name.startswith("celery."))
+    return max(
+        task.time_limit or app.conf.task_time_limit
+        for name, task in app.tasks.items()
+        if not name.startswith("celery.")
+    )
 
 
 def test_broker_consumer_timeout_outlasts_the_hard_time_limit(services):

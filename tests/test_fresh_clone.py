@@ -7,6 +7,7 @@ environment except free ports and an admin password. The clone builds its own
 .venv; pip's cache is shared (PIP_CACHE_DIR, or pip's default), so a warm
 cache keeps this to about a minute.
 """
+
 import os
 import shutil
 import time
@@ -34,10 +35,14 @@ EXPECTED_PROCESSES = {
     "epmd": "epmd -port",
     "memcached": "memcached -l 127.0.0.1",
 }
+
+
 def broker_and_cache_ports(env_file: Path) -> set[str]:
     text = env_file.read_text()
-    return {text.split("CELERY_BROKER_URL=")[1].split("@127.0.0.1:")[1].split("/")[0],
-            text.split("KVDB_LOCATION=127.0.0.1:")[1].split()[0]}
+    return {
+        text.split("CELERY_BROKER_URL=")[1].split("@127.0.0.1:")[1].split("/")[0],
+        text.split("KVDB_LOCATION=127.0.0.1:")[1].split()[0],
+    }
 
 
 @pytest.mark.timeout(900)  # a cold pip cache downloads every requirement
@@ -45,14 +50,22 @@ def test_fresh_clone_make_run_serves_and_ctrl_c_stops_everything(tmp_path, capsy
     clone = tmp_path / "spelunker"
     clone_head(clone)
     assert not (clone / "var").exists() and not (clone / ".venv").exists()
-    run = RunStack(["make", "run"], cwd=clone, log_path=tmp_path / "make-run.log", env=newcomer_environment(
-        SPELUNKER_PORT=str(free_port()), FLOWER_PORT=str(free_port()), SPELUNKER_ADMIN_PASSWORD=ADMIN_PASSWORD))
+    run = RunStack(
+        ["make", "run"],
+        cwd=clone,
+        log_path=tmp_path / "make-run.log",
+        env=newcomer_environment(
+            SPELUNKER_PORT=str(free_port()), FLOWER_PORT=str(free_port()), SPELUNKER_ADMIN_PASSWORD=ADMIN_PASSWORD
+        ),
+    )
     try:
         run.start()
         ready = run.wait_ready(timeout=780)
         seconds_to_ready = time.monotonic() - run.started_at
         with capsys.disabled():
-            print(f"\n[fresh clone] make run -> /readyz 200 in {seconds_to_ready:.0f}s (venv, services, migrations included)")
+            print(
+                f"\n[fresh clone] make run -> /readyz 200 in {seconds_to_ready:.0f}s (venv, services, migrations included)"
+            )
         assert ready == {"status": "ok", "database": "ok", "broker": "ok", "cache": "ok"}
 
         sign_in(run.web_url, "admin", ADMIN_PASSWORD).close()
@@ -61,8 +74,10 @@ def test_fresh_clone_make_run_serves_and_ctrl_c_stops_everything(tmp_path, capsy
         assert httpx.get(f"{run.flower_url}/", auth=("admin", flower_password), timeout=30).status_code == 200
 
         # Private services of its own, not the test run's.
-        test_stack_ports = {os.environ["CELERY_BROKER_URL"].split("@127.0.0.1:")[1].split("/")[0],
-                            os.environ["KVDB_LOCATION"].split(":")[1]}
+        test_stack_ports = {
+            os.environ["CELERY_BROKER_URL"].split("@127.0.0.1:")[1].split("/")[0],
+            os.environ["KVDB_LOCATION"].split(":")[1],
+        }
         assert broker_and_cache_ports(clone / ".run" / "dev" / "env").isdisjoint(test_stack_ports)
 
         started = run.processes()

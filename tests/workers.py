@@ -3,6 +3,7 @@
 The worker runs in its own process against the test run's RabbitMQ and the
 test database, exactly as in production; only the database name differs.
 """
+
 import os
 import signal
 import subprocess
@@ -28,8 +29,14 @@ def database_url_for_current_connection() -> str:
 class Worker:
     """One `celery -A spelunker worker` subprocess, started and awaited."""
 
-    def __init__(self, queues: str = ALL_QUEUES, concurrency: int = 2, env: dict | None = None, pool: str = "prefork",
-                 app: str = "spelunker"):
+    def __init__(
+        self,
+        queues: str = ALL_QUEUES,
+        concurrency: int = 2,
+        env: dict | None = None,
+        pool: str = "prefork",
+        app: str = "spelunker",
+    ):
         self.name = f"test-{uuid.uuid4().hex[:8]}@localhost"
         self.app = app
         self.queues = queues
@@ -40,10 +47,22 @@ class Worker:
         self.log_path = ROOT / "var" / f"worker-{self.name.split('@')[0]}.log"
 
     def start(self, timeout: float = 60) -> "Worker":
-        self._spawn([
-            "worker", "-Q", self.queues, "-n", self.name, "--concurrency", str(self.concurrency), "-P", self.pool,
-            "--without-gossip", "--without-mingle", "--loglevel=INFO",
-        ])
+        self._spawn(
+            [
+                "worker",
+                "-Q",
+                self.queues,
+                "-n",
+                self.name,
+                "--concurrency",
+                str(self.concurrency),
+                "-P",
+                self.pool,
+                "--without-gossip",
+                "--without-mingle",
+                "--loglevel=INFO",
+            ]
+        )
         self._wait_until_ready(timeout)
         return self
 
@@ -52,7 +71,9 @@ class Worker:
         cmd = [sys.executable, "-m", "celery", "-A", self.app, *celery_args]
         self.log_path.parent.mkdir(exist_ok=True)
         self._log = open(self.log_path, "wb")
-        self.proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=self._log, stderr=subprocess.STDOUT, start_new_session=True)
+        self.proc = subprocess.Popen(
+            cmd, cwd=ROOT, env=env, stdout=self._log, stderr=subprocess.STDOUT, start_new_session=True
+        )
 
     def _wait_until_ready(self, timeout: float) -> None:
         from spelunker.celery import app

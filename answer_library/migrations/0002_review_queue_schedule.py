@@ -3,6 +3,7 @@
 Every six hours; it expires just under its period, so a worker outage does not
 replay as a burst. Idempotent: an existing row keeps its edits.
 """
+
 from django.db import migrations
 
 NAME = "Refresh the answer library's review queue"
@@ -15,9 +16,14 @@ def create_schedule(apps, schema_editor):
     interval, _ = IntervalSchedule.objects.get_or_create(every=6, period="hours")
     PeriodicTask.objects.get_or_create(
         name=NAME,
-        defaults={"task": TASK, "interval": interval, "enabled": True, "expire_seconds": 6 * 3600 - 60,
-                  "description": "Marks entries past their review date or whose cited document changed or was "
-                                 "removed since approval; they show in the library's review queue."},
+        defaults={
+            "task": TASK,
+            "interval": interval,
+            "enabled": True,
+            "expire_seconds": 6 * 3600 - 60,
+            "description": "Marks entries past their review date or whose cited document changed or was "
+            "removed since approval; they show in the library's review queue.",
+        },
     )
 
 

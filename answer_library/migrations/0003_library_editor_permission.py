@@ -4,14 +4,17 @@ from django.db import migrations
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('answer_library', '0002_review_queue_schedule'),
+        ("answer_library", "0002_review_queue_schedule"),
     ]
 
     operations = [
         migrations.AlterModelOptions(
-            name='entry',
-            options={'ordering': ['-updated_at', '-pk'], 'permissions': [('edit_library', 'Can approve, edit, retire and merge entries and decide conflicts')], 'verbose_name_plural': 'entries'},
+            name="entry",
+            options={
+                "ordering": ["-updated_at", "-pk"],
+                "permissions": [("edit_library", "Can approve, edit, retire and merge entries and decide conflicts")],
+                "verbose_name_plural": "entries",
+            },
         ),
     ]

@@ -8,6 +8,7 @@ Then their answers are compared: a different Yes/No/N/A, or different numbers
 Findings are upserted per pair, so a second scan updates rather than adds, and
 a decision (merged, dismissed) is never reopened by a later scan.
 """
+
 import numpy as np
 from django.db import transaction
 
@@ -72,8 +73,9 @@ def scan(progress=None) -> dict:
 def keep(finding: Finding, kept: Entry, user) -> Entry:
     """Decide a finding: keep one entry; the other's wordings join it and it is marked merged into it."""
     other = finding.second if kept.pk == finding.first_id else finding.first
-    kept = save_entry(kept, user, f"Merged entry {other.pk} into this one",
-                      alternatives=[*kept.alternatives, *other.phrasings])
+    kept = save_entry(
+        kept, user, f"Merged entry {other.pk} into this one", alternatives=[*kept.alternatives, *other.phrasings]
+    )
     other.status, other.merged_into = Entry.Status.MERGED, kept
     other.save(update_fields=["status", "merged_into", "updated_at"])
     other.phrasing_rows.all().delete()  # a merged entry is no longer matched
@@ -90,6 +92,7 @@ def dismiss(finding: Finding, user) -> None:
 
 def run_conflicts_job(job) -> dict:
     """The scan as a job: its progress is the pairs compared so far."""
+
     def progress(done, total):
         job.set_counts(total_items=total, processed_items=done, successful_items=done)
 

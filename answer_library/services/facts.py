@@ -1,4 +1,5 @@
 """Canonical facts checked across an RFP's answers before export: one legal name, one retention period…"""
+
 import re
 from dataclasses import dataclass
 
@@ -35,8 +36,9 @@ def check_answers(answers, facts: list[CanonicalFact] | None = None) -> list[Mis
         for fact in facts:
             for value in stated_values(fact, answer.final_answer):
                 if _normal(value) != _normal(fact.value):
-                    mismatches.append(Mismatch(answer.question_id, answer.question.label, fact.name, value.strip(),
-                                               fact.value))
+                    mismatches.append(
+                        Mismatch(answer.question_id, answer.question.label, fact.name, value.strip(), fact.value)
+                    )
     return mismatches
 
 
@@ -47,6 +49,10 @@ def check_rfp(rfp) -> list[Mismatch]:
     facts = list(CanonicalFact.objects.filter(is_active=True))
     if not facts:
         return []
-    answers = (Answer.objects.filter(question__rfp=rfp).select_related("question").order_by("question__order")
-               .only("question_id", "draft_text", "final_text", "question__number", "question__order"))
+    answers = (
+        Answer.objects.filter(question__rfp=rfp)
+        .select_related("question")
+        .order_by("question__order")
+        .only("question_id", "draft_text", "final_text", "question__number", "question__order")
+    )
     return check_answers(answers, facts)

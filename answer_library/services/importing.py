@@ -7,6 +7,7 @@ columns). A job then writes one entry per answered row, keyed by the file and
 the row's question key, so a second run (or a re-delivered task) updates the
 same entries instead of adding new ones.
 """
+
 from django.db import transaction
 
 from questionnaires import row_walk
@@ -18,9 +19,20 @@ from spelunker.storage import save_or_refuse
 from ..models import Entry, LibraryImport, LibraryJob
 from .entries import default_review_by, save_entry
 
-CHOICE_WORDS = {"yes": "yes", "y": "yes", "true": "yes", "compliant": "yes", "implemented": "yes",
-                "no": "no", "n": "no", "false": "no", "non-compliant": "no",
-                "n/a": "na", "na": "na", "not applicable": "na"}
+CHOICE_WORDS = {
+    "yes": "yes",
+    "y": "yes",
+    "true": "yes",
+    "compliant": "yes",
+    "implemented": "yes",
+    "no": "no",
+    "n": "no",
+    "false": "no",
+    "non-compliant": "no",
+    "n/a": "na",
+    "na": "na",
+    "not applicable": "na",
+}
 
 
 class LibraryImportError(ValueError):
@@ -45,7 +57,9 @@ def answered_rows(workbook, mapping: dict) -> tuple[list[dict], list[dict]]:
         raw_choice = _cell(workbook, row["sheet"], cells.get("choice", ""))
         choice = CHOICE_WORDS.get(raw_choice.strip().lower(), "")
         if not text and not choice:
-            skipped.append({"sheet": row["sheet"], "row": row["row"], "reason": "no answer in this row", "text": row["text"][:200]})
+            skipped.append(
+                {"sheet": row["sheet"], "row": row["row"], "reason": "no answer in this row", "text": row["text"][:200]}
+            )
             continue
         rows.append({**row, "answer": text or raw_choice, "choice": choice})
     return rows, skipped
@@ -62,11 +76,22 @@ def prepare(upload, user, *, tags=(), owner=None, review_by=None) -> LibraryImpo
         raise LibraryImportError(str(exc)) from exc
     rows, skipped = answered_rows(workbook, mapping)
     if not rows:
-        raise LibraryImportError("No answered question was found: the mapping needs an answer column "
-                                 "(a Yes/No or a response column) with answers filled in.")
-    record = LibraryImport(original_name=upload.name[:255], kind=kind, mapping=mapping, mapping_source=source,
-                           rows=rows, skipped=skipped, tags=list(tags), owner=owner or user, review_by=review_by,
-                           created_by=user)
+        raise LibraryImportError(
+            "No answered question was found: the mapping needs an answer column "
+            "(a Yes/No or a response column) with answers filled in."
+        )
+    record = LibraryImport(
+        original_name=upload.name[:255],
+        kind=kind,
+        mapping=mapping,
+        mapping_source=source,
+        rows=rows,
+        skipped=skipped,
+        tags=list(tags),
+        owner=owner or user,
+        review_by=review_by,
+        created_by=user,
+    )
     upload.seek(0)
     save_or_refuse(record.file, upload.name, upload, LibraryImportError)
     record.save()
@@ -75,8 +100,9 @@ def prepare(upload, user, *, tags=(), owner=None, review_by=None) -> LibraryImpo
 
 def create_job(record: LibraryImport, user) -> LibraryJob:
     with transaction.atomic():
-        return LibraryJob.objects.create(job_type=LibraryJob.IMPORT, library_import=record, started_by=user,
-                                         total_items=len(record.rows))
+        return LibraryJob.objects.create(
+            job_type=LibraryJob.IMPORT, library_import=record, started_by=user, total_items=len(record.rows)
+        )
 
 
 def origin_key(record: LibraryImport, row: dict) -> str:
@@ -91,9 +117,14 @@ def import_row(record: LibraryImport, row: dict, user) -> Entry:
     if entry is not None and all(getattr(entry, k) == v for k, v in values.items()):
         return entry  # a re-run: nothing to write, no new version
     if entry is None:
-        entry = Entry(origin=Entry.Origin.IMPORT, origin_key=key, tags=record.tags, owner=record.owner,
-                      review_by=record.review_by,
-                      origin_label=f"{record.original_name}, {row['sheet'] or 'sheet'} row {row['row']}"[:300])
+        entry = Entry(
+            origin=Entry.Origin.IMPORT,
+            origin_key=key,
+            tags=record.tags,
+            owner=record.owner,
+            review_by=record.review_by,
+            origin_label=f"{record.original_name}, {row['sheet'] or 'sheet'} row {row['row']}"[:300],
+        )
     entry.review_by = entry.review_by or default_review_by()
     return save_entry(entry, user, f"Imported from {record.original_name}", **values)
 

@@ -22,6 +22,7 @@ Entries are few (thousands, not millions): the index is read from the
 database, which every process shares, kept per process until a wording is
 added or removed (a responder job asks once per question), and scored with numpy.
 """
+
 import math
 import threading
 import time
@@ -61,6 +62,7 @@ def subject_stems(text: str) -> set[str]:
 
 # --- the index ------------------------------------------------------------------------------------
 
+
 def index_entry(entry: Entry) -> None:
     """Rewrite the entry's wordings with fresh embeddings (called on every save of an entry)."""
     model = llm.get_default_model("embedding")
@@ -93,8 +95,11 @@ class Index:
     def load(cls, model, entries=None) -> "Index":
         _refresh_stale_embeddings(model)
         entries = Entry.objects.usable() if entries is None else entries
-        rows = list(EntryPhrasing.objects.filter(entry__in=entries, embedding_model=model)
-                    .order_by("entry_id", "pk").values_list("entry_id", "text", "embedding"))
+        rows = list(
+            EntryPhrasing.objects.filter(entry__in=entries, embedding_model=model)
+            .order_by("entry_id", "pk")
+            .values_list("entry_id", "text", "embedding")
+        )
         vectors = np.asarray([r[2] for r in rows], dtype=np.float32) if rows else np.zeros((0, 1), dtype=np.float32)
         return cls([r[0] for r in rows], [r[1] for r in rows], vectors, [subject_stems(r[1]) for r in rows])
 
@@ -162,12 +167,15 @@ class RecentIndex:
 
 # --- scoring --------------------------------------------------------------------------------------
 
+
 def _bm25(query: set[str], index: Index, idf: dict[str, float]) -> list[float]:
     lengths = [len(s) or 1 for s in index.stems]
     average = sum(lengths) / len(lengths) if lengths else 1
     return [
-        sum(idf.get(t, 0.0) * (BM25_K1 + 1) / (1 + BM25_K1 * (1 - BM25_B + BM25_B * length / average))
-            for t in query & stems)
+        sum(
+            idf.get(t, 0.0) * (BM25_K1 + 1) / (1 + BM25_K1 * (1 - BM25_B + BM25_B * length / average))
+            for t in query & stems
+        )
         for stems, length in zip(index.stems, lengths)
     ]
 
@@ -202,8 +210,9 @@ def ranked_matches(question: str, limit: int = CANDIDATES, *, index: Index | Non
     entries = Entry.objects.in_bulk(head)
     matches = []
     for entry_id in head:
-        scored = [(match_score(float(cosines[i])), index.texts[i])
-                  for i, e in enumerate(index.entry_ids) if e == entry_id]
+        scored = [
+            (match_score(float(cosines[i])), index.texts[i]) for i, e in enumerate(index.entry_ids) if e == entry_id
+        ]
         score, wording = max(scored)
         matches.append(Match(entries[entry_id], score, wording))
     # The head re-ordered by meaning. Keeping the fused order among the entries above the threshold was
@@ -217,14 +226,17 @@ def figures_not_in_entry(question: str, entry: Entry) -> set[str]:
     return grounding.figures(question) - grounding.figures(" ".join([*entry.phrasings, entry.answer_text]))
 
 
-def find_match(question: str, *, threshold: float | None = None, index: Index | None = None, model=None) -> Match | None:
+def find_match(
+    question: str, *, threshold: float | None = None, index: Index | None = None, model=None
+) -> Match | None:
     """The entry that answers the question, when the nearest in meaning is near enough; None sends it to the drafts.
 
     An entry that does not name a figure the question names is passed over: it answers about another standard,
     version or number, however near its wording is.
     """
     threshold = MATCH_THRESHOLD if threshold is None else threshold
-    candidates = (m for m in ranked_matches(question, index=index, model=model)
-                  if not figures_not_in_entry(question, m.entry))
+    candidates = (
+        m for m in ranked_matches(question, index=index, model=model) if not figures_not_in_entry(question, m.entry)
+    )
     best = next(candidates, None)
     return best if best is not None and best.score >= threshold else None

@@ -5,6 +5,7 @@ writes them as absolute values, so running it twice (Beat re-delivers) gives
 the same rows. A marked entry stays usable: the responder still reuses it, and
 the RFP page says it waits for review.
 """
+
 from django.db import transaction
 from django.utils import timezone
 

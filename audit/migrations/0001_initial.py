@@ -6,43 +6,101 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('rfp_manager', '0001_initial'),
+        ("rfp_manager", "0001_initial"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='AnswerRevision',
+            name="AnswerRevision",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('at', models.DateTimeField(auto_now_add=True)),
-                ('kind', models.CharField(choices=[('drafted', 'Drafted'), ('edited', 'Edited'), ('approved', 'Approved'), ('reviewed', 'Reviewed')], max_length=20)),
-                ('previous_text', models.TextField(blank=True)),
-                ('text', models.TextField(blank=True)),
-                ('actor', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('answer', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='revisions', to='rfp_manager.answer')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[
+                            ("drafted", "Drafted"),
+                            ("edited", "Edited"),
+                            ("approved", "Approved"),
+                            ("reviewed", "Reviewed"),
+                        ],
+                        max_length=20,
+                    ),
+                ),
+                ("previous_text", models.TextField(blank=True)),
+                ("text", models.TextField(blank=True)),
+                (
+                    "actor",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "answer",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="revisions", to="rfp_manager.answer"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-at', '-pk'],
+                "ordering": ["-at", "-pk"],
             },
         ),
         migrations.CreateModel(
-            name='AuditEvent',
+            name="AuditEvent",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('at', models.DateTimeField(auto_now_add=True, db_index=True)),
-                ('action', models.CharField(choices=[('export', 'Exported answers'), ('job_started', 'Started a job'), ('job_cancelled', 'Cancelled a job'), ('llm_api_changed', 'Changed an LLM API'), ('llm_api_deleted', 'Deleted an LLM API'), ('sharing_changed', 'Changed who an RFP is shared with')], max_length=30)),
-                ('target', models.CharField(help_text='What it was done to, e.g. “RFP 12 Acme tender”', max_length=300)),
-                ('detail', models.JSONField(blank=True, default=dict)),
-                ('actor', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('rfp', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='rfp_manager.rfp')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("at", models.DateTimeField(auto_now_add=True, db_index=True)),
+                (
+                    "action",
+                    models.CharField(
+                        choices=[
+                            ("export", "Exported answers"),
+                            ("job_started", "Started a job"),
+                            ("job_cancelled", "Cancelled a job"),
+                            ("llm_api_changed", "Changed an LLM API"),
+                            ("llm_api_deleted", "Deleted an LLM API"),
+                            ("sharing_changed", "Changed who an RFP is shared with"),
+                        ],
+                        max_length=30,
+                    ),
+                ),
+                (
+                    "target",
+                    models.CharField(help_text="What it was done to, e.g. “RFP 12 Acme tender”", max_length=300),
+                ),
+                ("detail", models.JSONField(blank=True, default=dict)),
+                (
+                    "actor",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "rfp",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to="rfp_manager.rfp",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-at', '-pk'],
+                "ordering": ["-at", "-pk"],
             },
         ),
     ]

@@ -5,25 +5,44 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('audit', '0001_initial'),
-        ('rfp_manager', '0005_answer_library_origin'),
+        ("audit", "0001_initial"),
+        ("rfp_manager", "0005_answer_library_origin"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='auditevent',
-            name='action',
-            field=models.CharField(choices=[('export', 'Exported answers'), ('job_started', 'Started a job'), ('job_cancelled', 'Cancelled a job'), ('llm_api_changed', 'Changed an LLM API'), ('llm_api_deleted', 'Deleted an LLM API'), ('sharing_changed', 'Changed who an RFP is shared with'), ('answer_edited', 'Edited an answer'), ('answer_approved', 'Approved an answer'), ('answer_reviewed', 'Reviewed an answer'), ('assigned', 'Assigned questions'), ('commented', 'Commented'), ('questions_imported', 'Imported questions'), ('document_uploaded', 'Uploaded a document'), ('library_changed', 'Changed the answer library'), ('library_import', 'Imported into the answer library'), ('role_changed', 'Changed a role')], max_length=30),
+            model_name="auditevent",
+            name="action",
+            field=models.CharField(
+                choices=[
+                    ("export", "Exported answers"),
+                    ("job_started", "Started a job"),
+                    ("job_cancelled", "Cancelled a job"),
+                    ("llm_api_changed", "Changed an LLM API"),
+                    ("llm_api_deleted", "Deleted an LLM API"),
+                    ("sharing_changed", "Changed who an RFP is shared with"),
+                    ("answer_edited", "Edited an answer"),
+                    ("answer_approved", "Approved an answer"),
+                    ("answer_reviewed", "Reviewed an answer"),
+                    ("assigned", "Assigned questions"),
+                    ("commented", "Commented"),
+                    ("questions_imported", "Imported questions"),
+                    ("document_uploaded", "Uploaded a document"),
+                    ("library_changed", "Changed the answer library"),
+                    ("library_import", "Imported into the answer library"),
+                    ("role_changed", "Changed a role"),
+                ],
+                max_length=30,
+            ),
         ),
         migrations.AddIndex(
-            model_name='auditevent',
-            index=models.Index(fields=['rfp', '-at'], name='audit_event_by_rfp'),
+            model_name="auditevent",
+            index=models.Index(fields=["rfp", "-at"], name="audit_event_by_rfp"),
         ),
         migrations.AddIndex(
-            model_name='auditevent',
-            index=models.Index(fields=['actor', '-at'], name='audit_event_by_actor'),
+            model_name="auditevent",
+            index=models.Index(fields=["actor", "-at"], name="audit_event_by_actor"),
         ),
     ]

@@ -10,6 +10,7 @@
 Loading twice adds nothing: identical files are recognised by their hash, the
 source and the RFP by their names.
 """
+
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -72,6 +73,7 @@ def load_demo(user, docs_start_url: str, dispatch_sync: DispatchSync, *, if_empt
 
 # --- library -------------------------------------------------------------------------
 
+
 def library_files() -> list[tuple[str, bytes]]:
     """(file name, bytes) of every demo library document, binary formats rendered from their text sources."""
     files = []
@@ -100,6 +102,7 @@ def _load_library(user, report: DemoReport) -> None:
 
 # --- documentation source -----------------------------------------------------------------
 
+
 def _register_docs_source(user, start_url: str, dispatch_sync: DispatchSync, report: DemoReport) -> None:
     source, created = DocumentationSource.objects.get_or_create(
         name=DOCS_SOURCE_NAME,
@@ -121,6 +124,7 @@ def site_answers(url: str) -> bool:
 
 
 # --- RFP ---------------------------------------------------------------------------------------
+
 
 def _load_rfp(user, report: DemoReport) -> None:
     demo = read_demo_rfp()

@@ -12,6 +12,7 @@ Markdown, so they stay readable and diffable in the repository:
 The output is byte-for-byte the same on every run (no timestamps, fixed IDs),
 so loading the demo twice finds the same files and stores nothing new.
 """
+
 import io
 import zipfile
 from dataclasses import dataclass, field
@@ -61,6 +62,7 @@ def title_of(blocks: list[Block], default: str) -> str:
 
 # --- PDF ---------------------------------------------------------------------------
 
+
 def render_pdf(source: str, title: str) -> bytes:
     from reportlab.lib import colors
     from reportlab.lib.pagesizes import A4
@@ -82,8 +84,12 @@ def render_pdf(source: str, title: str) -> bytes:
         elif block.kind == "table":
             cells = [[Paragraph(_escape(c), styles["BodyText"]) for c in row] for row in block.items]
             table = Table(cells, repeatRows=1)
-            table.setStyle([("GRID", (0, 0), (-1, -1), 0.5, colors.grey),
-                            ("BACKGROUND", (0, 0), (-1, 0), colors.HexColor("#eef1f6"))])
+            table.setStyle(
+                [
+                    ("GRID", (0, 0), (-1, -1), 0.5, colors.grey),
+                    ("BACKGROUND", (0, 0), (-1, 0), colors.HexColor("#eef1f6")),
+                ]
+            )
             flowables += [table, Spacer(0, 8)]
         elif block.kind == "pagebreak":
             flowables.append(PageBreak())
@@ -99,6 +105,7 @@ def _escape(text: str) -> str:
 
 
 # --- DOCX --------------------------------------------------------------------------
+
 
 def render_docx(source: str, title: str) -> bytes:
     import docx

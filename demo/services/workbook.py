@@ -6,6 +6,7 @@ header row, a question-ID column, section rows between the questions, a
 Yes/No/N/A compliance column with a drop-down (data validation) and a
 free-text response column for the supplier.
 """
+
 import io
 import tomllib
 from dataclasses import dataclass

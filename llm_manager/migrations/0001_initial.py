@@ -5,55 +5,92 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
-    dependencies = [
-    ]
+    dependencies = []
 
     operations = [
         migrations.CreateModel(
-            name='LLMApi',
+            name="LLMApi",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=100, unique=True)),
-                ('kind', models.CharField(choices=[('openai', 'OpenAI-compatible HTTP (OpenAI, vLLM, Ollama, LM Studio, llama.cpp)'), ('offline', 'Built-in offline baseline (no network)')], default='openai', max_length=20)),
-                ('base_url', models.URLField(blank=True, help_text='e.g. https://api.openai.com/v1 or http://localhost:11434/v1')),
-                ('api_key', models.CharField(blank=True, max_length=500)),
-                ('is_active', models.BooleanField(default=True)),
-                ('timeout_seconds', models.FloatField(default=60)),
-                ('max_concurrent_requests', models.PositiveIntegerField(default=8)),
-                ('requests_per_minute', models.PositiveIntegerField(default=600)),
-                ('last_validated_at', models.DateTimeField(blank=True, null=True)),
-                ('health_status', models.CharField(choices=[('unknown', 'Unknown'), ('healthy', 'Healthy'), ('unhealthy', 'Unhealthy')], default='unknown', max_length=20)),
-                ('last_error', models.TextField(blank=True)),
-                ('consecutive_failures', models.PositiveIntegerField(default=0)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("name", models.CharField(max_length=100, unique=True)),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[
+                            ("openai", "OpenAI-compatible HTTP (OpenAI, vLLM, Ollama, LM Studio, llama.cpp)"),
+                            ("offline", "Built-in offline baseline (no network)"),
+                        ],
+                        default="openai",
+                        max_length=20,
+                    ),
+                ),
+                (
+                    "base_url",
+                    models.URLField(
+                        blank=True, help_text="e.g. https://api.openai.com/v1 or http://localhost:11434/v1"
+                    ),
+                ),
+                ("api_key", models.CharField(blank=True, max_length=500)),
+                ("is_active", models.BooleanField(default=True)),
+                ("timeout_seconds", models.FloatField(default=60)),
+                ("max_concurrent_requests", models.PositiveIntegerField(default=8)),
+                ("requests_per_minute", models.PositiveIntegerField(default=600)),
+                ("last_validated_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "health_status",
+                    models.CharField(
+                        choices=[("unknown", "Unknown"), ("healthy", "Healthy"), ("unhealthy", "Unhealthy")],
+                        default="unknown",
+                        max_length=20,
+                    ),
+                ),
+                ("last_error", models.TextField(blank=True)),
+                ("consecutive_failures", models.PositiveIntegerField(default=0)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
             ],
             options={
-                'verbose_name': 'LLM API',
-                'ordering': ['name'],
+                "verbose_name": "LLM API",
+                "ordering": ["name"],
             },
         ),
         migrations.CreateModel(
-            name='LLMModel',
+            name="LLMModel",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=200)),
-                ('model_type', models.CharField(choices=[('chat', 'Chat'), ('embedding', 'Embedding')], default='chat', max_length=20)),
-                ('embedding_dimensions', models.PositiveIntegerField(blank=True, null=True)),
-                ('context_window', models.PositiveIntegerField(blank=True, null=True)),
-                ('is_active', models.BooleanField(default=True)),
-                ('is_system_default', models.BooleanField(default=False)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('api', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='models', to='llm_manager.llmapi')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("name", models.CharField(max_length=200)),
+                (
+                    "model_type",
+                    models.CharField(
+                        choices=[("chat", "Chat"), ("embedding", "Embedding")], default="chat", max_length=20
+                    ),
+                ),
+                ("embedding_dimensions", models.PositiveIntegerField(blank=True, null=True)),
+                ("context_window", models.PositiveIntegerField(blank=True, null=True)),
+                ("is_active", models.BooleanField(default=True)),
+                ("is_system_default", models.BooleanField(default=False)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "api",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="models", to="llm_manager.llmapi"
+                    ),
+                ),
             ],
             options={
-                'verbose_name': 'LLM model',
-                'ordering': ['api__name', 'name'],
-                'constraints': [models.UniqueConstraint(fields=('api', 'name'), name='llm_model_unique_per_api'), models.UniqueConstraint(condition=models.Q(('is_system_default', True)), fields=('model_type',), name='one_default_model_per_type')],
+                "verbose_name": "LLM model",
+                "ordering": ["api__name", "name"],
+                "constraints": [
+                    models.UniqueConstraint(fields=("api", "name"), name="llm_model_unique_per_api"),
+                    models.UniqueConstraint(
+                        condition=models.Q(("is_system_default", True)),
+                        fields=("model_type",),
+                        name="one_default_model_per_type",
+                    ),
+                ],
             },
         ),
     ]

@@ -6,70 +6,127 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('llm_manager', '0001_initial'),
+        ("llm_manager", "0001_initial"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='llmapi',
-            name='circuit_opened_at',
+            model_name="llmapi",
+            name="circuit_opened_at",
             field=models.DateTimeField(blank=True, null=True),
         ),
         migrations.CreateModel(
-            name='ValidationRun',
+            name="ValidationRun",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('celery_task_id', models.CharField(blank=True, db_index=True, help_text='Celery task ID for Flower monitoring', max_length=255)),
-                ('status', models.CharField(choices=[('pending', 'Pending'), ('processing', 'Processing'), ('completed', 'Completed'), ('failed', 'Failed'), ('cancelled', 'Cancelled')], default='pending', max_length=20)),
-                ('started_at', models.DateTimeField(blank=True, null=True)),
-                ('completed_at', models.DateTimeField(blank=True, null=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True, db_index=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('message', models.TextField(blank=True, help_text='Why the job failed, or a short summary')),
-                ('errors', models.JSONField(blank=True, default=list)),
-                ('total_items', models.PositiveIntegerField(default=0)),
-                ('processed_items', models.PositiveIntegerField(default=0)),
-                ('successful_items', models.PositiveIntegerField(default=0)),
-                ('failed_items', models.PositiveIntegerField(default=0)),
-                ('trigger', models.CharField(choices=[('manual', 'Manual'), ('schedule', 'Schedule')], default='manual', max_length=20)),
-                ('models_created', models.PositiveIntegerField(default=0)),
-                ('models_updated', models.PositiveIntegerField(default=0)),
-                ('models_deactivated', models.PositiveIntegerField(default=0)),
-                ('api', models.ForeignKey(blank=True, help_text='Empty: every active API', null=True, on_delete=django.db.models.deletion.CASCADE, related_name='validation_runs', to='llm_manager.llmapi')),
-                ('started_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "celery_task_id",
+                    models.CharField(
+                        blank=True, db_index=True, help_text="Celery task ID for Flower monitoring", max_length=255
+                    ),
+                ),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("pending", "Pending"),
+                            ("processing", "Processing"),
+                            ("completed", "Completed"),
+                            ("failed", "Failed"),
+                            ("cancelled", "Cancelled"),
+                        ],
+                        default="pending",
+                        max_length=20,
+                    ),
+                ),
+                ("started_at", models.DateTimeField(blank=True, null=True)),
+                ("completed_at", models.DateTimeField(blank=True, null=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True, db_index=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                ("message", models.TextField(blank=True, help_text="Why the job failed, or a short summary")),
+                ("errors", models.JSONField(blank=True, default=list)),
+                ("total_items", models.PositiveIntegerField(default=0)),
+                ("processed_items", models.PositiveIntegerField(default=0)),
+                ("successful_items", models.PositiveIntegerField(default=0)),
+                ("failed_items", models.PositiveIntegerField(default=0)),
+                (
+                    "trigger",
+                    models.CharField(
+                        choices=[("manual", "Manual"), ("schedule", "Schedule")], default="manual", max_length=20
+                    ),
+                ),
+                ("models_created", models.PositiveIntegerField(default=0)),
+                ("models_updated", models.PositiveIntegerField(default=0)),
+                ("models_deactivated", models.PositiveIntegerField(default=0)),
+                (
+                    "api",
+                    models.ForeignKey(
+                        blank=True,
+                        help_text="Empty: every active API",
+                        null=True,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="validation_runs",
+                        to="llm_manager.llmapi",
+                    ),
+                ),
+                (
+                    "started_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'verbose_name': 'validation run',
-                'ordering': ['-created_at'],
-                'abstract': False,
+                "verbose_name": "validation run",
+                "ordering": ["-created_at"],
+                "abstract": False,
             },
         ),
         migrations.CreateModel(
-            name='RateWindow',
+            name="RateWindow",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('window_start', models.DateTimeField()),
-                ('count', models.PositiveIntegerField(default=0)),
-                ('api', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='rate_windows', to='llm_manager.llmapi')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("window_start", models.DateTimeField()),
+                ("count", models.PositiveIntegerField(default=0)),
+                (
+                    "api",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="rate_windows",
+                        to="llm_manager.llmapi",
+                    ),
+                ),
             ],
             options={
-                'constraints': [models.UniqueConstraint(fields=('api', 'window_start'), name='one_rate_window_per_minute')],
+                "constraints": [
+                    models.UniqueConstraint(fields=("api", "window_start"), name="one_rate_window_per_minute")
+                ],
             },
         ),
         migrations.CreateModel(
-            name='RequestSlot',
+            name="RequestSlot",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('number', models.PositiveIntegerField()),
-                ('holder', models.CharField(blank=True, max_length=64)),
-                ('lease_until', models.DateTimeField(db_index=True)),
-                ('api', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='request_slots', to='llm_manager.llmapi')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("number", models.PositiveIntegerField()),
+                ("holder", models.CharField(blank=True, max_length=64)),
+                ("lease_until", models.DateTimeField(db_index=True)),
+                (
+                    "api",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="request_slots",
+                        to="llm_manager.llmapi",
+                    ),
+                ),
             ],
             options={
-                'constraints': [models.UniqueConstraint(fields=('api', 'number'), name='one_request_slot_per_number')],
+                "constraints": [models.UniqueConstraint(fields=("api", "number"), name="one_request_slot_per_number")],
             },
         ),
     ]

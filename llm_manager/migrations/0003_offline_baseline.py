@@ -3,6 +3,7 @@
 So `migrate` followed by `make run` gives a working pipeline with no network
 and no model download. Existing defaults are left alone (idempotent).
 """
+
 from django.db import migrations
 
 API_NAME = "Offline baseline"
@@ -14,7 +15,8 @@ def create_offline_baseline(apps, schema_editor):
     LLMApi = apps.get_model("llm_manager", "LLMApi")
     LLMModel = apps.get_model("llm_manager", "LLMModel")
     api, _ = LLMApi.objects.get_or_create(
-        name=API_NAME, defaults={"kind": "offline", "base_url": "", "max_concurrent_requests": 4, "requests_per_minute": 6000}
+        name=API_NAME,
+        defaults={"kind": "offline", "base_url": "", "max_concurrent_requests": 4, "requests_per_minute": 6000},
     )
     for name, model_type, extra in (EMBED_MODEL, CHAT_MODEL):
         model, _ = LLMModel.objects.get_or_create(api=api, name=name, defaults={"model_type": model_type, **extra})

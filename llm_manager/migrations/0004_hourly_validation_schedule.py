@@ -3,6 +3,7 @@
 Schedules live in the database (visible and editable in the admin under
 Periodic tasks), never in code. Idempotent: an existing row keeps its edits.
 """
+
 from django.db import migrations
 
 TASK = "llm_manager.validate_all_llm_apis"

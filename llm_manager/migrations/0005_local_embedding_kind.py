@@ -4,15 +4,22 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('llm_manager', '0004_hourly_validation_schedule'),
+        ("llm_manager", "0004_hourly_validation_schedule"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='llmapi',
-            name='kind',
-            field=models.CharField(choices=[('openai', 'OpenAI-compatible HTTP (OpenAI, vLLM, Ollama, LM Studio, llama.cpp)'), ('offline', 'Built-in offline baseline (no network)'), ('local', 'Local embedding models from installed packages (in-process, e.g. all-MiniLM-L6-v2)')], default='openai', max_length=20),
+            model_name="llmapi",
+            name="kind",
+            field=models.CharField(
+                choices=[
+                    ("openai", "OpenAI-compatible HTTP (OpenAI, vLLM, Ollama, LM Studio, llama.cpp)"),
+                    ("offline", "Built-in offline baseline (no network)"),
+                    ("local", "Local embedding models from installed packages (in-process, e.g. all-MiniLM-L6-v2)"),
+                ],
+                default="openai",
+                max_length=20,
+            ),
         ),
     ]

@@ -4,35 +4,34 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('llm_manager', '0005_local_embedding_kind'),
+        ("llm_manager", "0005_local_embedding_kind"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='validationrun',
-            name='error_code',
+            model_name="validationrun",
+            name="error_code",
             field=models.CharField(blank=True, max_length=40),
         ),
         migrations.AddField(
-            model_name='validationrun',
-            name='progress_at_delivery',
+            model_name="validationrun",
+            name="progress_at_delivery",
             field=models.PositiveIntegerField(default=0),
         ),
         migrations.AddField(
-            model_name='validationrun',
-            name='redispatch_count',
+            model_name="validationrun",
+            name="redispatch_count",
             field=models.PositiveSmallIntegerField(default=0),
         ),
         migrations.AddField(
-            model_name='validationrun',
-            name='stop_requested',
+            model_name="validationrun",
+            name="stop_requested",
             field=models.BooleanField(default=False),
         ),
         migrations.AddField(
-            model_name='validationrun',
-            name='unfinished_deliveries',
+            model_name="validationrun",
+            name="unfinished_deliveries",
             field=models.PositiveSmallIntegerField(default=0),
         ),
     ]

@@ -9,6 +9,7 @@ offline baseline stays as a model of its own: tests use it, and it stands in
 when the package is missing or damaged (llm_manager.services).
 Idempotent: running it again changes nothing.
 """
+
 from django.db import migrations
 
 API_NAME = "Local models"

@@ -1,4 +1,5 @@
 """Providers behind one interface; `get_provider(api)` picks the one for an LLMApi."""
+
 from .base import ChatResult, ModelInfo, Provider
 
 

@@ -5,6 +5,7 @@ translated into `llm_manager.exceptions`. Batching, normalisation, limits and
 the circuit breaker live in `llm_manager.services` and `llm_manager.guard`, so
 they are the same for every provider.
 """
+
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 

@@ -10,6 +10,7 @@ kernels (graph optimisation level "all"), which is where the speed comes from.
 Inputs: input_ids and attention_mask, int64 [batch, length]. Output:
 sentence_embedding, float32 [batch, hidden], not yet L2-normalised.
 """
+
 import math
 
 import numpy as np
@@ -78,16 +79,24 @@ def build_bert_graph(weights: dict[str, np.ndarray], layers: int, heads: int, ep
     # Embeddings: word + position (0..length-1) + token type 0.
     length = g.op("Shape", ["input_ids"], start=1, end=2)  # [length], 1-D as Slice wants it
     zero = g.constant(np.array([0], np.int64))
-    x = g.op("Add", [
-        g.op("Gather", [g.constant(weights["embeddings.word_embeddings.weight"].astype(np.float32)), "input_ids"]),
-        g.op("Slice", [g.constant(weights["embeddings.position_embeddings.weight"].astype(np.float32)), zero, length, zero]),
-    ])
+    x = g.op(
+        "Add",
+        [
+            g.op("Gather", [g.constant(weights["embeddings.word_embeddings.weight"].astype(np.float32)), "input_ids"]),
+            g.op(
+                "Slice",
+                [g.constant(weights["embeddings.position_embeddings.weight"].astype(np.float32)), zero, length, zero],
+            ),
+        ],
+    )
     x = g.op("Add", [x, g.constant(weights["embeddings.token_type_embeddings.weight"][0].astype(np.float32))])
     x = layer_norm(x, "embeddings.LayerNorm")
 
     # Padding takes no attention: a large negative score before the softmax.
     mask = g.op("Cast", ["attention_mask"], to=TensorProto.FLOAT)
-    bias = g.op("Mul", [g.op("Sub", [g.constant(np.array(1.0, np.float32)), mask]), g.constant(np.array(-1e4, np.float32))])
+    bias = g.op(
+        "Mul", [g.op("Sub", [g.constant(np.array(1.0, np.float32)), mask]), g.constant(np.array(-1e4, np.float32))]
+    )
     bias = g.op("Unsqueeze", [bias, g.constant(np.array([1, 2], np.int64))])  # [batch, 1, 1, length]
 
     for layer in range(layers):
@@ -104,9 +113,12 @@ def build_bert_graph(weights: dict[str, np.ndarray], layers: int, heads: int, ep
     g.nodes.append(helper.make_node("Div", [summed, counts], ["sentence_embedding"], name="mean_pooling"))
 
     graph = helper.make_graph(
-        g.nodes, "bert_sentence_encoder",
-        inputs=[helper.make_tensor_value_info(name, TensorProto.INT64, ["batch", "length"])
-                for name in ("input_ids", "attention_mask")],
+        g.nodes,
+        "bert_sentence_encoder",
+        inputs=[
+            helper.make_tensor_value_info(name, TensorProto.INT64, ["batch", "length"])
+            for name in ("input_ids", "attention_mask")
+        ],
         outputs=[helper.make_tensor_value_info("sentence_embedding", TensorProto.FLOAT, ["batch", hidden])],
         initializer=g.initializers,
     )

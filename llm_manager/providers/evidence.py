@@ -14,6 +14,7 @@ evidence), by the reviewer (does the answer address each part; does a passage
 answer a part better than the answer does), and by the offline extractive chat
 when a prompt carries no chosen evidence (the lexical half alone).
 """
+
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -57,7 +58,9 @@ NEW_WORDS_SHARE = 0.2
 LIST_ITEMS = 8
 MIN_SENTENCE_CHARS, MAX_SENTENCE_CHARS = 12, 400
 
-WH_WORDS = r"how|when|where|what|which|who|whom|whose|whether|why|can|could|do|does|did|is|are|will|would|should|has|have"
+WH_WORDS = (
+    r"how|when|where|what|which|who|whom|whose|whether|why|can|could|do|does|did|is|are|will|would|should|has|have"
+)
 # Where a question that asks several things divides: "…founded, where it is based and how many…", "…? Confirm…".
 PART_BREAK = re.compile(
     rf"(?<=[?.!])\s+|\s*[;:]\s+|,?\s+and\s+(?=(?:{WH_WORDS})\b)|,\s+(?=(?:{WH_WORDS}|including)\b)", re.IGNORECASE
@@ -68,7 +71,8 @@ PRONOUN = re.compile(r"\b(?:they|them|their|it|its|these|those|this)\b", re.IGNO
 INCLUDING = re.compile(r"^including\s+", re.IGNORECASE)
 LIST_ITEM_BREAK = re.compile(r",\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+", re.IGNORECASE)
 LIST_QUESTION = re.compile(
-    r"^\s*(?:please\s+)?(?:list|name|enumerate|which|what are)\b|\b(?:two|three|four|five|six|several)\s+\w+", re.IGNORECASE
+    r"^\s*(?:please\s+)?(?:list|name|enumerate|which|what are)\b|\b(?:two|three|four|five|six|several)\s+\w+",
+    re.IGNORECASE,
 )
 
 
@@ -157,21 +161,31 @@ def _quotable(unit: grounding.Unit) -> bool:
     if unit.kind == grounding.ITEM:
         return MIN_SENTENCE_CHARS <= len(text) <= MAX_SENTENCE_CHARS and letters >= 0.5 * len(text)
     # A sentence ends as one: an unended piece is a PDF table's cell or a chunk cut mid-sentence; a question is the FAQ's.
-    return (MIN_SENTENCE_CHARS <= len(text) <= MAX_SENTENCE_CHARS and letters >= 0.75 * len(text)
-            and bool(SENTENCE_END.search(text)))
+    return (
+        MIN_SENTENCE_CHARS <= len(text) <= MAX_SENTENCE_CHARS
+        and letters >= 0.75 * len(text)
+        and bool(SENTENCE_END.search(text))
+    )
 
 
-def relevance(queries: list[str], texts: list[str], similarity: Similarity | None = None,
-              weights: dict[str, float] | None = None, contexts: list[str] | None = None,
-              words: list[str] | None = None) -> list[list[float]]:
+def relevance(
+    queries: list[str],
+    texts: list[str],
+    similarity: Similarity | None = None,
+    weights: dict[str, float] | None = None,
+    contexts: list[str] | None = None,
+    words: list[str] | None = None,
+) -> list[list[float]]:
     """Relevance of each text to each query, 0..1: cosine and lexical match averaged (lexical alone without similarity).
 
     `contexts`: what the lexical match also reads for each text (its heading);
     `words`: the wording of each query the lexical match looks for (the query itself when not given).
     """
     contexts = contexts or [""] * len(texts)
-    lexical = [[_lexical(grounding.stems(q, subject_only=True), t, c, weights) for t, c in zip(texts, contexts)]
-               for q in words or queries]
+    lexical = [
+        [_lexical(grounding.stems(q, subject_only=True), t, c, weights) for t, c in zip(texts, contexts)]
+        for q in words or queries
+    ]
     if similarity is None or not texts:
         return lexical
     cosines = similarity(queries, [f"{c}: {t}" if c else t for t, c in zip(texts, contexts)])
@@ -193,12 +207,22 @@ def part_minimum(similarity: Similarity | None) -> float:
 
 
 def score_candidates(parts: list[Part], found: list[Candidate], similarity=None, weights=None) -> list[list[float]]:
-    return relevance([p.text for p in parts], [c.text for c in found], similarity, weights,
-                     [c.unit.heading for c in found], [p.words for p in parts])
+    return relevance(
+        [p.text for p in parts],
+        [c.text for c in found],
+        similarity,
+        weights,
+        [c.unit.heading for c in found],
+        [p.words for p in parts],
+    )
 
 
-def choose(question: str, passages: dict[int, str], similarity: Similarity | None = None,
-           weights: dict[str, float] | None = None) -> list[Choice]:
+def choose(
+    question: str,
+    passages: dict[int, str],
+    similarity: Similarity | None = None,
+    weights: dict[str, float] | None = None,
+) -> list[Choice]:
     """The sentences that answer the question, part by part in the question's order, each with its passage.
 
     For each part the most relevant sentence, and a second only when it is
@@ -215,8 +239,10 @@ def choose(question: str, passages: dict[int, str], similarity: Similarity | Non
     for part, row in enumerate(scores):
         used = {c.n for _, c in chosen}
         row = [score + SAME_PASSAGE_BONUS * (c.n in used) for score, c in zip(row, found)]
-        ranked = sorted(range(len(found)), key=lambda i: (-(row[i] - RANK_PENALTY * found[i].rank), found[i].rank,
-                                                          found[i].position))
+        ranked = sorted(
+            range(len(found)),
+            key=lambda i: (-(row[i] - RANK_PENALTY * found[i].rank), found[i].rank, found[i].position),
+        )
         best, wanted, held = row[ranked[0]], grounding.stems(parts[part].words, subject_only=True), None
         for i in ranked:
             if row[i] < max(least, CLOSE_TO_BEST * best) or _full(chosen):
@@ -247,7 +273,9 @@ def _best_for_the_whole_question(question, found, similarity, weights, least) ->
     """
     row = relevance([question], [c.text for c in found], similarity, weights, [c.unit.heading for c in found])[0]
     best = max(range(len(found)), key=lambda i: (row[i] - RANK_PENALTY * found[i].rank, -found[i].rank))
-    return [(Choice(found[best].n, found[best].text, 0, round(row[best], 3)), found[best])] if row[best] >= least else []
+    return (
+        [(Choice(found[best].n, found[best].text, 0, round(row[best], 3)), found[best])] if row[best] >= least else []
+    )
 
 
 def enumerates(candidate: Candidate) -> bool:
@@ -270,8 +298,12 @@ def _siblings(item: Candidate, found: list[Candidate], row: list[float], part: i
     return [
         (Choice(c.n, c.text, part, round(row[i], 3)), c)
         for i, c in enumerate(found)
-        if c.n == item.n and c.unit.kind == grounding.ITEM and c.unit.heading == item.unit.heading
-        and c not in taken and c != item and row[i] >= least
+        if c.n == item.n
+        and c.unit.kind == grounding.ITEM
+        and c.unit.heading == item.unit.heading
+        and c not in taken
+        and c != item
+        and row[i] >= least
     ][:LIST_ITEMS]
 
 
@@ -286,8 +318,13 @@ def _repeats(text: str, chosen: list[Candidate]) -> bool:
 
 
 # --- does an answer address the question -----------------------------------------------------
-def addressing_problems(question: str, claims: list[tuple[str, list[int]]], passages: dict[int, str],
-                        similarity: Similarity | None = None, weights: dict[str, float] | None = None) -> tuple[str, list[str]]:
+def addressing_problems(
+    question: str,
+    claims: list[tuple[str, list[int]]],
+    passages: dict[int, str],
+    similarity: Similarity | None = None,
+    weights: dict[str, float] | None = None,
+) -> tuple[str, list[str]]:
     """(verdict it calls for: "rejected", "needs_revision" or "", reasons) on whether the answer addresses the question.
 
     An answer about another topic (its relevance to the whole question below
@@ -299,13 +336,20 @@ def addressing_problems(question: str, claims: list[tuple[str, list[int]]], pass
     contexts = [_context_of(sentence, [passages[n] for n in numbers if n in passages]) for sentence, numbers in claims]
     topic = relevance([question], [answer], similarity, weights, [" ".join(dict.fromkeys(contexts))])[0][0]
     if topic < (TOPIC_MIN if similarity is not None else LEXICAL_TOPIC_MIN):
-        return "rejected", [f"Does not address the question: the answer is about another topic "
-                            f"(relevance {topic:.2f} to the question)."]
+        return "rejected", [
+            f"Does not address the question: the answer is about another topic (relevance {topic:.2f} to the question)."
+        ]
     parts, found = _parts(question), candidates(passages)
     if similarity is None or not found:
         return "", []  # by words alone, a passage's wording decides more than what it says: no part check
-    given = relevance([p.text for p in parts], [sentence for sentence, _ in claims], similarity, weights, contexts,
-                      [p.words for p in parts])
+    given = relevance(
+        [p.text for p in parts],
+        [sentence for sentence, _ in claims],
+        similarity,
+        weights,
+        contexts,
+        [p.words for p in parts],
+    )
     available = score_candidates(parts, found, similarity, weights)
     if asks_for_list(question):  # judged as the responder chooses: a list question wants the names
         given = [[g + LIST_BONUS * names_several(s) for g, (s, _) in zip(row, claims)] for row in given]
@@ -314,8 +358,10 @@ def addressing_problems(question: str, claims: list[tuple[str, list[int]]], pass
     for part, given_row, available_row in zip(parts, given, available):
         best = max(range(len(found)), key=lambda i: available_row[i])
         if available_row[best] >= part_minimum(similarity) and available_row[best] - max(given_row) > BETTER_BY:
-            reasons.append(f"Does not answer \u201c{part.words}\u201d, which passage [{found[best].n}] does: "
-                           f"\u201c{found[best].text[:120]}\u201d")
+            reasons.append(
+                f"Does not answer \u201c{part.words}\u201d, which passage [{found[best].n}] does: "
+                f"\u201c{found[best].text[:120]}\u201d"
+            )
     return ("needs_revision" if reasons else ""), reasons
 
 

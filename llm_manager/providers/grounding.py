@@ -9,6 +9,7 @@ Words are compared by their stems, cut crudely to STEM_CHARS letters, so that
 leave out the questionnaire's own phrasing ("Please describe…", "your
 organisation"), which no library passage contains.
 """
+
 import re
 from dataclasses import dataclass
 
@@ -26,7 +27,9 @@ MARKDOWN_HEADING = re.compile(r"^#{1,6}\s+")
 TABLE_SEPARATOR = re.compile(r"^\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?$")
 LIST_ITEM = re.compile(r"^(?:[-*•+]|\d{1,2}[.)])\s+")
 # A table row as solution_library's parser writes it: "Fact: Founded. Value: 2011." (two or more labelled cells).
-LABELLED_ROW = re.compile(r"^[A-Z][^:.]{0,40}: (?:[^:.]|\.(?! ))*?[.!?;](?: [A-Z][^:.]{0,40}: (?:[^:.]|\.(?! ))*?[.!?;])+$")
+LABELLED_ROW = re.compile(
+    r"^[A-Z][^:.]{0,40}: (?:[^:.]|\.(?! ))*?[.!?;](?: [A-Z][^:.]{0,40}: (?:[^:.]|\.(?! ))*?[.!?;])+$"
+)
 LABELLED_CELL_BREAK = re.compile(r"(?<=[.!?;]) (?=[A-Z][^:.]{0,40}: )")
 MARKDOWN_INLINE = (
     (re.compile(r"!\[([^\]]*)\]\([^)]*\)"), r"\1"),  # ![alt](src)
@@ -126,7 +129,9 @@ def passage_units(passage: str) -> list[Unit]:
 
     lines = [plain(line) for line in passage.splitlines()]
     for index, line in enumerate(lines):
-        kind, text = _line_kind(line, lines[index - 1] if index else "", lines[index + 1] if index + 1 < len(lines) else "")
+        kind, text = _line_kind(
+            line, lines[index - 1] if index else "", lines[index + 1] if index + 1 < len(lines) else ""
+        )
         if kind != SENTENCE or not text:
             end_paragraph()
         if kind == HEADING:
@@ -156,13 +161,20 @@ def _line_kind(line: str, previous: str, following: str) -> tuple[str, str]:
         return ITEM, _row([first.split(": ", 1)[-1], *others])
     mark = LIST_ITEM.match(stripped)
     if mark:
-        return ITEM, _ended(stripped[mark.end():])
+        return ITEM, _ended(stripped[mark.end() :])
     previous, next_start = previous.strip(), following.lstrip()[:1]
     between_sentences = not previous or bool(SENTENCE_ENDED.search(previous)) or len(previous) <= SHORT_LINE_CHARS
     before_text = not next_start or next_start.isupper() or next_start.isdigit() or next_start in "-*•|#"
-    if stripped and between_sentences and before_text and (
-        len(stripped) <= SHORT_LINE_CHARS and not SENTENCE_ENDED.search(stripped)
-        or len(stripped) <= FAQ_QUESTION_CHARS and stripped.endswith("?")  # a FAQ's question heads its answer
+    if (
+        stripped
+        and between_sentences
+        and before_text
+        and (
+            len(stripped) <= SHORT_LINE_CHARS
+            and not SENTENCE_ENDED.search(stripped)
+            or len(stripped) <= FAQ_QUESTION_CHARS
+            and stripped.endswith("?")  # a FAQ's question heads its answer
+        )
     ):
         return HEADING, stripped
     return SENTENCE, stripped
@@ -205,7 +217,7 @@ def cited_sentences(answer: str) -> list[tuple[str, list[int]]]:
         if leading and result:
             # "Backups run nightly. [2] Next…": a citation after the full stop belongs to the sentence before it.
             result[-1][1].extend(int(n) for n in CITATION.findall(leading.group(0)))
-            sentence = sentence[leading.end():]
+            sentence = sentence[leading.end() :]
         numbers = [int(n) for n in CITATION.findall(sentence)]
         bare = SPACE_BEFORE_PUNCTUATION.sub(r"\1", " ".join(CITATION.sub(" ", sentence).split()))
         if bare.strip(" .") or numbers:
@@ -264,7 +276,7 @@ def support_problems(claims: list[tuple[str, list[int]]], passages: dict[int, st
     for sentence, numbers in claims:
         why = unsupported(sentence, [passages[n] for n in numbers if n in passages])
         if why:
-            problems.append(f"Not supported by the passage it cites ({why}): \"{sentence[:100]}\"")
+            problems.append(f'Not supported by the passage it cites ({why}): "{sentence[:100]}"')
     return problems
 
 

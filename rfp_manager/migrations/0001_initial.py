@@ -6,164 +6,371 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('auth', '0012_alter_user_first_name_max_length'),
+        ("auth", "0012_alter_user_first_name_max_length"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='RFP',
+            name="RFP",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=200)),
-                ('client', models.CharField(blank=True, max_length=200)),
-                ('due_date', models.DateField(blank=True, null=True)),
-                ('status', models.CharField(choices=[('draft', 'Draft'), ('in_progress', 'In progress'), ('submitted', 'Submitted'), ('archived', 'Archived')], default='draft', max_length=20)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('owner', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='rfps', to=settings.AUTH_USER_MODEL)),
-                ('shared_with', models.ManyToManyField(blank=True, related_name='rfps', to='auth.group')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("name", models.CharField(max_length=200)),
+                ("client", models.CharField(blank=True, max_length=200)),
+                ("due_date", models.DateField(blank=True, null=True)),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("draft", "Draft"),
+                            ("in_progress", "In progress"),
+                            ("submitted", "Submitted"),
+                            ("archived", "Archived"),
+                        ],
+                        default="draft",
+                        max_length=20,
+                    ),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "owner",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="rfps", to=settings.AUTH_USER_MODEL
+                    ),
+                ),
+                ("shared_with", models.ManyToManyField(blank=True, related_name="rfps", to="auth.group")),
             ],
             options={
-                'verbose_name': 'RFP',
-                'ordering': ['-created_at'],
+                "verbose_name": "RFP",
+                "ordering": ["-created_at"],
             },
         ),
         migrations.CreateModel(
-            name='QuestionImport',
+            name="QuestionImport",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('kind', models.CharField(choices=[('xlsx', 'Excel workbook'), ('csv', 'CSV'), ('text', 'Pasted text')], max_length=10)),
-                ('original_name', models.CharField(blank=True, max_length=255)),
-                ('file', models.FileField(blank=True, upload_to='rfp_imports/%Y/%m/')),
-                ('sheet_name', models.CharField(blank=True, max_length=100)),
-                ('question_column', models.PositiveIntegerField(blank=True, help_text='1-based column of the questions', null=True)),
-                ('header_row', models.PositiveIntegerField(blank=True, help_text='1-based header row, if any', null=True)),
-                ('rows', models.JSONField(default=list, help_text='Good rows: section, number, text, row')),
-                ('bad_rows', models.JSONField(default=list, help_text='Rejected rows: row, reason, text')),
-                ('applied_at', models.DateTimeField(blank=True, null=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('created_by', models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('rfp', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='imports', to='rfp_manager.rfp')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[("xlsx", "Excel workbook"), ("csv", "CSV"), ("text", "Pasted text")], max_length=10
+                    ),
+                ),
+                ("original_name", models.CharField(blank=True, max_length=255)),
+                ("file", models.FileField(blank=True, upload_to="rfp_imports/%Y/%m/")),
+                ("sheet_name", models.CharField(blank=True, max_length=100)),
+                (
+                    "question_column",
+                    models.PositiveIntegerField(blank=True, help_text="1-based column of the questions", null=True),
+                ),
+                (
+                    "header_row",
+                    models.PositiveIntegerField(blank=True, help_text="1-based header row, if any", null=True),
+                ),
+                ("rows", models.JSONField(default=list, help_text="Good rows: section, number, text, row")),
+                ("bad_rows", models.JSONField(default=list, help_text="Rejected rows: row, reason, text")),
+                ("applied_at", models.DateTimeField(blank=True, null=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "rfp",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="imports", to="rfp_manager.rfp"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at'],
+                "ordering": ["-created_at"],
             },
         ),
         migrations.CreateModel(
-            name='Question',
+            name="Question",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('section', models.CharField(blank=True, max_length=255)),
-                ('number', models.CharField(blank=True, max_length=50)),
-                ('text', models.TextField()),
-                ('order', models.PositiveIntegerField(default=0)),
-                ('import_key', models.CharField(max_length=300)),
-                ('source_row', models.PositiveIntegerField(blank=True, help_text='Row in the source workbook (1-based)', null=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('source_import', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='rfp_manager.questionimport')),
-                ('rfp', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='questions', to='rfp_manager.rfp')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("section", models.CharField(blank=True, max_length=255)),
+                ("number", models.CharField(blank=True, max_length=50)),
+                ("text", models.TextField()),
+                ("order", models.PositiveIntegerField(default=0)),
+                ("import_key", models.CharField(max_length=300)),
+                (
+                    "source_row",
+                    models.PositiveIntegerField(
+                        blank=True, help_text="Row in the source workbook (1-based)", null=True
+                    ),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "source_import",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to="rfp_manager.questionimport",
+                    ),
+                ),
+                (
+                    "rfp",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="questions", to="rfp_manager.rfp"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['rfp', 'order', 'pk'],
+                "ordering": ["rfp", "order", "pk"],
             },
         ),
         migrations.CreateModel(
-            name='InformationDocument',
+            name="InformationDocument",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('title', models.CharField(max_length=255)),
-                ('file', models.FileField(upload_to='rfp_documents/%Y/%m/')),
-                ('status', models.CharField(choices=[('uploaded', 'Uploaded'), ('summarizing', 'Summarizing'), ('summarized', 'Summarized'), ('failed', 'Failed')], default='uploaded', max_length=20)),
-                ('summary', models.TextField(blank=True)),
-                ('summary_error', models.TextField(blank=True)),
-                ('summarized_at', models.DateTimeField(blank=True, null=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('uploaded_by', models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('rfp', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='information_documents', to='rfp_manager.rfp')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("title", models.CharField(max_length=255)),
+                ("file", models.FileField(upload_to="rfp_documents/%Y/%m/")),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("uploaded", "Uploaded"),
+                            ("summarizing", "Summarizing"),
+                            ("summarized", "Summarized"),
+                            ("failed", "Failed"),
+                        ],
+                        default="uploaded",
+                        max_length=20,
+                    ),
+                ),
+                ("summary", models.TextField(blank=True)),
+                ("summary_error", models.TextField(blank=True)),
+                ("summarized_at", models.DateTimeField(blank=True, null=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "uploaded_by",
+                    models.ForeignKey(
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "rfp",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="information_documents",
+                        to="rfp_manager.rfp",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['created_at'],
+                "ordering": ["created_at"],
             },
         ),
         migrations.CreateModel(
-            name='RFPBatchJob',
+            name="RFPBatchJob",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('celery_task_id', models.CharField(blank=True, db_index=True, help_text='Celery task ID for Flower monitoring', max_length=255)),
-                ('status', models.CharField(choices=[('pending', 'Pending'), ('processing', 'Processing'), ('completed', 'Completed'), ('failed', 'Failed'), ('cancelled', 'Cancelled')], default='pending', max_length=20)),
-                ('started_at', models.DateTimeField(blank=True, null=True)),
-                ('completed_at', models.DateTimeField(blank=True, null=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True, db_index=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('message', models.TextField(blank=True, help_text='Why the job failed, or a short summary')),
-                ('errors', models.JSONField(blank=True, default=list)),
-                ('total_items', models.PositiveIntegerField(default=0)),
-                ('processed_items', models.PositiveIntegerField(default=0)),
-                ('successful_items', models.PositiveIntegerField(default=0)),
-                ('failed_items', models.PositiveIntegerField(default=0)),
-                ('job_type', models.CharField(choices=[('responder', 'Responder'), ('reviewer', 'Reviewer')], max_length=20)),
-                ('question_ids', models.JSONField(default=list)),
-                ('review_when_done', models.BooleanField(default=False, help_text='Start a reviewer job when this responder job completes')),
-                ('chained_from', models.ForeignKey(blank=True, help_text='The responder job whose completion started this reviewer', null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='chained_jobs', to='rfp_manager.rfpbatchjob')),
-                ('retry_of', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='retries', to='rfp_manager.rfpbatchjob')),
-                ('rfp', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='batch_jobs', to='rfp_manager.rfp')),
-                ('started_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "celery_task_id",
+                    models.CharField(
+                        blank=True, db_index=True, help_text="Celery task ID for Flower monitoring", max_length=255
+                    ),
+                ),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("pending", "Pending"),
+                            ("processing", "Processing"),
+                            ("completed", "Completed"),
+                            ("failed", "Failed"),
+                            ("cancelled", "Cancelled"),
+                        ],
+                        default="pending",
+                        max_length=20,
+                    ),
+                ),
+                ("started_at", models.DateTimeField(blank=True, null=True)),
+                ("completed_at", models.DateTimeField(blank=True, null=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True, db_index=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                ("message", models.TextField(blank=True, help_text="Why the job failed, or a short summary")),
+                ("errors", models.JSONField(blank=True, default=list)),
+                ("total_items", models.PositiveIntegerField(default=0)),
+                ("processed_items", models.PositiveIntegerField(default=0)),
+                ("successful_items", models.PositiveIntegerField(default=0)),
+                ("failed_items", models.PositiveIntegerField(default=0)),
+                (
+                    "job_type",
+                    models.CharField(choices=[("responder", "Responder"), ("reviewer", "Reviewer")], max_length=20),
+                ),
+                ("question_ids", models.JSONField(default=list)),
+                (
+                    "review_when_done",
+                    models.BooleanField(
+                        default=False, help_text="Start a reviewer job when this responder job completes"
+                    ),
+                ),
+                (
+                    "chained_from",
+                    models.ForeignKey(
+                        blank=True,
+                        help_text="The responder job whose completion started this reviewer",
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="chained_jobs",
+                        to="rfp_manager.rfpbatchjob",
+                    ),
+                ),
+                (
+                    "retry_of",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="retries",
+                        to="rfp_manager.rfpbatchjob",
+                    ),
+                ),
+                (
+                    "rfp",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="batch_jobs", to="rfp_manager.rfp"
+                    ),
+                ),
+                (
+                    "started_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'verbose_name': 'RFP batch job',
-                'ordering': ['-created_at'],
-                'abstract': False,
+                "verbose_name": "RFP batch job",
+                "ordering": ["-created_at"],
+                "abstract": False,
             },
         ),
         migrations.CreateModel(
-            name='JobQuestionResult',
+            name="JobQuestionResult",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('outcome', models.CharField(choices=[('succeeded', 'Succeeded'), ('failed', 'Failed')], max_length=20)),
-                ('error', models.TextField(blank=True)),
-                ('finished_at', models.DateTimeField(auto_now=True)),
-                ('question', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='rfp_manager.question')),
-                ('job', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='results', to='rfp_manager.rfpbatchjob')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "outcome",
+                    models.CharField(choices=[("succeeded", "Succeeded"), ("failed", "Failed")], max_length=20),
+                ),
+                ("error", models.TextField(blank=True)),
+                ("finished_at", models.DateTimeField(auto_now=True)),
+                (
+                    "question",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="+", to="rfp_manager.question"
+                    ),
+                ),
+                (
+                    "job",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="results",
+                        to="rfp_manager.rfpbatchjob",
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='Answer',
+            name="Answer",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('draft_text', models.TextField(blank=True)),
-                ('citations', models.JSONField(blank=True, default=list)),
-                ('confidence', models.FloatField(blank=True, null=True)),
-                ('generated_at', models.DateTimeField(blank=True, null=True)),
-                ('review_verdict', models.CharField(blank=True, choices=[('approved', 'Approved'), ('needs_revision', 'Needs revision'), ('rejected', 'Rejected')], max_length=20)),
-                ('review_feedback', models.TextField(blank=True)),
-                ('review_score', models.FloatField(blank=True, null=True)),
-                ('reviewed_at', models.DateTimeField(blank=True, null=True)),
-                ('final_text', models.TextField(blank=True, help_text="A person's edited answer; wins over the draft")),
-                ('edited_at', models.DateTimeField(blank=True, null=True)),
-                ('edited_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('question', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, related_name='answer', to='rfp_manager.question')),
-                ('responder_job', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='rfp_manager.rfpbatchjob')),
-                ('reviewer_job', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='rfp_manager.rfpbatchjob')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("draft_text", models.TextField(blank=True)),
+                ("citations", models.JSONField(blank=True, default=list)),
+                ("confidence", models.FloatField(blank=True, null=True)),
+                ("generated_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "review_verdict",
+                    models.CharField(
+                        blank=True,
+                        choices=[
+                            ("approved", "Approved"),
+                            ("needs_revision", "Needs revision"),
+                            ("rejected", "Rejected"),
+                        ],
+                        max_length=20,
+                    ),
+                ),
+                ("review_feedback", models.TextField(blank=True)),
+                ("review_score", models.FloatField(blank=True, null=True)),
+                ("reviewed_at", models.DateTimeField(blank=True, null=True)),
+                ("final_text", models.TextField(blank=True, help_text="A person's edited answer; wins over the draft")),
+                ("edited_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "edited_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "question",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="answer", to="rfp_manager.question"
+                    ),
+                ),
+                (
+                    "responder_job",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to="rfp_manager.rfpbatchjob",
+                    ),
+                ),
+                (
+                    "reviewer_job",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to="rfp_manager.rfpbatchjob",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['question__order'],
+                "ordering": ["question__order"],
             },
         ),
         migrations.AddConstraint(
-            model_name='question',
-            constraint=models.UniqueConstraint(fields=('rfp', 'import_key'), name='rfp_question_unique_key'),
+            model_name="question",
+            constraint=models.UniqueConstraint(fields=("rfp", "import_key"), name="rfp_question_unique_key"),
         ),
         migrations.AddConstraint(
-            model_name='rfpbatchjob',
-            constraint=models.UniqueConstraint(condition=models.Q(('status__in', ('pending', 'processing'))), fields=('rfp', 'job_type'), name='one_active_batch_job_per_rfp_and_type'),
+            model_name="rfpbatchjob",
+            constraint=models.UniqueConstraint(
+                condition=models.Q(("status__in", ("pending", "processing"))),
+                fields=("rfp", "job_type"),
+                name="one_active_batch_job_per_rfp_and_type",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='jobquestionresult',
-            constraint=models.UniqueConstraint(fields=('job', 'question'), name='one_result_per_job_question'),
+            model_name="jobquestionresult",
+            constraint=models.UniqueConstraint(fields=("job", "question"), name="one_result_per_job_question"),
         ),
     ]

@@ -6,84 +6,105 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('rfp_manager', '0001_initial'),
+        ("rfp_manager", "0001_initial"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.RemoveField(
-            model_name='questionimport',
-            name='header_row',
+            model_name="questionimport",
+            name="header_row",
         ),
         migrations.RemoveField(
-            model_name='questionimport',
-            name='question_column',
+            model_name="questionimport",
+            name="question_column",
         ),
         migrations.RemoveField(
-            model_name='questionimport',
-            name='sheet_name',
+            model_name="questionimport",
+            name="sheet_name",
         ),
         migrations.AddField(
-            model_name='answer',
-            name='choice',
-            field=models.CharField(blank=True, choices=[('yes', 'Yes'), ('no', 'No'), ('na', 'N/A')], max_length=3),
+            model_name="answer",
+            name="choice",
+            field=models.CharField(blank=True, choices=[("yes", "Yes"), ("no", "No"), ("na", "N/A")], max_length=3),
         ),
         migrations.AddField(
-            model_name='answer',
-            name='choice_needs_review',
-            field=models.BooleanField(default=False, help_text='The proposal was a guess: a person should check it'),
+            model_name="answer",
+            name="choice_needs_review",
+            field=models.BooleanField(default=False, help_text="The proposal was a guess: a person should check it"),
         ),
         migrations.AddField(
-            model_name='question',
-            name='answer_cells',
-            field=models.JSONField(blank=True, default=dict, help_text='Where its answer goes: {"choice": "F18", "text": "I18"}'),
+            model_name="question",
+            name="answer_cells",
+            field=models.JSONField(
+                blank=True, default=dict, help_text='Where its answer goes: {"choice": "F18", "text": "I18"}'
+            ),
         ),
         migrations.AddField(
-            model_name='question',
-            name='sheet',
-            field=models.CharField(blank=True, help_text='Sheet of the source workbook', max_length=100),
+            model_name="question",
+            name="sheet",
+            field=models.CharField(blank=True, help_text="Sheet of the source workbook", max_length=100),
         ),
         migrations.AddField(
-            model_name='questionimport',
-            name='fingerprint',
-            field=models.CharField(blank=True, help_text='Sheet names and header labels, hashed', max_length=64),
+            model_name="questionimport",
+            name="fingerprint",
+            field=models.CharField(blank=True, help_text="Sheet names and header labels, hashed", max_length=64),
         ),
         migrations.AddField(
-            model_name='questionimport',
-            name='lost_features',
-            field=models.JSONField(blank=True, default=list, help_text='What a copy saved by openpyxl will not keep'),
+            model_name="questionimport",
+            name="lost_features",
+            field=models.JSONField(blank=True, default=list, help_text="What a copy saved by openpyxl will not keep"),
         ),
         migrations.AddField(
-            model_name='questionimport',
-            name='mapping',
-            field=models.JSONField(blank=True, default=dict, help_text='Per sheet: include, header row, column roles'),
+            model_name="questionimport",
+            name="mapping",
+            field=models.JSONField(blank=True, default=dict, help_text="Per sheet: include, header row, column roles"),
         ),
         migrations.AddField(
-            model_name='questionimport',
-            name='mapping_source',
-            field=models.CharField(blank=True, choices=[('proposed', 'Proposed by the analysis'), ('saved', 'Saved from an earlier file of the same format'), ('edited', 'Corrected by hand')], max_length=10),
+            model_name="questionimport",
+            name="mapping_source",
+            field=models.CharField(
+                blank=True,
+                choices=[
+                    ("proposed", "Proposed by the analysis"),
+                    ("saved", "Saved from an earlier file of the same format"),
+                    ("edited", "Corrected by hand"),
+                ],
+                max_length=10,
+            ),
         ),
         migrations.AlterField(
-            model_name='questionimport',
-            name='bad_rows',
-            field=models.JSONField(default=list, help_text='Rows left out: sheet, row, reason, text'),
+            model_name="questionimport",
+            name="bad_rows",
+            field=models.JSONField(default=list, help_text="Rows left out: sheet, row, reason, text"),
         ),
         migrations.AlterField(
-            model_name='questionimport',
-            name='rows',
-            field=models.JSONField(default=list, help_text='Good rows: sheet, row, section, number, text, key, cells'),
+            model_name="questionimport",
+            name="rows",
+            field=models.JSONField(default=list, help_text="Good rows: sheet, row, section, number, text, key, cells"),
         ),
         migrations.CreateModel(
-            name='ImportFormat',
+            name="ImportFormat",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('fingerprint', models.CharField(max_length=64, unique=True)),
-                ('mapping', models.JSONField()),
-                ('example_name', models.CharField(blank=True, help_text='The file it was confirmed on', max_length=255)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('saved_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("fingerprint", models.CharField(max_length=64, unique=True)),
+                ("mapping", models.JSONField()),
+                (
+                    "example_name",
+                    models.CharField(blank=True, help_text="The file it was confirmed on", max_length=255),
+                ),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "saved_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
         ),
     ]

@@ -4,25 +4,24 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('rfp_manager', '0002_questionnaire_mapping_and_answer_cells'),
+        ("rfp_manager", "0002_questionnaire_mapping_and_answer_cells"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='answer',
-            name='evidence',
+            model_name="answer",
+            name="evidence",
             field=models.FloatField(blank=True, null=True),
         ),
         migrations.AddField(
-            model_name='answer',
-            name='needs_expert',
+            model_name="answer",
+            name="needs_expert",
             field=models.BooleanField(db_index=True, default=False),
         ),
         migrations.AlterField(
-            model_name='answer',
-            name='confidence',
+            model_name="answer",
+            name="confidence",
             field=models.FloatField(blank=True, db_index=True, null=True),
         ),
     ]

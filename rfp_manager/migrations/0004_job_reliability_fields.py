@@ -4,35 +4,34 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('rfp_manager', '0003_answer_expert_flag_and_evidence'),
+        ("rfp_manager", "0003_answer_expert_flag_and_evidence"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='rfpbatchjob',
-            name='error_code',
+            model_name="rfpbatchjob",
+            name="error_code",
             field=models.CharField(blank=True, max_length=40),
         ),
         migrations.AddField(
-            model_name='rfpbatchjob',
-            name='progress_at_delivery',
+            model_name="rfpbatchjob",
+            name="progress_at_delivery",
             field=models.PositiveIntegerField(default=0),
         ),
         migrations.AddField(
-            model_name='rfpbatchjob',
-            name='redispatch_count',
+            model_name="rfpbatchjob",
+            name="redispatch_count",
             field=models.PositiveSmallIntegerField(default=0),
         ),
         migrations.AddField(
-            model_name='rfpbatchjob',
-            name='stop_requested',
+            model_name="rfpbatchjob",
+            name="stop_requested",
             field=models.BooleanField(default=False),
         ),
         migrations.AddField(
-            model_name='rfpbatchjob',
-            name='unfinished_deliveries',
+            model_name="rfpbatchjob",
+            name="unfinished_deliveries",
             field=models.PositiveSmallIntegerField(default=0),
         ),
     ]

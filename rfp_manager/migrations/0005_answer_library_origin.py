@@ -5,21 +5,26 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('answer_library', '0001_initial'),
-        ('rfp_manager', '0004_job_reliability_fields'),
+        ("answer_library", "0001_initial"),
+        ("rfp_manager", "0004_job_reliability_fields"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='answer',
-            name='library_entry',
-            field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='uses', to='answer_library.entry'),
+            model_name="answer",
+            name="library_entry",
+            field=models.ForeignKey(
+                blank=True,
+                null=True,
+                on_delete=django.db.models.deletion.SET_NULL,
+                related_name="uses",
+                to="answer_library.entry",
+            ),
         ),
         migrations.AddField(
-            model_name='answer',
-            name='library_score',
+            model_name="answer",
+            name="library_score",
             field=models.FloatField(blank=True, null=True),
         ),
     ]

@@ -4,15 +4,16 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('rfp_manager', '0005_answer_library_origin'),
+        ("rfp_manager", "0005_answer_library_origin"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='answer',
-            name='choice',
-            field=models.CharField(blank=True, choices=[('yes', 'Yes'), ('no', 'No'), ('partly', 'Partly'), ('na', 'N/A')], max_length=6),
+            model_name="answer",
+            name="choice",
+            field=models.CharField(
+                blank=True, choices=[("yes", "Yes"), ("no", "No"), ("partly", "Partly"), ("na", "N/A")], max_length=6
+            ),
         ),
     ]

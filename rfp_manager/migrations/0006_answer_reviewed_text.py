@@ -13,15 +13,14 @@ def verdicts_were_on_the_current_text(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('rfp_manager', '0005_answer_library_origin'),
+        ("rfp_manager", "0005_answer_library_origin"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='answer',
-            name='reviewed_text',
+            model_name="answer",
+            name="reviewed_text",
             field=models.TextField(blank=True),
         ),
         migrations.RunPython(verdicts_were_on_the_current_text, migrations.RunPython.noop),

@@ -4,15 +4,23 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('rfp_manager', '0005_answer_library_origin'),
+        ("rfp_manager", "0005_answer_library_origin"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='questionimport',
-            name='kind',
-            field=models.CharField(choices=[('xlsx', 'Excel workbook'), ('csv', 'CSV'), ('text', 'Pasted text'), ('docx', 'Word document'), ('pdf', 'PDF')], max_length=10),
+            model_name="questionimport",
+            name="kind",
+            field=models.CharField(
+                choices=[
+                    ("xlsx", "Excel workbook"),
+                    ("csv", "CSV"),
+                    ("text", "Pasted text"),
+                    ("docx", "Word document"),
+                    ("pdf", "PDF"),
+                ],
+                max_length=10,
+            ),
         ),
     ]

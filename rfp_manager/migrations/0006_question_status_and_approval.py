@@ -16,36 +16,61 @@ def set_statuses(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('rfp_manager', '0005_answer_library_origin'),
+        ("rfp_manager", "0005_answer_library_origin"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='answer',
-            name='approved_at',
+            model_name="answer",
+            name="approved_at",
             field=models.DateTimeField(blank=True, null=True),
         ),
         migrations.AddField(
-            model_name='answer',
-            name='approved_by',
-            field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL),
+            model_name="answer",
+            name="approved_by",
+            field=models.ForeignKey(
+                blank=True,
+                null=True,
+                on_delete=django.db.models.deletion.SET_NULL,
+                related_name="+",
+                to=settings.AUTH_USER_MODEL,
+            ),
         ),
         migrations.AddField(
-            model_name='question',
-            name='status',
-            field=models.CharField(choices=[('unanswered', 'Unanswered'), ('drafted', 'Drafted'), ('in_review', 'In review'), ('approved', 'Approved'), ('needs_expert', 'Needs an expert')], default='unanswered', max_length=20),
+            model_name="question",
+            name="status",
+            field=models.CharField(
+                choices=[
+                    ("unanswered", "Unanswered"),
+                    ("drafted", "Drafted"),
+                    ("in_review", "In review"),
+                    ("approved", "Approved"),
+                    ("needs_expert", "Needs an expert"),
+                ],
+                default="unanswered",
+                max_length=20,
+            ),
         ),
         migrations.AlterField(
-            model_name='rfp',
-            name='status',
-            field=models.CharField(choices=[('draft', 'Draft'), ('in_progress', 'In progress'), ('approved', 'All approved'), ('submitted', 'Submitted'), ('archived', 'Archived')], default='draft', max_length=20),
+            model_name="rfp",
+            name="status",
+            field=models.CharField(
+                choices=[
+                    ("draft", "Draft"),
+                    ("in_progress", "In progress"),
+                    ("approved", "All approved"),
+                    ("submitted", "Submitted"),
+                    ("archived", "Archived"),
+                ],
+                default="draft",
+                max_length=20,
+            ),
         ),
         migrations.AddIndex(
-            model_name='question',
-            index=models.Index(fields=['rfp', 'status'], name='rfp_question_status'),
+            model_name="question",
+            index=models.Index(fields=["rfp", "status"], name="rfp_question_status"),
         ),
         migrations.RunPython(set_statuses, migrations.RunPython.noop),
     ]

@@ -4,11 +4,9 @@ from django.db import migrations
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('rfp_manager', '0006_answer_choice_partly'),
-        ('rfp_manager', '0006_question_status_and_approval'),
+        ("rfp_manager", "0006_answer_choice_partly"),
+        ("rfp_manager", "0006_question_status_and_approval"),
     ]
 
-    operations = [
-    ]
+    operations = []

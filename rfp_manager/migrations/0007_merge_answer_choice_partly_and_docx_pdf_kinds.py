@@ -4,11 +4,9 @@ from django.db import migrations
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('rfp_manager', '0006_answer_choice_partly'),
-        ('rfp_manager', '0006_question_import_docx_pdf_kinds'),
+        ("rfp_manager", "0006_answer_choice_partly"),
+        ("rfp_manager", "0006_question_import_docx_pdf_kinds"),
     ]
 
-    operations = [
-    ]
+    operations = []

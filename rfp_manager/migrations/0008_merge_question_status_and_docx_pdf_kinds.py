@@ -4,11 +4,9 @@ from django.db import migrations
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('rfp_manager', '0007_merge_20261125_1006'),
-        ('rfp_manager', '0007_merge_answer_choice_partly_and_docx_pdf_kinds'),
+        ("rfp_manager", "0007_merge_20261125_1006"),
+        ("rfp_manager", "0007_merge_answer_choice_partly_and_docx_pdf_kinds"),
     ]
 
-    operations = [
-    ]
+    operations = []

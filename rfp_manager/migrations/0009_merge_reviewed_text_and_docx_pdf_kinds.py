@@ -4,11 +4,9 @@ from django.db import migrations
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('rfp_manager', '0008_merge_20261125_1019'),
-        ('rfp_manager', '0008_merge_question_status_and_docx_pdf_kinds'),
+        ("rfp_manager", "0008_merge_20261125_1019"),
+        ("rfp_manager", "0008_merge_question_status_and_docx_pdf_kinds"),
     ]
 
-    operations = [
-    ]
+    operations = []

@@ -15,6 +15,7 @@ question is flagged for a subject-matter expert, without a model call. The
 review always checks mechanically that every citation is a real passage, then
 asks the model for its rubric verdict. Confidence combines both halves.
 """
+
 import json
 import math
 import re
@@ -103,8 +104,9 @@ def chat_with_retries(messages: list[dict], model) -> str:
         except TransientLLMError as exc:
             if attempt >= TRANSIENT_ATTEMPTS:
                 raise
-            time.sleep(backoff_seconds(attempt - 1, base=BACKOFF_SECONDS, cap=MAX_BACKOFF_SECONDS,
-                                       retry_after=exc.retry_after))
+            time.sleep(
+                backoff_seconds(attempt - 1, base=BACKOFF_SECONDS, cap=MAX_BACKOFF_SECONDS, retry_after=exc.retry_after)
+            )
             attempt += 1
 
 
@@ -141,10 +143,13 @@ def evidence(question_text: str, passages: list[dict], embedding_model=None) -> 
     if not passages or not wanted:
         return 0.0
     weights = _rarity(wanted, embedding_model)
-    return round(max(
-        grounding.coverage(wanted, " ".join((p["document_title"], p.get("heading", ""), p["text"])), weights)
-        for p in passages
-    ), 3)
+    return round(
+        max(
+            grounding.coverage(wanted, " ".join((p["document_title"], p.get("heading", ""), p["text"])), weights)
+            for p in passages
+        ),
+        3,
+    )
 
 
 def _rarity(stems: set[str], model=None) -> dict[str, float]:
@@ -163,7 +168,7 @@ def embedding_similarity(model=None) -> Similarity:
 
     def similarity(queries: list[str], texts: list[str]) -> list[list[float]]:
         vectors = np.asarray(llm.embed_texts([*queries, *texts], model), dtype=np.float32)
-        return (vectors[: len(queries)] @ vectors[len(queries):].T).tolist()
+        return (vectors[: len(queries)] @ vectors[len(queries) :].T).tolist()
 
     return similarity
 
@@ -178,8 +183,9 @@ def choose_evidence(question_text: str, passages: list[dict], embedding_model=No
     return choose(question_text, _passage_texts(passages), embedding_similarity(embedding_model), weights)
 
 
-def responder_messages(question: Question, passages: list[dict], rfp_context: str,
-                       chosen: list[Choice] = ()) -> list[dict]:
+def responder_messages(
+    question: Question, passages: list[dict], rfp_context: str, chosen: list[Choice] = ()
+) -> list[dict]:
     lines = []
     if rfp_context:
         lines.append(f"About this RFP: {_one_line(rfp_context)}")
@@ -194,7 +200,9 @@ def responder_messages(question: Question, passages: list[dict], rfp_context: st
 
 def reviewer_messages(question: Question, answer_text: str, passages: list[dict]) -> list[dict]:
     lines = [
-        "Passages:", *_passage_lines(passages), "",
+        "Passages:",
+        *_passage_lines(passages),
+        "",
         f"Question: {_one_line(question.text)}",
         f"Answer: {_one_line(answer_text)}",
     ]
@@ -219,8 +227,9 @@ def says_no_support(text: str) -> bool:
     return text.startswith(NO_PASSAGE_ANSWER) or bool(NOT_ENOUGH_INFORMATION.search(text))
 
 
-def draft(question: Question, passages: list[dict], share: float, *, model, rfp_context: str = "",
-          embedding_model=None) -> tuple[str, bool]:
+def draft(
+    question: Question, passages: list[dict], share: float, *, model, rfp_context: str = "", embedding_model=None
+) -> tuple[str, bool]:
     """(draft text, needs an expert): the model's cited answer, or the no-support answer when evidence is weak.
 
     Weak: the best passage holds too little of the question's subject, or no
@@ -269,8 +278,9 @@ def answer_from_library(question: Question, *, job=None, embedding_model=None, l
     return answer
 
 
-def generate_answer(question: Question, *, model, rfp_context: str = "", job=None, embedding_model=None,
-                    library=None) -> Answer:
+def generate_answer(
+    question: Question, *, model, rfp_context: str = "", job=None, embedding_model=None, library=None
+) -> Answer:
     """Reuse a library entry when one answers the question, else draft (or redraft) from the documents.
 
     A new answer leaves the old review in place, visibly stale (Answer.review_is_stale)
@@ -283,8 +293,9 @@ def generate_answer(question: Question, *, model, rfp_context: str = "", job=Non
         return reused
     passages = retrieve_passages(question, embedding_model)
     share = evidence(question.text, passages, embedding_model)
-    text, needs_expert = draft(question, passages, share, model=model, rfp_context=rfp_context,
-                               embedding_model=embedding_model)
+    text, needs_expert = draft(
+        question, passages, share, model=model, rfp_context=rfp_context, embedding_model=embedding_model
+    )
     answer, _ = Answer.objects.update_or_create(
         question=question,
         defaults={
@@ -310,7 +321,7 @@ def parse_review(text: str) -> dict:
 
     The widest brace span is tried first (a reason may quote text with braces), then each smaller one.
     """
-    widest = text[text.find("{"): text.rfind("}") + 1]
+    widest = text[text.find("{") : text.rfind("}") + 1]
     for candidate in [widest, *(m.group(0) for m in JSON_OBJECT.finditer(text))]:
         try:
             data = json.loads(candidate)
@@ -349,8 +360,11 @@ def judge(question: Question, answer_text: str, passages: list[dict], *, model, 
     claims = grounding.cited_sentences(answer_text)
     texts = _passage_texts(passages)
     weights = _rarity(grounding.stems(question.text, subject_only=True), embedding_model)
-    addressing, addressing_reasons = addressing_problems(
-        question.text, claims, texts, embedding_similarity(embedding_model), weights) if claims else ("", [])
+    addressing, addressing_reasons = (
+        addressing_problems(question.text, claims, texts, embedding_similarity(embedding_model), weights)
+        if claims
+        else ("", [])
+    )
     unsupported = grounding.support_problems(claims, texts)
     findings = [
         ("rejected", citation_problems(answer_text, passages)),
@@ -396,9 +410,15 @@ def review_answer(question: Question, *, model, job=None) -> Answer:
         raise AnswerError("There is no answer to review yet.")
     review = judge(question, answer.final_answer, answer.citations, model=model)
     values = {
-        "review_verdict": review["verdict"], "review_score": review["score"], "review_feedback": review["feedback"],
-        "confidence": 0.0 if answer.needs_expert and not answer.final_text else confidence(answer.evidence, review["verdict"]),
-        "reviewer_job": job, "reviewed_at": timezone.now(), "reviewed_text": answer.final_answer,
+        "review_verdict": review["verdict"],
+        "review_score": review["score"],
+        "review_feedback": review["feedback"],
+        "confidence": 0.0
+        if answer.needs_expert and not answer.final_text
+        else confidence(answer.evidence, review["verdict"]),
+        "reviewer_job": job,
+        "reviewed_at": timezone.now(),
+        "reviewed_text": answer.final_answer,
     }
     # Only onto the text that was judged: a redraft or an edit during the call makes this verdict stale.
     judged = Answer.objects.filter(pk=answer.pk, draft_text=answer.draft_text, final_text=answer.final_text)
@@ -468,12 +488,32 @@ def add_inserted_citations(answer: Answer, inserted: list[str]) -> int:
     for n, kind, pk in wanted:
         if kind == "chunk" and pk in chunks:
             chunk = chunks[pk]
-            added.append({"n": n, "chunk_id": pk, "document_id": chunk.document_id, "document_title": chunk.document.title,
-                          "heading": chunk.heading, "text": chunk.text, "score": None, "cited": True, "inserted": True})
+            added.append(
+                {
+                    "n": n,
+                    "chunk_id": pk,
+                    "document_id": chunk.document_id,
+                    "document_title": chunk.document.title,
+                    "heading": chunk.heading,
+                    "text": chunk.text,
+                    "score": None,
+                    "cited": True,
+                    "inserted": True,
+                }
+            )
         elif kind == "entry" and pk in entries:
             entry = entries[pk]
-            added.append({"n": n, "entry_id": pk, "document_title": f"Answer library: {entry.question[:80]}",
-                          "text": entry.answer_text, "score": None, "cited": True, "inserted": True})
+            added.append(
+                {
+                    "n": n,
+                    "entry_id": pk,
+                    "document_title": f"Answer library: {entry.question[:80]}",
+                    "text": entry.answer_text,
+                    "score": None,
+                    "cited": True,
+                    "inserted": True,
+                }
+            )
     if added:
         answer.citations = [*answer.citations, *added]
         answer.save(update_fields=["citations"])

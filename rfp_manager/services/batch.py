@@ -7,6 +7,7 @@ can resume where the first delivery stopped. No Celery here: the task calls
 `run_responder_job` / `run_reviewer_job` and `jobs.runner.run_job`
 handles the job's start, finish and time limit.
 """
+
 import logging
 import threading
 import time
@@ -44,6 +45,7 @@ class JobAlreadyRunning(JobNotStarted):
 
 # --- scope and creation --------------------------------------------------------
 
+
 def answered_question_ids(rfp: RFP, within: list[int] | None = None) -> list[int]:
     answers = Answer.objects.filter(question__rfp=rfp).exclude(draft_text="", final_text="")
     if within is not None:
@@ -69,21 +71,35 @@ def reviewer_blocker(rfp: RFP) -> str:
 
 
 def create_batch_job(
-    rfp: RFP, job_type: str, user, *, question_ids: list[int] | None = None,
-    review_when_done: bool = False, retry_of: RFPBatchJob | None = None, chained_from: RFPBatchJob | None = None,
+    rfp: RFP,
+    job_type: str,
+    user,
+    *,
+    question_ids: list[int] | None = None,
+    review_when_done: bool = False,
+    retry_of: RFPBatchJob | None = None,
+    chained_from: RFPBatchJob | None = None,
 ) -> RFPBatchJob:
     """Write the job row before its task is queued (the task reads it). The database refuses a second active job."""
     if question_ids is None:
         question_ids = default_scope(rfp, job_type)
     if not question_ids:
-        raise JobNotStarted("There are no questions to answer." if job_type == RFPBatchJob.JOB_TYPE_RESPONDER
-                            else "There are no answers to review.")
+        raise JobNotStarted(
+            "There are no questions to answer."
+            if job_type == RFPBatchJob.JOB_TYPE_RESPONDER
+            else "There are no answers to review."
+        )
     try:
         with transaction.atomic():  # a savepoint: the IntegrityError must not poison the caller's transaction
             return RFPBatchJob.objects.create(
-                rfp=rfp, job_type=job_type, started_by=user, question_ids=question_ids,
-                total_items=len(question_ids), review_when_done=review_when_done,
-                retry_of=retry_of, chained_from=chained_from,
+                rfp=rfp,
+                job_type=job_type,
+                started_by=user,
+                question_ids=question_ids,
+                total_items=len(question_ids),
+                review_when_done=review_when_done,
+                retry_of=retry_of,
+                chained_from=chained_from,
             )
     except IntegrityError:
         raise JobAlreadyRunning(f"A {job_type} job is already running for this RFP.") from None
@@ -106,19 +122,24 @@ def create_retry_job(job: RFPBatchJob, user) -> RFPBatchJob:
 
 def create_chained_reviewer(job: RFPBatchJob) -> RFPBatchJob | None:
     """After a responder job with "review when done" completes: its reviewer, created once."""
-    if not (job.job_type == RFPBatchJob.JOB_TYPE_RESPONDER and job.review_when_done and job.status == JobStatus.COMPLETED):
+    if not (
+        job.job_type == RFPBatchJob.JOB_TYPE_RESPONDER and job.review_when_done and job.status == JobStatus.COMPLETED
+    ):
         return None
     if job.chained_jobs.exists():  # a re-delivered responder must not chain twice
         return None
     ids = answered_question_ids(job.rfp, within=job.question_ids)
     try:
-        return create_batch_job(job.rfp, RFPBatchJob.JOB_TYPE_REVIEWER, job.started_by, question_ids=ids, chained_from=job)
+        return create_batch_job(
+            job.rfp, RFPBatchJob.JOB_TYPE_REVIEWER, job.started_by, question_ids=ids, chained_from=job
+        )
     except JobNotStarted as exc:
         logger.warning("No reviewer chained after job %s: %s", job.pk, exc, extra={"job_id": job.pk})
         return None
 
 
 # --- progress ------------------------------------------------------------------
+
 
 def refresh_progress(job: RFPBatchJob) -> None:
     """Counters and errors as absolute values recomputed from the result rows (exact, idempotent)."""
@@ -133,18 +154,27 @@ def refresh_progress(job: RFPBatchJob) -> None:
         for r in job.results.filter(failed).select_related("question").order_by("question__order")[:MAX_RECORDED_ERRORS]
     ]
     job.set_counts(
-        processed_items=counts["processed"], successful_items=counts["succeeded"],
-        failed_items=counts["failed"], errors=errors,
+        processed_items=counts["processed"],
+        successful_items=counts["succeeded"],
+        failed_items=counts["failed"],
+        errors=errors,
     )
 
 
 # --- the engine ----------------------------------------------------------------
 
+
 def _record(job: RFPBatchJob, question: Question, outcome: str, error: str = "") -> None:
     """One upsert (INSERT … ON CONFLICT UPDATE): a re-run overwrites its own row, never adds one."""
     JobQuestionResult.objects.bulk_create(
-        [JobQuestionResult(job=job, question=question, outcome=outcome, error=error[:2000], finished_at=timezone.now())],
-        update_conflicts=True, unique_fields=["job", "question"], update_fields=["outcome", "error", "finished_at"],
+        [
+            JobQuestionResult(
+                job=job, question=question, outcome=outcome, error=error[:2000], finished_at=timezone.now()
+            )
+        ],
+        update_conflicts=True,
+        unique_fields=["job", "question"],
+        update_fields=["outcome", "error", "finished_at"],
     )
 
 
@@ -222,8 +252,12 @@ def run_batch(job: RFPBatchJob, process: Callable[[Question], object], concurren
         refresh_progress(job)  # also after a soft time limit: the counts stay true
     if stop == "shutdown":
         raise StopRequested(f"job {job.pk} stopped after {job.processed_items} of {job.total_items} questions")
-    return {"total": job.total_items, "succeeded": job.successful_items, "failed": job.failed_items,
-            "cancelled": stop == "cancelled"}
+    return {
+        "total": job.total_items,
+        "succeeded": job.successful_items,
+        "failed": job.failed_items,
+        "cancelled": stop == "cancelled",
+    }
 
 
 def _chat_model_and_concurrency():
@@ -243,8 +277,14 @@ def run_responder_job(job: RFPBatchJob) -> dict:
     model, concurrency = _chat_model_and_concurrency()
     embedding_model = _default_embedding_model()
     library = RecentIndex(embedding_model, max_age=ANSWER_LIBRARY_RECHECK_SECONDS) if embedding_model else None
-    answer = partial(generate_answer, model=model, rfp_context=job.rfp.context_summary(), job=job,
-                     embedding_model=embedding_model, library=library)
+    answer = partial(
+        generate_answer,
+        model=model,
+        rfp_context=job.rfp.context_summary(),
+        job=job,
+        embedding_model=embedding_model,
+        library=library,
+    )
     return run_batch(job, answer, concurrency)
 
 

@@ -7,6 +7,7 @@ that speaks to the question: an extractive draft quotes several passages, and a
 "never" in a neighbouring sentence ("one tenant's key can never read another's")
 says nothing about the question asked ("Is data encrypted at rest?").
 """
+
 import re
 
 from llm_manager.providers import grounding
@@ -22,8 +23,10 @@ UNSUPPORTED = re.compile(
     re.IGNORECASE,
 )
 NOT_APPLICABLE = re.compile(r"\b(not applicable|does not apply)\b", re.IGNORECASE)
-NEGATION = re.compile(r"\b(do(es)? not|don't|doesn't|is not|are not|isn't|aren't|never|not (currently|yet|supported|offered|available))\b",
-                      re.IGNORECASE)
+NEGATION = re.compile(
+    r"\b(do(es)? not|don't|doesn't|is not|are not|isn't|aren't|never|not (currently|yet|supported|offered|available))\b",
+    re.IGNORECASE,
+)
 
 
 def propose_choice(answer_text: str, question: str = "") -> tuple[str, bool]:
@@ -64,8 +67,9 @@ def save_choice(answer, choice: str) -> None:
 
 # A closed question opens with an auxiliary verb ("Do you …", "Is …") or states a requirement to comply with
 # ("Verify that …", "… shall …"); "Describe your company" or "How often …" is open and gets no Yes.
-CLOSED_OPENINGS = frozenset("do does did is are was were has have had can could will would should shall may must "
-                            "verify confirm ensure".split())
+CLOSED_OPENINGS = frozenset(
+    "do does did is are was were has have had can could will would should shall may must verify confirm ensure".split()
+)
 REQUIREMENT = re.compile(r"\b(shall|must)\b", re.IGNORECASE)
 FIRST_WORD = re.compile(r"[a-z']+")
 
@@ -90,7 +94,7 @@ MEANING_LABELS = {"yes": "Yes", "no": "No", "partly": "Partly", "na": "N/A"}
 
 
 def option_meaning(option: str) -> str:
-    """"yes", "no", "partly", "na" or "" for an option of a drop-down list."""
+    """ "yes", "no", "partly", "na" or "" for an option of a drop-down list."""
     lowered = " ".join(option.lower().split())
     return next((meaning for meaning, pattern in OPTION_MEANINGS if pattern.search(lowered)), "")
 
@@ -107,4 +111,7 @@ def option_for(meaning: str, options: list[str], answer_text: str = "") -> tuple
         return candidates[0], ""
     said = grounding.stems(answer_text)
     best = max(candidates, key=lambda o: (len(said & grounding.stems(o)), -candidates.index(o)))
-    return best, f"one of {len(candidates)} options meaning “{MEANING_LABELS[meaning]}”, chosen by the answer's wording: check it"
+    return (
+        best,
+        f"one of {len(candidates)} options meaning “{MEANING_LABELS[meaning]}”, chosen by the answer's wording: check it",
+    )

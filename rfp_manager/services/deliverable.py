@@ -14,6 +14,7 @@ format:
 - `ExportReport`: every question's outcome (written where, left empty and why,
   values normalised), shown before the download and optionally added to the file.
 """
+
 import re
 from dataclasses import dataclass, field
 
@@ -21,11 +22,15 @@ from ..models import Answer, Question
 from . import choices as choice_rules
 from .answering import NOT_ENOUGH_INFORMATION
 
-ANSWERS = {"approved": "Approved or edited by a person (recommended)",
-           "drafts": "Every draft that is not rejected and not a placeholder"}
-CITATIONS = {"none": "Nowhere (the client sees only the answers)",
-             "column": "In a column of the questionnaire that I pick",
-             "companion": "On a separate “Sources” sheet (and as a CSV download)"}
+ANSWERS = {
+    "approved": "Approved or edited by a person (recommended)",
+    "drafts": "Every draft that is not rejected and not a placeholder",
+}
+CITATIONS = {
+    "none": "Nowhere (the client sees only the answers)",
+    "column": "In a column of the questionnaire that I pick",
+    "companion": "On a separate “Sources” sheet (and as a CSV download)",
+}
 # A marker "[1]", "[1, 3]" or "[2–4]" with the space before it; then a trailing "Sources: …" (own line or sentence).
 MARKER = re.compile(r"\s*\[\d{1,3}(?:\s*[,;–-]\s*\d{1,3})*\]")
 SOURCE_BLOCK = re.compile(r"(?:\n\s*|(?<=[.!?\]])\s+)(sources?|references?)\s*:.*\Z", re.IGNORECASE | re.DOTALL)
@@ -50,8 +55,12 @@ class ExportChoices:
         )
 
     def as_params(self) -> dict:
-        return {"answers": self.answers, "citations": self.citations, "citation_column": self.citation_column,
-                "report_sheet": "1" if self.report_sheet else ""}
+        return {
+            "answers": self.answers,
+            "citations": self.citations,
+            "citation_column": self.citation_column,
+            "report_sheet": "1" if self.report_sheet else "",
+        }
 
 
 def clean_text(text: str) -> str:
@@ -94,7 +103,9 @@ def sources_text(answer: Answer | None) -> str:
     return "; ".join(f"{p['document_title']} (passage {p['chunk_id']})" for p in passages)
 
 
-def choice_value(question: Question, answer: Answer | None, options: list[str] | None, text: str) -> tuple[str, str, str]:
+def choice_value(
+    question: Question, answer: Answer | None, options: list[str] | None, text: str
+) -> tuple[str, str, str]:
     """(value to write, why it stays empty, what was normalised) for the question's choice cell.
 
     `options` is the cell's own drop-down (None: the cell has none, the plain word is written)."""
@@ -164,4 +175,6 @@ class ExportReport:
 
     def rows(self) -> list[list[str]]:
         """The report as a table (the sheet added to the file, a CSV)."""
-        return [["Question", "Where", "Outcome", "Detail"]] + [[l.question, l.where, l.outcome, l.detail] for l in self.lines]
+        return [["Question", "Where", "Outcome", "Detail"]] + [
+            [line.question, line.where, line.outcome, line.detail] for line in self.lines
+        ]

@@ -9,6 +9,7 @@ its place stays empty. Which answers go out, their clean text and the choice
 written for them are the workbook export's rules (`deliverable`), so every
 format sends the same.
 """
+
 import io
 from dataclasses import dataclass
 
@@ -52,7 +53,9 @@ def _writer(record: QuestionImport):
     return WordWriter(data, record.original_name) if record.kind == QuestionImport.Kind.DOCX else PdfFormWriter(data)
 
 
-def export_into_source_document(rfp: RFP, chosen: deliverable.ExportChoices) -> tuple[bytes, QuestionImport, list[ReportLine]]:
+def export_into_source_document(
+    rfp: RFP, chosen: deliverable.ExportChoices
+) -> tuple[bytes, QuestionImport, list[ReportLine]]:
     """A copy of the client's document with each chosen answer, clean, at its place; the report of what went where."""
     record = source_document_import(rfp)
     if record is None:
@@ -94,6 +97,7 @@ def _place_choice(writer: WordWriter, question, answer, place: str, text: str) -
 
 # --- a fresh Word file --------------------------------------------------------------------------------
 
+
 def export_docx(rfp: RFP, chosen: deliverable.ExportChoices) -> bytes:
     """The questions with their numbers and sections, each followed by its chosen answer, clean (or left empty)."""
     document = Document()
@@ -104,7 +108,9 @@ def export_docx(rfp: RFP, chosen: deliverable.ExportChoices) -> bytes:
             section = question.section
             if section:
                 document.add_heading(section, level=1)
-        asked = document.add_paragraph().add_run(f"{question.number} {question.text}" if question.number else question.text)
+        asked = document.add_paragraph().add_run(
+            f"{question.number} {question.text}" if question.number else question.text
+        )
         asked.bold = True
         document.add_paragraph(deliverable.outgoing(getattr(question, "answer", None), chosen).text)
     buffer = io.BytesIO()

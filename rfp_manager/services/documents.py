@@ -1,4 +1,5 @@
 """The RFP's own documents: read their text and summarize it as context for the answers."""
+
 import logging
 import re
 from collections import Counter
@@ -53,7 +54,12 @@ def summary_messages(text: str) -> list[dict]:
     paragraphs = [p for p in paragraphs if p][:PARAGRAPHS_FOR_SUMMARY]
     if not paragraphs:
         raise DocumentTextError("The document has no readable text.")
-    lines = ["Passages:", *(f"[{n}] {p}" for n, p in enumerate(paragraphs, start=1)), "", "Question: " + SUMMARY_QUESTION.format(terms=key_terms(text))]
+    lines = [
+        "Passages:",
+        *(f"[{n}] {p}" for n, p in enumerate(paragraphs, start=1)),
+        "",
+        "Question: " + SUMMARY_QUESTION.format(terms=key_terms(text)),
+    ]
     return [{"role": "system", "content": SUMMARY_SYSTEM}, {"role": "user", "content": "\n".join(lines)}]
 
 

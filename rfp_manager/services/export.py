@@ -6,6 +6,7 @@ drop-down (questionnaires/dropdowns.py), and a report of every cell written or l
 Every cell a user or a model wrote is defused against formula injection: a
 spreadsheet must never execute `=HYPERLINK(...)` that came from an answer.
 """
+
 import csv
 import io
 from copy import copy
@@ -16,14 +17,23 @@ from openpyxl.styles import Alignment, Font
 from openpyxl.utils import column_index_from_string, get_column_letter
 from openpyxl.utils.cell import coordinate_to_tuple
 
-from ..models import RFP, QuestionImport
 from questionnaires import dropdowns, sheets
 
+from ..models import RFP, QuestionImport
 from . import deliverable
 
 FORMULA_TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
-COLUMNS = ["Section", "Number", "Question", "Final answer", "Sources", "Review verdict", "Review feedback", "Review score",
-           "Choice"]
+COLUMNS = [
+    "Section",
+    "Number",
+    "Question",
+    "Final answer",
+    "Sources",
+    "Review verdict",
+    "Review feedback",
+    "Review score",
+    "Choice",
+]
 WRITE_BACK_HEADER = "Answer (Spelunker)"
 
 
@@ -42,15 +52,19 @@ def answer_rows(rfp: RFP) -> list[list[str]]:
     rows = []
     for question in rfp.questions.select_related("answer").order_by("order", "pk"):
         answer = getattr(question, "answer", None)
-        rows.append([
-            question.section, question.number, question.text,
-            answer.final_answer if answer else "",
-            _sources(answer) if answer else "",
-            answer.get_review_verdict_display() if answer and answer.review_verdict else "",
-            answer.review_feedback if answer else "",
-            "" if not answer or answer.review_score is None else f"{answer.review_score:.2f}",
-            answer.get_choice_display() if answer and answer.choice else "",
-        ])
+        rows.append(
+            [
+                question.section,
+                question.number,
+                question.text,
+                answer.final_answer if answer else "",
+                _sources(answer) if answer else "",
+                answer.get_review_verdict_display() if answer and answer.review_verdict else "",
+                answer.review_feedback if answer else "",
+                "" if not answer or answer.review_score is None else f"{answer.review_score:.2f}",
+                answer.get_choice_display() if answer and answer.choice else "",
+            ]
+        )
     return [[safe_cell(v) for v in row] for row in rows]
 
 
@@ -206,8 +220,12 @@ class _Writer:
         try:
             return self.target.options(sheet, coordinate), True
         except dropdowns.UnreadableList as exc:
-            self.report.add(question, self.where(sheet, coordinate), "empty",
-                            f"the cell's drop-down cannot be read ({exc}): choose the value in Excel")
+            self.report.add(
+                question,
+                self.where(sheet, coordinate),
+                "empty",
+                f"the cell's drop-down cannot be read ({exc}): choose the value in Excel",
+            )
             return None, False
 
     def put(self, question, sheet: str, coordinate: str, value: str, normalised: str = "") -> None:
@@ -245,20 +263,32 @@ class _Writer:
         sheet, answer = question.sheet, getattr(question, "answer", None)
         cells, out = question.answer_cells, deliverable.outgoing(answer, self.choices)
         if out.text:
-            text_cell = cells.get("text") or f"{get_column_letter(self.added_column(sheet, WRITE_BACK_HEADER))}{question.source_row}"
+            text_cell = (
+                cells.get("text")
+                or f"{get_column_letter(self.added_column(sheet, WRITE_BACK_HEADER))}{question.source_row}"
+            )
             self.put(question, sheet, text_cell, out.text)
         else:  # the client's cell keeps whatever the client put there
-            self.report.add(question, self.where(sheet, cells.get("text") or f"row {question.source_row}"), "empty", out.reason)
+            self.report.add(
+                question, self.where(sheet, cells.get("text") or f"row {question.source_row}"), "empty", out.reason
+            )
         if cells.get("choice"):
             self.choice(question, sheet, cells["choice"], answer, out.text)
         sources = deliverable.sources_text(answer) if out.text else ""
         if sources and self.choices.citations == "column":
-            column = (column_index_from_string(self.choices.citation_column) if self.choices.citation_column
-                      else self.added_column(sheet, SOURCES_HEADER))
+            column = (
+                column_index_from_string(self.choices.citation_column)
+                if self.choices.citation_column
+                else self.added_column(sheet, SOURCES_HEADER)
+            )
             coordinate = f"{get_column_letter(column)}{question.source_row}"
             if self.target.value(sheet, coordinate) not in (None, ""):
-                self.report.add(question, self.where(sheet, coordinate), "empty",
-                                "the citations column holds the client's content here: sources not written")
+                self.report.add(
+                    question,
+                    self.where(sheet, coordinate),
+                    "empty",
+                    "the citations column holds the client's content here: sources not written",
+                )
             else:
                 self.put(question, sheet, coordinate, sources)
         return [question.sheet, str(question.source_row), question.number, question.text, sources] if sources else None
@@ -268,8 +298,9 @@ SOURCES_HEADER = "Sources (Spelunker)"
 COMPANION_HEADER = ["Sheet", "Row", "ID", "Question", "Sources"]
 
 
-def export_into_source_file(rfp: RFP, export_choices: deliverable.ExportChoices | None = None
-                            ) -> tuple[bytes, str, deliverable.ExportReport]:
+def export_into_source_file(
+    rfp: RFP, export_choices: deliverable.ExportChoices | None = None
+) -> tuple[bytes, str, deliverable.ExportReport]:
     """A copy of the client's workbook (or CSV) with each outgoing answer in its mapped cells; nothing else changes.
 
     Returns the file, its original name and the report of what was written where, and what stayed empty and why."""
@@ -303,6 +334,16 @@ def sources_csv(rfp: RFP, export_choices: deliverable.ExportChoices) -> bytes:
     for question in rfp.questions.select_related("answer").order_by("order", "pk"):
         answer = getattr(question, "answer", None)
         if deliverable.outgoing(answer, export_choices).text:
-            writer.writerow([safe_cell(v) for v in (question.sheet, question.source_row or "", question.number,
-                                                     question.text, deliverable.sources_text(answer))])
+            writer.writerow(
+                [
+                    safe_cell(v)
+                    for v in (
+                        question.sheet,
+                        question.source_row or "",
+                        question.number,
+                        question.text,
+                        deliverable.sources_text(answer),
+                    )
+                ]
+            )
     return buffer.getvalue().encode("utf-8-sig")

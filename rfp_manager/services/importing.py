@@ -8,6 +8,7 @@ into. Parsing never writes questions; applying is idempotent: each question
 has a stable key (its sheet and ID, else its sheet and text), so importing the
 same file twice updates the same rows instead of adding copies.
 """
+
 from collections import Counter
 
 from django.db import transaction
@@ -25,6 +26,7 @@ PREVIEW_ROWS_PER_SHEET = 5
 
 # --- the steps the views call ------------------------------------------------------------
 
+
 def kind_for_filename(name: str) -> str:
     lowered = name.lower()
     if lowered.endswith((".xlsx", ".xlsm")):
@@ -36,9 +38,13 @@ def kind_for_filename(name: str) -> str:
     if lowered.endswith(".pdf"):
         return QuestionImport.Kind.PDF
     if lowered.endswith(".xls"):
-        raise QuestionImportError("Legacy .xls files cannot be read. Open it in Excel and save it as .xlsx, then upload that.")
+        raise QuestionImportError(
+            "Legacy .xls files cannot be read. Open it in Excel and save it as .xlsx, then upload that."
+        )
     if lowered.endswith(".doc"):
-        raise QuestionImportError("Legacy .doc files cannot be read. Open it in Word and save it as .docx, then upload that.")
+        raise QuestionImportError(
+            "Legacy .doc files cannot be read. Open it in Word and save it as .docx, then upload that."
+        )
     raise QuestionImportError("Upload an .xlsx, .csv, .docx or .pdf file, or paste the questions as text.")
 
 
@@ -57,12 +63,16 @@ def read_sheets(data: bytes, kind: str, name: str = "") -> list[sheets.Sheet]:
 
 def _no_questions_message(mapping: dict) -> str:
     if not mapping["sheets"]:
-        return ("No questions were found: the document has no table and no numbered questions. Questions are read from "
-                "a table with a question column, or from numbered paragraphs each followed by an empty paragraph or a "
-                "“Response:” line. Check that this is the questionnaire itself, or paste its questions as text.")
+        return (
+            "No questions were found: the document has no table and no numbered questions. Questions are read from "
+            "a table with a question column, or from numbered paragraphs each followed by an empty paragraph or a "
+            "“Response:” line. Check that this is the questionnaire itself, or paste its questions as text."
+        )
     reasons = "; ".join(f"“{s['name'] or 'the file'}”: {s['reason']}" for s in mapping["sheets"])
-    return (f"No sheet or table has a question-like column ({reasons}). Check that this is the questionnaire itself; "
-            "if it is, paste its questions as text (one per line) instead.")
+    return (
+        f"No sheet or table has a question-like column ({reasons}). Check that this is the questionnaire itself; "
+        "if it is, paste its questions as text (one per line) instead."
+    )
 
 
 def propose_mapping(workbook: list[sheets.Sheet]) -> tuple[dict, str, str]:
@@ -106,14 +116,21 @@ def _load_sheets(record: QuestionImport) -> list[sheets.Sheet]:
         return read_sheets(handle.read(), record.kind, record.original_name)
 
 
-def remap(record: QuestionImport, sheet_index: int, *, include=None, header_row=None, column=None, role=None) -> QuestionImport:
+def remap(
+    record: QuestionImport, sheet_index: int, *, include=None, header_row=None, column=None, role=None
+) -> QuestionImport:
     """One correction of the mapping (a sheet in or out, its header row, a column's role), re-read at once."""
     workbook = _load_sheets(record)
     mapping = record.mapping
     spec = mapping["sheets"][sheet_index]
     if header_row is not None and header_row != spec["header_row"]:
-        spec.update({k: v for k, v in analysis.analyse_sheet(workbook[sheet_index], header_row).items()
-                     if k in ("header_row", "headers", "roles")})
+        spec.update(
+            {
+                k: v
+                for k, v in analysis.analyse_sheet(workbook[sheet_index], header_row).items()
+                if k in ("header_row", "headers", "roles")
+            }
+        )
     if include is not None:
         spec["include"] = include
     if column is not None and role in analysis.ROLES:
@@ -139,13 +156,25 @@ def sheet_summaries(record: QuestionImport) -> list[dict]:
         name = spec["name"]
         headers = spec["headers"]
         columns = sorted({*map(int, headers), *map(int, spec["roles"])})
-        summaries.append({
-            "index": index, "spec": spec, "questions": kept[name], "skipped": skipped[name],
-            "columns": [{"number": c, "letter": sheets.column_letter(c), "header": headers.get(str(c), ""),
-                         "role": spec["roles"].get(str(c), "ignore"), "note": spec.get("notes", {}).get(str(c), "")}
-                        for c in columns],
-            "first_rows": [r for r in record.rows if r["sheet"] == name][:PREVIEW_ROWS_PER_SHEET],
-        })
+        summaries.append(
+            {
+                "index": index,
+                "spec": spec,
+                "questions": kept[name],
+                "skipped": skipped[name],
+                "columns": [
+                    {
+                        "number": c,
+                        "letter": sheets.column_letter(c),
+                        "header": headers.get(str(c), ""),
+                        "role": spec["roles"].get(str(c), "ignore"),
+                        "note": spec.get("notes", {}).get(str(c), ""),
+                    }
+                    for c in columns
+                ],
+                "first_rows": [r for r in record.rows if r["sheet"] == name][:PREVIEW_ROWS_PER_SHEET],
+            }
+        )
     return summaries
 
 
@@ -208,8 +237,14 @@ def _questions_to_write(record: QuestionImport) -> tuple[list[Question], list[Qu
 
 
 def _question_values(record: QuestionImport, row: dict, order: int) -> dict:
-    values = {"section": row["section"], "number": row["number"], "text": row["text"], "order": order,
-              "sheet": row.get("sheet", ""), "answer_cells": row.get("cells", {})}
+    values = {
+        "section": row["section"],
+        "number": row["number"],
+        "text": row["text"],
+        "order": order,
+        "sheet": row.get("sheet", ""),
+        "answer_cells": row.get("cells", {}),
+    }
     if record.kind in QuestionImport.FILE_KINDS_WITH_PLACES:
         values.update(source_import=record, source_row=row["row"])
     return values

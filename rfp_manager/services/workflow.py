@@ -6,6 +6,7 @@ every write that changes an answer calls sync_status for the questions it
 touched. The RFP's own status follows its questions (refresh_rfp_status),
 except the statuses a person sets (submitted, archived).
 """
+
 from django.db import transaction
 from django.db.models import Count
 from django.utils import timezone
@@ -73,15 +74,20 @@ def refresh_rfp_status(rfp: RFP) -> str:
 
 # --- what a person does to one or many questions --------------------------------------------
 
+
 def approvable(answer: Answer | None) -> bool:
     """An answer with text a client may receive: not empty, not the expert flag's placeholder."""
-    return answer is not None and bool(answer.final_answer.strip()) and not (answer.needs_expert and not answer.final_text)
+    return (
+        answer is not None and bool(answer.final_answer.strip()) and not (answer.needs_expert and not answer.final_text)
+    )
 
 
 @transaction.atomic
 def approve(questions: list[Question], user) -> tuple[int, int]:
     """Approve each question's current answer; (approved, skipped: nothing to approve). Approving twice is a no-op."""
-    answers = Answer.objects.select_for_update(of=("self",)).select_related("question__rfp").filter(question__in=questions)
+    answers = (
+        Answer.objects.select_for_update(of=("self",)).select_related("question__rfp").filter(question__in=questions)
+    )
     ready = [a for a in answers if approvable(a)]
     now = timezone.now()
     to_approve = [a for a in ready if not a.approved_at]
@@ -106,9 +112,23 @@ def mark_for_expert(questions: list[Question]) -> int:
 def clear(questions: list[Question]) -> int:
     """Empty the answers (draft, edit, citations, review, approval, flag): the questions are unanswered again."""
     cleared = Answer.objects.filter(question__in=questions).update(
-        draft_text="", final_text="", citations=[], confidence=None, evidence=None, needs_expert=False,
-        library_entry=None, library_score=None, generated_at=None, review_verdict="", review_feedback="",
-        review_score=None, reviewed_at=None, choice="", choice_needs_review=False, edited_by=None, edited_at=None,
+        draft_text="",
+        final_text="",
+        citations=[],
+        confidence=None,
+        evidence=None,
+        needs_expert=False,
+        library_entry=None,
+        library_score=None,
+        generated_at=None,
+        review_verdict="",
+        review_feedback="",
+        review_score=None,
+        reviewed_at=None,
+        choice="",
+        choice_needs_review=False,
+        edited_by=None,
+        edited_at=None,
         **APPROVAL_RESET,
     )
     sync_status(list(questions))

@@ -4,25 +4,38 @@ Everything here is a queryset operation on indexed columns (the question's
 status, the answer's confidence) so that a questionnaire of thousands of
 questions costs a page of rows, a count and a few small aggregates per request.
 """
+
 from django.core.paginator import Paginator
+from django.db.models import Case, Exists, F, IntegerField, OuterRef, Q, Value, When
 from django.urls import reverse
 from django.utils.http import urlencode
-from django.db.models import Case, Exists, F, IntegerField, OuterRef, Q, Value, When
 
 from answer_library.models import Entry
 
-from ..models import Question
 from .answering import attention_order
 
 PAGE_SIZE = 25
 
 # Confidence bands as a reader sees them; the bounds match the colours of the confidence column.
 LOW_BELOW, HIGH_FROM = 0.5, 0.8
-CONFIDENCE_BANDS = [("low", "Low (below 0.5)"), ("medium", "Medium (0.5 to 0.8)"), ("high", "High (0.8 and over)"),
-                    ("none", "No confidence yet")]
-ORIGINS = [("library", "From the answer library"), ("drafted", "Drafted from the documents"), ("edited", "Edited by a person")]
-SORTS = [("attention", "Needs attention first"), ("document", "Document order"), ("confidence", "Lowest confidence first"),
-         ("-confidence", "Highest confidence first"), ("status", "By status")]
+CONFIDENCE_BANDS = [
+    ("low", "Low (below 0.5)"),
+    ("medium", "Medium (0.5 to 0.8)"),
+    ("high", "High (0.8 and over)"),
+    ("none", "No confidence yet"),
+]
+ORIGINS = [
+    ("library", "From the answer library"),
+    ("drafted", "Drafted from the documents"),
+    ("edited", "Edited by a person"),
+]
+SORTS = [
+    ("attention", "Needs attention first"),
+    ("document", "Document order"),
+    ("confidence", "Lowest confidence first"),
+    ("-confidence", "Highest confidence first"),
+    ("status", "By status"),
+]
 
 BAND_FILTERS = {
     "low": Q(answer__confidence__lt=LOW_BELOW),
@@ -35,8 +48,9 @@ ORIGIN_FILTERS = {
     # __gt="" rather than a negation: a negated condition on the joined answer would also match no answer at all.
     "edited": Q(answer__final_text__gt=""),
     "library": Q(answer__final_text="", answer__library_entry__isnull=False),
-    "drafted": Q(answer__final_text="", answer__library_entry__isnull=True, answer__needs_expert=False,
-                 answer__draft_text__gt=""),
+    "drafted": Q(
+        answer__final_text="", answer__library_entry__isnull=True, answer__needs_expert=False, answer__draft_text__gt=""
+    ),
 }
 STATUS_ORDER = ["needs_expert", "in_review", "drafted", "unanswered", "approved"]
 
@@ -66,8 +80,12 @@ def filtered_questions(rfp, filters: dict, user):
     questions = rows(rfp.questions.all())
     if filters.get("q"):
         words = filters["q"].strip()
-        questions = questions.filter(Q(text__icontains=words) | Q(number__iexact=words)
-                                     | Q(answer__final_text__icontains=words) | Q(answer__draft_text__icontains=words))
+        questions = questions.filter(
+            Q(text__icontains=words)
+            | Q(number__iexact=words)
+            | Q(answer__final_text__icontains=words)
+            | Q(answer__draft_text__icontains=words)
+        )
     if filters.get("section"):
         questions = questions.filter(section=filters["section"])
     if filters.get("status"):
@@ -103,4 +121,3 @@ def sorted_questions(questions, sort: str):
 def page_of(questions, number: int | None, size: int | None = None):
     """One page of the questions (the last page when `number` is past the end); PAGE_SIZE unless `size`."""
     return Paginator(questions, size or PAGE_SIZE).get_page(number or 1)
-

@@ -1,4 +1,5 @@
 """Seed the Beat schedule of the documentation-source sync (edited in the admin afterwards)."""
+
 from django.db import migrations
 
 TASK_NAME = "solution_library.sync_all_documentation_sources"
@@ -12,8 +13,12 @@ def create_schedule(apps, schema_editor):
     every_hour, _ = IntervalSchedule.objects.get_or_create(every=1, period="hours")
     PeriodicTask.objects.get_or_create(
         name=PERIODIC_TASK_NAME,
-        defaults={"task": TASK_NAME, "interval": every_hour, "enabled": True,
-                  "description": "Queues a sync of every active documentation source whose interval has passed."},
+        defaults={
+            "task": TASK_NAME,
+            "interval": every_hour,
+            "enabled": True,
+            "description": "Queues a sync of every active documentation source whose interval has passed.",
+        },
     )
 
 

@@ -4,15 +4,14 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('solution_library', '0002_sync_schedule'),
+        ("solution_library", "0002_sync_schedule"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='searchindexversion',
-            name='version',
+            model_name="searchindexversion",
+            name="version",
             field=models.CharField(max_length=32),
         ),
     ]

@@ -5,34 +5,44 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('llm_manager', '0004_hourly_validation_schedule'),
-        ('solution_library', '0003_search_index_version_token'),
+        ("llm_manager", "0004_hourly_validation_schedule"),
+        ("solution_library", "0003_search_index_version_token"),
     ]
 
     operations = [
         migrations.RemoveConstraint(
-            model_name='chunk',
-            name='chunk_unique_position',
+            model_name="chunk",
+            name="chunk_unique_position",
         ),
         migrations.AddField(
-            model_name='chunk',
-            name='heading',
-            field=models.CharField(blank=True, help_text='The section heading the passage sits under', max_length=300),
+            model_name="chunk",
+            name="heading",
+            field=models.CharField(blank=True, help_text="The section heading the passage sits under", max_length=300),
         ),
         migrations.AddField(
-            model_name='chunk',
-            name='title',
-            field=models.CharField(blank=True, help_text="The document's title when the chunk was made", max_length=300),
+            model_name="chunk",
+            name="title",
+            field=models.CharField(
+                blank=True, help_text="The document's title when the chunk was made", max_length=300
+            ),
         ),
         migrations.AddField(
-            model_name='embedbatchjob',
-            name='target_model',
-            field=models.ForeignKey(blank=True, help_text='Re-embed the library with this model, then make it the default embedding model', null=True, on_delete=django.db.models.deletion.CASCADE, related_name='+', to='llm_manager.llmmodel'),
+            model_name="embedbatchjob",
+            name="target_model",
+            field=models.ForeignKey(
+                blank=True,
+                help_text="Re-embed the library with this model, then make it the default embedding model",
+                null=True,
+                on_delete=django.db.models.deletion.CASCADE,
+                related_name="+",
+                to="llm_manager.llmmodel",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='chunk',
-            constraint=models.UniqueConstraint(fields=('document', 'embedding_model', 'position'), name='chunk_unique_model_position'),
+            model_name="chunk",
+            constraint=models.UniqueConstraint(
+                fields=("document", "embedding_model", "position"), name="chunk_unique_model_position"
+            ),
         ),
     ]

@@ -10,6 +10,7 @@ chunk table rebuilds it and drops its triggers: such a migration must run
 `create_full_text` again (tests/solution_library/test_full_text.py fails if the
 triggers are missing).
 """
+
 from django.db import migrations
 
 CHUNK = "solution_library_chunk"
@@ -71,7 +72,6 @@ def copy_document_titles(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
         ("solution_library", "0004_chunk_title_heading_model_position"),
     ]

@@ -4,75 +4,76 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('solution_library', '0005_chunk_full_text_index'),
+        ("solution_library", "0005_chunk_full_text_index"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='document',
-            name='error_code',
-            field=models.CharField(blank=True, help_text='Stable reason code (spelunker.jobs.models.ErrorCode)', max_length=40),
+            model_name="document",
+            name="error_code",
+            field=models.CharField(
+                blank=True, help_text="Stable reason code (spelunker.jobs.models.ErrorCode)", max_length=40
+            ),
         ),
         migrations.AddField(
-            model_name='document',
-            name='redispatch_count',
+            model_name="document",
+            name="redispatch_count",
             field=models.PositiveSmallIntegerField(default=0),
         ),
         migrations.AddField(
-            model_name='document',
-            name='unfinished_deliveries',
+            model_name="document",
+            name="unfinished_deliveries",
             field=models.PositiveSmallIntegerField(default=0),
         ),
         migrations.AddField(
-            model_name='embedbatchjob',
-            name='error_code',
+            model_name="embedbatchjob",
+            name="error_code",
             field=models.CharField(blank=True, max_length=40),
         ),
         migrations.AddField(
-            model_name='embedbatchjob',
-            name='progress_at_delivery',
+            model_name="embedbatchjob",
+            name="progress_at_delivery",
             field=models.PositiveIntegerField(default=0),
         ),
         migrations.AddField(
-            model_name='embedbatchjob',
-            name='redispatch_count',
+            model_name="embedbatchjob",
+            name="redispatch_count",
             field=models.PositiveSmallIntegerField(default=0),
         ),
         migrations.AddField(
-            model_name='embedbatchjob',
-            name='stop_requested',
+            model_name="embedbatchjob",
+            name="stop_requested",
             field=models.BooleanField(default=False),
         ),
         migrations.AddField(
-            model_name='embedbatchjob',
-            name='unfinished_deliveries',
+            model_name="embedbatchjob",
+            name="unfinished_deliveries",
             field=models.PositiveSmallIntegerField(default=0),
         ),
         migrations.AddField(
-            model_name='syncjob',
-            name='error_code',
+            model_name="syncjob",
+            name="error_code",
             field=models.CharField(blank=True, max_length=40),
         ),
         migrations.AddField(
-            model_name='syncjob',
-            name='progress_at_delivery',
+            model_name="syncjob",
+            name="progress_at_delivery",
             field=models.PositiveIntegerField(default=0),
         ),
         migrations.AddField(
-            model_name='syncjob',
-            name='redispatch_count',
+            model_name="syncjob",
+            name="redispatch_count",
             field=models.PositiveSmallIntegerField(default=0),
         ),
         migrations.AddField(
-            model_name='syncjob',
-            name='stop_requested',
+            model_name="syncjob",
+            name="stop_requested",
             field=models.BooleanField(default=False),
         ),
         migrations.AddField(
-            model_name='syncjob',
-            name='unfinished_deliveries',
+            model_name="syncjob",
+            name="unfinished_deliveries",
             field=models.PositiveSmallIntegerField(default=0),
         ),
     ]

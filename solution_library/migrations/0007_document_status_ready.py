@@ -4,15 +4,24 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('solution_library', '0006_job_reliability_fields'),
+        ("solution_library", "0006_job_reliability_fields"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='document',
-            name='review_status',
-            field=models.CharField(choices=[('processing', 'Processing'), ('pending_review', 'Ready'), ('approved', 'Approved'), ('failed', 'Failed')], db_index=True, default='processing', max_length=20),
+            model_name="document",
+            name="review_status",
+            field=models.CharField(
+                choices=[
+                    ("processing", "Processing"),
+                    ("pending_review", "Ready"),
+                    ("approved", "Approved"),
+                    ("failed", "Failed"),
+                ],
+                db_index=True,
+                default="processing",
+                max_length=20,
+            ),
         ),
     ]

@@ -7,6 +7,7 @@ index — right after an upload or a sync, when the list is fullest. Without it 
 updates the index at once (a few more writes per chunk, paid by the embedding worker), and a
 search reads only the chunks that match (tests/solution_library/test_postgres_full_text_plan.py).
 """
+
 from django.db import migrations
 
 INDEX = "chunk_search_vector_idx"

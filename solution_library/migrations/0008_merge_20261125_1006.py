@@ -4,11 +4,9 @@ from django.db import migrations
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('solution_library', '0007_document_status_ready'),
-        ('solution_library', '0007_full_text_index_without_pending_list'),
+        ("solution_library", "0007_document_status_ready"),
+        ("solution_library", "0007_full_text_index_without_pending_list"),
     ]
 
-    operations = [
-    ]
+    operations = []

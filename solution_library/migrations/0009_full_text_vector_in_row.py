@@ -14,6 +14,7 @@ also rebuilds its indexes) so the chunks already stored follow it. VACUUM cannot
 transaction, hence a non-atomic migration; it locks the chunk table while it runs (about a minute
 per million chunks on two cores): search and ingestion wait for it.
 """
+
 from django.db import migrations
 
 CHUNK = "solution_library_chunk"

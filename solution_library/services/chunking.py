@@ -9,6 +9,7 @@ highlight the passage within its document. Each chunk also carries the
 heading of the section it starts in (Markdown-style `#` lines, which the
 parsers write for HTML and DOCX headings too), which search ranks with it.
 """
+
 import re
 from dataclasses import dataclass
 

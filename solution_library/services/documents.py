@@ -6,6 +6,7 @@ otherwise it replaces them in one transaction (never a mix of old and new,
 never duplicates). A failure leaves the previous chunks in place and records
 the reason on the document.
 """
+
 import hashlib
 import logging
 from dataclasses import dataclass
@@ -87,11 +88,16 @@ def store_upload(filename: str, data: bytes, user=None) -> UploadResult:
             document.save()
     except IntegrityError:  # the same file uploaded twice at the same moment
         document.file.delete(save=False)
-        return UploadResult(filename, document=Document.objects.get(content_hash=digest, source__isnull=True), duplicate=True)
+        return UploadResult(
+            filename, document=Document.objects.get(content_hash=digest, source__isnull=True), duplicate=True
+        )
     except STORAGE_ERRORS as exc:  # no row without its file: the person uploads again once storage is back
         logger.warning("Upload of %s refused: %s", filename, exc)
-        return UploadResult(filename, error=f"Not stored: {describe_storage_error(exc)}. Nothing was saved; "
-                                            f"upload it again once the file storage is back.")
+        return UploadResult(
+            filename,
+            error=f"Not stored: {describe_storage_error(exc)}. Nothing was saved; "
+            f"upload it again once the file storage is back.",
+        )
     return UploadResult(filename, document=document)
 
 
@@ -136,7 +142,9 @@ class ProcessResult:
         }
 
 
-def process_document(document_id: int, embedding_model_id: int | None = None, *, alongside: bool = False) -> ProcessResult:
+def process_document(
+    document_id: int, embedding_model_id: int | None = None, *, alongside: bool = False
+) -> ProcessResult:
     """Parse, chunk, embed and store one document. Safe to run any number of times.
 
     `alongside=True` (re-embedding the library with a new model) adds or
@@ -193,8 +201,12 @@ def mark_failed(document_id: int, reason: str, code: str = ErrorCode.TASK_ERROR)
 def mark_for_reprocessing(document: Document) -> None:
     """Show the document as processing again (Retry, re-embed) before its task runs; a person's retry starts the counts afresh."""
     Document.objects.filter(pk=document.pk).update(
-        review_status=ReviewStatus.PROCESSING, status_message="", error_code="", unfinished_deliveries=0,
-        redispatch_count=0, updated_at=timezone.now()
+        review_status=ReviewStatus.PROCESSING,
+        status_message="",
+        error_code="",
+        unfinished_deliveries=0,
+        redispatch_count=0,
+        updated_at=timezone.now(),
     )
     document.refresh_from_db()
 
@@ -214,9 +226,12 @@ def end_delivery(document_id: int) -> None:
 
 
 def fail_poison_document(document_id: int, crashed: int) -> None:
-    mark_failed(document_id, f"Not processed: the last {crashed} attempts each stopped the worker processing it "
-                f"(out of memory or a crash in the parser). Fix or replace the file, then retry.",
-                code=ErrorCode.POISON_MESSAGE)
+    mark_failed(
+        document_id,
+        f"Not processed: the last {crashed} attempts each stopped the worker processing it "
+        f"(out of memory or a crash in the parser). Fix or replace the file, then retry.",
+        code=ErrorCode.POISON_MESSAGE,
+    )
 
 
 def _embedding_model(model_id: int | None):
@@ -235,8 +250,9 @@ def _read_file(document: Document) -> bytes:
         with document.file.open("rb") as handle:
             return handle.read()
     except STORAGE_ERRORS as exc:
-        raise StoredFileUnreadable(f"The file could not be read: {describe_storage_error(exc)}. "
-                                   f"Retry once the file storage answers again.") from exc
+        raise StoredFileUnreadable(
+            f"The file could not be read: {describe_storage_error(exc)}. Retry once the file storage answers again."
+        ) from exc
 
 
 def embed_in_batches(texts: list[str], model) -> np.ndarray:
@@ -253,7 +269,9 @@ def _chunks_unchanged(document: Document, pieces: list[TextChunk], model, alongs
     chunks = document.chunks.all()
     if not alongside and chunks.exclude(embedding_model=model).exists():
         return False
-    stored = list(chunks.filter(embedding_model=model).order_by("position").values_list("position", "title", "heading", "text"))
+    stored = list(
+        chunks.filter(embedding_model=model).order_by("position").values_list("position", "title", "heading", "text")
+    )
     return stored == [(p.position, document.title, p.heading, p.text) for p in pieces]
 
 
@@ -277,7 +295,9 @@ def replace_chunks(
     ]
     with transaction.atomic():
         # Lock the document row: two deliveries of the same task serialise here.
-        current_hash = Document.objects.select_for_update().filter(pk=document.pk).values_list("content_hash", flat=True).first()
+        current_hash = (
+            Document.objects.select_for_update().filter(pk=document.pk).values_list("content_hash", flat=True).first()
+        )
         if current_hash is None:
             raise DocumentGone(f"document {document.pk} was deleted while it was processed")
         if current_hash != document.content_hash:
@@ -318,8 +338,12 @@ def delete_stored_file(field_file) -> None:
     try:
         field_file.delete(save=False)
     except STORAGE_ERRORS as exc:
-        logger.warning("File %s of a deleted document is left in storage: %s", field_file.name,
-                       describe_storage_error(exc), extra={"file": field_file.name})
+        logger.warning(
+            "File %s of a deleted document is left in storage: %s",
+            field_file.name,
+            describe_storage_error(exc),
+            extra={"file": field_file.name},
+        )
 
 
 def _mark_ready(document: Document, text: str, chunk_count: int, model) -> None:

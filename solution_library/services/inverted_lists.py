@@ -19,6 +19,7 @@ reads only those rows); and this layout is three more .npy files beside the
 segment files every process already memory-maps, so the page cache keeps one
 copy and incremental segments, deletions and merges work as before.
 """
+
 import math
 from dataclasses import dataclass
 
@@ -117,4 +118,3 @@ def recall(exact: list[tuple[int, float]], found: list[tuple[int, float]], toler
         return 1.0
     kth = exact[-1][1] - tolerance
     return min(1.0, sum(score >= kth for _, score in found) / len(exact))
-

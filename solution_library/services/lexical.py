@@ -11,6 +11,7 @@ describe how your organisation…", "Provide evidence that…"); those words are
 dropped before the search, and the remaining terms are OR-ed so a passage that
 has most of them — not necessarily all — ranks first.
 """
+
 import re
 import threading
 
@@ -47,7 +48,12 @@ def questionnaire_terms(text: str) -> list[str]:
 
 
 def lexical_ranking(
-    terms: list[str], limit: int, model_id: int, document_ids: list[int] | None = None, *, text_only: bool = False,
+    terms: list[str],
+    limit: int,
+    model_id: int,
+    document_ids: list[int] | None = None,
+    *,
+    text_only: bool = False,
     index=None,
 ) -> list[tuple[int, float]]:
     """(chunk_id, score) of the `limit` chunks of one embedding model that best match any of `terms`, best first.

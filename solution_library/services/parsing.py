@@ -5,6 +5,7 @@ decode for text formats); the file name only breaks the tie between Markdown
 and plain text. Everything refused raises `UnsupportedFile` with a message
 meant for the person who uploaded the file.
 """
+
 import io
 import re
 import zipfile
@@ -40,7 +41,9 @@ def detect_type(data: bytes, filename: str = "") -> str:
         )
     text = _decode_text(data)
     if text is None:
-        raise UnsupportedFile("This is a binary file of an unknown kind. Upload PDF, DOCX, Markdown, HTML or plain text.")
+        raise UnsupportedFile(
+            "This is a binary file of an unknown kind. Upload PDF, DOCX, Markdown, HTML or plain text."
+        )
     if HTML_START.match(data[:2048]) or (filename.lower().endswith((".html", ".htm")) and HTML_TAGS.search(text)):
         return DocumentType.HTML
     if filename.lower().endswith(MARKDOWN_EXTENSIONS) or len(MARKDOWN_MARKERS.findall(text[:20000])) >= 3:

@@ -6,6 +6,7 @@ returns `{"ranking": [numbers, best first]}`. Passages it leaves out keep their
 fused order behind the ones it ranked; a failed call or an unreadable reply
 leaves the fused order as it was — re-ranking may improve a search, never break it.
 """
+
 import json
 import logging
 import re

@@ -1,4 +1,5 @@
 """Sync jobs: create them (one active per source), run them with progress, find due sources."""
+
 from collections.abc import Callable
 from datetime import timedelta
 

@@ -12,6 +12,7 @@ those words is a frequent wrong answer when it is let in from anywhere. `make ev
 against each ranking alone and against plain BM25 (docs/quality.md).
 When a re-ranker model is configured, it re-orders the fused head (rerank.py).
 """
+
 from dataclasses import dataclass
 
 import numpy as np
@@ -95,11 +96,15 @@ def default_model_and_version():
     )
     if model is None or not (model.is_active and model.api.is_active) or llm.model_problem(model):
         model = llm.get_default_model("embedding")  # raises NoDefaultModel with the reason, or the stand-in
-        model.index_version = SearchIndexVersion.objects.filter(embedding_model=model).values_list("version", flat=True).first()
+        model.index_version = (
+            SearchIndexVersion.objects.filter(embedding_model=model).values_list("version", flat=True).first()
+        )
     return model, model.index_version or ""
 
 
-def vector_ranking(query: str, model, limit: int, document_ids: list[int] | None = None, index=None) -> list[tuple[int, float]]:
+def vector_ranking(
+    query: str, model, limit: int, document_ids: list[int] | None = None, index=None
+) -> list[tuple[int, float]]:
     """(chunk_id, cosine) of the `limit` chunks nearest to the query's embedding, best first."""
     vector = np.asarray(llm.embed_texts([query], model)[0], dtype=np.float32)
     return (index if index is not None else index_for(model.pk)).top(vector, limit, document_ids)
@@ -114,8 +119,9 @@ def fuse(rankings: list[tuple[list[tuple[int, float]], float]], k: int = RRF_K) 
     return sorted(scores.items(), key=lambda item: (-item[1], item[0]))
 
 
-def plausible_lexical(lexical: list[tuple[int, float]], vector: list[tuple[int, float]],
-                      plausible: int = PLAUSIBLE_BY_MEANING) -> list[tuple[int, float]]:
+def plausible_lexical(
+    lexical: list[tuple[int, float]], vector: list[tuple[int, float]], plausible: int = PLAUSIBLE_BY_MEANING
+) -> list[tuple[int, float]]:
     """The lexical ranking, kept to its first passage and those among the vector ranking's first `plausible`.
 
     Its first passage stays whatever the model thinks: an exact code or name ("ERR-4711", "pg_upgrade") is
@@ -153,8 +159,17 @@ def load_passages(ranked: list[tuple[int, float]], ranks: tuple[dict, dict] = ({
         )
         found = {row[0]: row for row in cursor.fetchall()}
     return [
-        Passage(chunk_id, document_id, title, text, round(score, 6), position, heading,
-                ranks[0].get(chunk_id), ranks[1].get(chunk_id))
+        Passage(
+            chunk_id,
+            document_id,
+            title,
+            text,
+            round(score, 6),
+            position,
+            heading,
+            ranks[0].get(chunk_id),
+            ranks[1].get(chunk_id),
+        )
         for chunk_id, score in ranked
         if (row := found.get(chunk_id)) is not None
         for _, document_id, title, text, position, heading in [row]

@@ -34,6 +34,7 @@ reports. Segments from later changes are small, so they are exact, and the
 first search after a change costs the change; merges and rewrites past the
 threshold group again. Cosine is a dot product (embeddings are L2-normalised).
 """
+
 import fcntl
 import json
 import mmap
@@ -218,8 +219,10 @@ def cosine_scores(columns: np.ndarray, query: np.ndarray, positions: np.ndarray 
     weights, count = query[rows], columns.shape[1] if positions is None else len(positions)
     scores = np.empty(count, dtype=np.float32)
     for start in range(0, count, SPARSE_BLOCK):
-        block = columns[rows, start : start + SPARSE_BLOCK] if positions is None else (
-            columns[np.ix_(rows, positions[start : start + SPARSE_BLOCK])]
+        block = (
+            columns[rows, start : start + SPARSE_BLOCK]
+            if positions is None
+            else (columns[np.ix_(rows, positions[start : start + SPARSE_BLOCK])])
         )
         np.matmul(weights, block, out=scores[start : start + SPARSE_BLOCK])
     return scores
@@ -317,7 +320,9 @@ class SegmentFiles:
     def put_row(self, row: int, values: np.ndarray) -> None:
         self._columns[row, : len(values)] = values
 
-    def finish(self, ids: np.ndarray, documents: np.ndarray, filled: int, lists: InvertedLists | None = None) -> Segment:
+    def finish(
+        self, ids: np.ndarray, documents: np.ndarray, filled: int, lists: InvertedLists | None = None
+    ) -> Segment:
         """Close the written segment; a grouped one (chunks list by list) also writes its lists."""
         self._columns.flush()
         del self._columns
@@ -334,7 +339,9 @@ class SegmentFiles:
         np.save(self.folder / f"{self.name}.{part}.npy", array)
 
 
-def open_segment(folder: Path, entry: dict, deleted: np.ndarray | None = None, mapped: Segment | None = None) -> Segment:
+def open_segment(
+    folder: Path, entry: dict, deleted: np.ndarray | None = None, mapped: Segment | None = None
+) -> Segment:
     """One segment of a generation, its deleted chunks masked; `mapped`: the same segment already
     mapped by this process (files never change, so a new generation maps only its new segments)."""
     segment = mapped or _map_segment(folder, entry)
@@ -404,7 +411,9 @@ class SharedIndexFolder:
         if manifest.get("deleted"):
             deleted = np.load(self.folder / manifest["deleted"])
         already = {segment.name: segment for segment in mapped}
-        segments = [open_segment(self.folder, entry, deleted, already.get(entry["name"])) for entry in manifest["segments"]]
+        segments = [
+            open_segment(self.folder, entry, deleted, already.get(entry["name"])) for entry in manifest["segments"]
+        ]
         return VectorIndex(self.model_id, manifest["version"], segments, deleted)
 
     @contextmanager
@@ -549,4 +558,3 @@ def _open_current(model_id: int, version: str) -> VectorIndex:
         if manifest is not None and manifest["version"] == version:
             return shared.open(manifest, mapped)
         return shared.update(shared.open(manifest, mapped) if manifest else None)
-

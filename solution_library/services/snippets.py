@@ -6,6 +6,7 @@ snippet is the sentence holding most of the query's subject words, with its
 neighbour when it is short, and the matched words wrapped in <mark>: the same
 stems the drafts' sentence choice uses (llm_manager.providers.grounding).
 """
+
 import re
 from dataclasses import dataclass
 
@@ -20,9 +21,9 @@ WORD = re.compile(r"[A-Za-z0-9]+")
 
 @dataclass(frozen=True)
 class Snippet:
-    html: SafeString        # escaped text with <mark> around the matched words
-    matched: list[str]      # the query's words found in the passage, in the query's order
-    text: str               # the same sentences, plain (what the answer editor inserts)
+    html: SafeString  # escaped text with <mark> around the matched words
+    matched: list[str]  # the query's words found in the passage, in the query's order
+    text: str  # the same sentences, plain (what the answer editor inserts)
 
 
 def query_stems(query: str) -> set[str]:
@@ -56,7 +57,7 @@ def highlight(text: str, wanted: set[str]) -> str:
     out, last = [], 0
     for match in WORD.finditer(text):
         if stem(match.group(0).lower()) in wanted:
-            out += [escape(text[last:match.start()]), f"<mark>{escape(match.group(0))}</mark>"]
+            out += [escape(text[last : match.start()]), f"<mark>{escape(match.group(0))}</mark>"]
             last = match.end()
     out.append(escape(text[last:]))
     return "".join(out)

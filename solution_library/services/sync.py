@@ -8,6 +8,7 @@ complete crawl (no page limit reached, start page read), so a broken or
 truncated crawl never deletes anything. Embedding is left to the caller, who
 gets the ids of the documents that need it.
 """
+
 import logging
 from collections import deque
 from collections.abc import Callable, Iterator
@@ -51,8 +52,13 @@ class SyncResult:
 
     def counts(self) -> dict:
         return {
-            "created": self.created, "updated": self.updated, "skipped": self.skipped,
-            "failed": self.failed, "removed": self.removed, "processed": self.processed, "total": self.total,
+            "created": self.created,
+            "updated": self.updated,
+            "skipped": self.skipped,
+            "failed": self.failed,
+            "removed": self.removed,
+            "processed": self.processed,
+            "total": self.total,
         }
 
 
@@ -225,4 +231,3 @@ def _upsert_page_document(source, page: Page, text: str, user) -> tuple[str, Doc
 def _remove_gone_documents(source: DocumentationSource, seen: set[str]) -> int:
     gone = Document.objects.filter(source=source).exclude(source_url__in=seen)
     return sum(delete_document(document) for document in gone)
-

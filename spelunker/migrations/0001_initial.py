@@ -6,7 +6,6 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
@@ -15,43 +14,75 @@ class Migration(migrations.Migration):
 
     operations = [
         migrations.CreateModel(
-            name='SystemCheck',
+            name="SystemCheck",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('celery_task_id', models.CharField(blank=True, db_index=True, help_text='Celery task ID for Flower monitoring', max_length=255)),
-                ('status', models.CharField(choices=[('pending', 'Pending'), ('processing', 'Processing'), ('completed', 'Completed'), ('failed', 'Failed'), ('cancelled', 'Cancelled')], default='pending', max_length=20)),
-                ('started_at', models.DateTimeField(blank=True, null=True)),
-                ('completed_at', models.DateTimeField(blank=True, null=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True, db_index=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('message', models.TextField(blank=True, help_text='Why the job failed, or a short summary')),
-                ('errors', models.JSONField(blank=True, default=list)),
-                ('total_items', models.PositiveIntegerField(default=0)),
-                ('processed_items', models.PositiveIntegerField(default=0)),
-                ('successful_items', models.PositiveIntegerField(default=0)),
-                ('failed_items', models.PositiveIntegerField(default=0)),
-                ('started_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "celery_task_id",
+                    models.CharField(
+                        blank=True, db_index=True, help_text="Celery task ID for Flower monitoring", max_length=255
+                    ),
+                ),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("pending", "Pending"),
+                            ("processing", "Processing"),
+                            ("completed", "Completed"),
+                            ("failed", "Failed"),
+                            ("cancelled", "Cancelled"),
+                        ],
+                        default="pending",
+                        max_length=20,
+                    ),
+                ),
+                ("started_at", models.DateTimeField(blank=True, null=True)),
+                ("completed_at", models.DateTimeField(blank=True, null=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True, db_index=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                ("message", models.TextField(blank=True, help_text="Why the job failed, or a short summary")),
+                ("errors", models.JSONField(blank=True, default=list)),
+                ("total_items", models.PositiveIntegerField(default=0)),
+                ("processed_items", models.PositiveIntegerField(default=0)),
+                ("successful_items", models.PositiveIntegerField(default=0)),
+                ("failed_items", models.PositiveIntegerField(default=0)),
+                (
+                    "started_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'verbose_name': 'system check',
-                'ordering': ['-created_at'],
-                'abstract': False,
+                "verbose_name": "system check",
+                "ordering": ["-created_at"],
+                "abstract": False,
             },
         ),
         migrations.CreateModel(
-            name='QueueProbe',
+            name="QueueProbe",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('queue', models.CharField(max_length=50)),
-                ('celery_task_id', models.CharField(blank=True, max_length=255)),
-                ('worker', models.CharField(blank=True, max_length=255)),
-                ('latency_ms', models.FloatField(blank=True, null=True)),
-                ('answered_at', models.DateTimeField(blank=True, null=True)),
-                ('check_run', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='probes', to='spelunker.systemcheck')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("queue", models.CharField(max_length=50)),
+                ("celery_task_id", models.CharField(blank=True, max_length=255)),
+                ("worker", models.CharField(blank=True, max_length=255)),
+                ("latency_ms", models.FloatField(blank=True, null=True)),
+                ("answered_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "check_run",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="probes", to="spelunker.systemcheck"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['queue'],
-                'constraints': [models.UniqueConstraint(fields=('check_run', 'queue'), name='one_probe_per_queue')],
+                "ordering": ["queue"],
+                "constraints": [models.UniqueConstraint(fields=("check_run", "queue"), name="one_probe_per_queue")],
             },
         ),
     ]

@@ -6,70 +6,84 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('spelunker', '0001_initial'),
+        ("spelunker", "0001_initial"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='systemcheck',
-            name='error_code',
+            model_name="systemcheck",
+            name="error_code",
             field=models.CharField(blank=True, max_length=40),
         ),
         migrations.AddField(
-            model_name='systemcheck',
-            name='progress_at_delivery',
+            model_name="systemcheck",
+            name="progress_at_delivery",
             field=models.PositiveIntegerField(default=0),
         ),
         migrations.AddField(
-            model_name='systemcheck',
-            name='redispatch_count',
+            model_name="systemcheck",
+            name="redispatch_count",
             field=models.PositiveSmallIntegerField(default=0),
         ),
         migrations.AddField(
-            model_name='systemcheck',
-            name='stop_requested',
+            model_name="systemcheck",
+            name="stop_requested",
             field=models.BooleanField(default=False),
         ),
         migrations.AddField(
-            model_name='systemcheck',
-            name='unfinished_deliveries',
+            model_name="systemcheck",
+            name="unfinished_deliveries",
             field=models.PositiveSmallIntegerField(default=0),
         ),
         migrations.CreateModel(
-            name='OutboxMessage',
+            name="OutboxMessage",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('task_name', models.CharField(max_length=200)),
-                ('args', models.JSONField(blank=True, default=list)),
-                ('kwargs', models.JSONField(blank=True, default=dict)),
-                ('options', models.JSONField(blank=True, default=dict, help_text='apply_async options: queue, time limits, expires')),
-                ('task_id', models.CharField(max_length=255, unique=True)),
-                ('subject_model', models.CharField(max_length=100)),
-                ('subject_id', models.PositiveBigIntegerField()),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('sent_at', models.DateTimeField(blank=True, db_index=True, null=True)),
-                ('attempts', models.PositiveIntegerField(default=0)),
-                ('last_error', models.TextField(blank=True)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("task_name", models.CharField(max_length=200)),
+                ("args", models.JSONField(blank=True, default=list)),
+                ("kwargs", models.JSONField(blank=True, default=dict)),
+                (
+                    "options",
+                    models.JSONField(
+                        blank=True, default=dict, help_text="apply_async options: queue, time limits, expires"
+                    ),
+                ),
+                ("task_id", models.CharField(max_length=255, unique=True)),
+                ("subject_model", models.CharField(max_length=100)),
+                ("subject_id", models.PositiveBigIntegerField()),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("sent_at", models.DateTimeField(blank=True, db_index=True, null=True)),
+                ("attempts", models.PositiveIntegerField(default=0)),
+                ("last_error", models.TextField(blank=True)),
             ],
             options={
-                'ordering': ['pk'],
-                'indexes': [models.Index(fields=['subject_model', 'subject_id'], name='outbox_subject_idx')],
+                "ordering": ["pk"],
+                "indexes": [models.Index(fields=["subject_model", "subject_id"], name="outbox_subject_idx")],
             },
         ),
         migrations.CreateModel(
-            name='JobAcknowledgement',
+            name="JobAcknowledgement",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('kind', models.CharField(max_length=40)),
-                ('object_id', models.PositiveBigIntegerField()),
-                ('acknowledged_at', models.DateTimeField(auto_now_add=True)),
-                ('acknowledged_by', models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("kind", models.CharField(max_length=40)),
+                ("object_id", models.PositiveBigIntegerField()),
+                ("acknowledged_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "acknowledged_by",
+                    models.ForeignKey(
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'constraints': [models.UniqueConstraint(fields=('kind', 'object_id'), name='one_acknowledgement_per_job')],
+                "constraints": [
+                    models.UniqueConstraint(fields=("kind", "object_id"), name="one_acknowledgement_per_job")
+                ],
             },
         ),
     ]

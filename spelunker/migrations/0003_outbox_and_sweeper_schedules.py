@@ -7,14 +7,27 @@
 Each expires just under its period, so a worker outage does not replay as a
 burst of stale runs. Idempotent: an existing row keeps its edits.
 """
+
 from django.db import migrations
 
 SCHEDULES = [
     # name, task, every, period, expire_seconds, description
-    ("Send queued task messages (outbox)", "spelunker.publish_outbox", 5, "seconds", 4,
-     "Publishes the task messages the broker refused (it was down); the jobs wait as pending meanwhile."),
-    ("Sweep lost jobs", "spelunker.sweep_lost_jobs", 1, "minutes", 55,
-     "Sends again, or fails with a reason, the jobs and documents whose worker vanished."),
+    (
+        "Send queued task messages (outbox)",
+        "spelunker.publish_outbox",
+        5,
+        "seconds",
+        4,
+        "Publishes the task messages the broker refused (it was down); the jobs wait as pending meanwhile.",
+    ),
+    (
+        "Sweep lost jobs",
+        "spelunker.sweep_lost_jobs",
+        1,
+        "minutes",
+        55,
+        "Sends again, or fails with a reason, the jobs and documents whose worker vanished.",
+    ),
 ]
 
 
@@ -25,8 +38,13 @@ def create_schedules(apps, schema_editor):
         interval, _ = IntervalSchedule.objects.get_or_create(every=every, period=period)
         PeriodicTask.objects.get_or_create(
             name=name,
-            defaults={"task": task, "interval": interval, "enabled": True, "expire_seconds": expire_seconds,
-                      "description": description},
+            defaults={
+                "task": task,
+                "interval": interval,
+                "enabled": True,
+                "expire_seconds": expire_seconds,
+                "description": description,
+            },
         )
 
 

@@ -7,38 +7,37 @@ from django.db import migrations
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('spelunker', '0003_outbox_and_sweeper_schedules'),
-        ('jobs', '0001_toolkit_tables_from_spelunker'),
+        ("spelunker", "0003_outbox_and_sweeper_schedules"),
+        ("jobs", "0001_toolkit_tables_from_spelunker"),
     ]
 
     operations = [
         migrations.SeparateDatabaseAndState(
             state_operations=[
                 migrations.RemoveField(
-                    model_name='jobacknowledgement',
-                    name='acknowledged_by',
+                    model_name="jobacknowledgement",
+                    name="acknowledged_by",
                 ),
                 migrations.DeleteModel(
-                    name='OutboxMessage',
+                    name="OutboxMessage",
                 ),
                 migrations.RemoveField(
-                    model_name='queueprobe',
-                    name='check_run',
+                    model_name="queueprobe",
+                    name="check_run",
                 ),
                 migrations.RemoveField(
-                    model_name='systemcheck',
-                    name='started_by',
+                    model_name="systemcheck",
+                    name="started_by",
                 ),
                 migrations.DeleteModel(
-                    name='JobAcknowledgement',
+                    name="JobAcknowledgement",
                 ),
                 migrations.DeleteModel(
-                    name='QueueProbe',
+                    name="QueueProbe",
                 ),
                 migrations.DeleteModel(
-                    name='SystemCheck',
+                    name="SystemCheck",
                 ),
             ],
             database_operations=[],

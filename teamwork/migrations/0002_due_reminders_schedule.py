@@ -4,6 +4,7 @@ Every hour; it expires just under its period, so a worker outage does not
 replay as a burst. The task is idempotent (one reminder per assignment, kind
 and due date), so an extra run sends nothing twice. An existing row keeps its edits.
 """
+
 from django.db import migrations
 
 NAME = "Remind assignees of due and overdue questions"
@@ -16,9 +17,14 @@ def create_schedule(apps, schema_editor):
     interval, _ = IntervalSchedule.objects.get_or_create(every=1, period="hours")
     PeriodicTask.objects.get_or_create(
         name=NAME,
-        defaults={"task": TASK, "interval": interval, "enabled": True, "expire_seconds": 3600 - 60,
-                  "description": "Reminds each assignee of an open question due within ASSIGNMENT_REMIND_DAYS, "
-                                 "and tells assignee and assigner when it is overdue (in the app and by email)."},
+        defaults={
+            "task": TASK,
+            "interval": interval,
+            "enabled": True,
+            "expire_seconds": 3600 - 60,
+            "description": "Reminds each assignee of an open question due within ASSIGNMENT_REMIND_DAYS, "
+            "and tells assignee and assigner when it is overdue (in the app and by email).",
+        },
     )
 
 

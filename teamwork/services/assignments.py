@@ -1,4 +1,5 @@
 """Giving questions to a colleague with a due date, "My questions", and the reminders before and after it."""
+
 from datetime import date, timedelta
 
 from django.conf import settings
@@ -34,22 +35,45 @@ def assign_questions(rfp, questions, assignee, due: date | None, by) -> list[Ass
     now = timezone.now()
     with transaction.atomic():
         assignments = [
-            Assignment.objects.update_or_create(question=q, defaults={
-                "assignee": assignee, "due_date": due, "assigned_by": by, "assigned_at": now, "answered_at": None,
-            })[0]
+            Assignment.objects.update_or_create(
+                question=q,
+                defaults={
+                    "assignee": assignee,
+                    "due_date": due,
+                    "assigned_by": by,
+                    "assigned_at": now,
+                    "answered_at": None,
+                },
+            )[0]
             for q in questions
         ]
         labels = [q.label for q in questions]
-        record(AuditEvent.Action.ASSIGNED, f"RFP {rfp.pk} {rfp.name}", rfp=rfp, actor=by,
-               questions=labels, assignee=assignee.get_username(), due=due.isoformat() if due else "")
+        record(
+            AuditEvent.Action.ASSIGNED,
+            f"RFP {rfp.pk} {rfp.name}",
+            rfp=rfp,
+            actor=by,
+            questions=labels,
+            assignee=assignee.get_username(),
+            due=due.isoformat() if due else "",
+        )
         if assignee != by:
-            notify(assignee, Notification.Kind.ASSIGNED, _assigned_text(rfp, labels, due, by),
-                   url=reverse("teamwork:my_questions"), question=questions[0] if len(questions) == 1 else None)
+            notify(
+                assignee,
+                Notification.Kind.ASSIGNED,
+                _assigned_text(rfp, labels, due, by),
+                url=reverse("teamwork:my_questions"),
+                question=questions[0] if len(questions) == 1 else None,
+            )
     return assignments
 
 
 def _assigned_text(rfp, labels: list[str], due: date | None, by) -> str:
-    what = labels[0] if len(labels) == 1 else f"{len(labels)} questions ({', '.join(labels[:5])}{'…' if len(labels) > 5 else ''})"
+    what = (
+        labels[0]
+        if len(labels) == 1
+        else f"{len(labels)} questions ({', '.join(labels[:5])}{'…' if len(labels) > 5 else ''})"
+    )
     when = f", due {due:%Y-%m-%d}" if due else ""
     return f"{by.get_username()} assigned you {what} of “{rfp.name}”{when}."
 
@@ -60,7 +84,8 @@ def my_questions(user, show_done: bool = False):
     if not show_done:
         rows = rows.filter(answered_at__isnull=True)
     return rows.select_related("question__rfp", "question__answer", "assigned_by").order_by(
-        "answered_at", "due_date", "question__rfp_id", "question__order")
+        "answered_at", "due_date", "question__rfp_id", "question__order"
+    )
 
 
 def send_due_reminders(today: date | None = None) -> dict:
@@ -77,9 +102,14 @@ def send_due_reminders(today: date | None = None) -> dict:
         if overdue and assignment.assigned_by and assignment.assigned_by != assignment.assignee:
             recipients.append(assignment.assigned_by)
         for recipient in recipients:
-            sent = notify(recipient, kind, _reminder_text(assignment, overdue), question=assignment.question,
-                          url=reverse("rfp_manager:answer_edit", args=[assignment.question_id]),
-                          dedupe_key=f"{kind}:{assignment.pk}:{assignment.due_date:%Y-%m-%d}")
+            sent = notify(
+                recipient,
+                kind,
+                _reminder_text(assignment, overdue),
+                question=assignment.question,
+                url=reverse("rfp_manager:answer_edit", args=[assignment.question_id]),
+                dedupe_key=f"{kind}:{assignment.pk}:{assignment.due_date:%Y-%m-%d}",
+            )
             counts[kind] += sent is not None
     return counts
 
@@ -87,5 +117,7 @@ def send_due_reminders(today: date | None = None) -> dict:
 def _reminder_text(assignment: Assignment, overdue: bool) -> str:
     question = assignment.question
     state = "was due" if overdue else "is due"
-    return (f"{question.label} of “{question.rfp.name}”, assigned to {assignment.assignee.get_username()}, "
-            f"{state} on {assignment.due_date:%Y-%m-%d}.")
+    return (
+        f"{question.label} of “{question.rfp.name}”, assigned to {assignment.assignee.get_username()}, "
+        f"{state} on {assignment.due_date:%Y-%m-%d}."
+    )

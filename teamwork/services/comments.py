@@ -1,4 +1,5 @@
 """Comments on a question, and the @mentions in them."""
+
 import re
 
 from django.db import transaction
@@ -32,12 +33,22 @@ def add_comment(question, author, text: str) -> tuple[Comment, list[str]]:
     with transaction.atomic():
         comment = Comment.objects.create(question=question, author=author, text=text)
         comment.mentions.set(mentioned)
-        record(AuditEvent.Action.COMMENTED, f"{question.label} of RFP {rfp.pk} {rfp.name}", rfp=rfp, actor=author,
-               question=question.label, text=text[:1000])
+        record(
+            AuditEvent.Action.COMMENTED,
+            f"{question.label} of RFP {rfp.pk} {rfp.name}",
+            rfp=rfp,
+            actor=author,
+            question=question.label,
+            text=text[:1000],
+        )
         url = reverse("rfp_manager:answer_edit", args=[question.pk]) + f"#comment-{comment.pk}"
         for user in mentioned:
             if user != author:
-                notify(user, Notification.Kind.MENTIONED,
-                       f"{author.get_username()} mentioned you on {question.label} of “{rfp.name}”: {text[:200]}",
-                       url=url, question=question)
+                notify(
+                    user,
+                    Notification.Kind.MENTIONED,
+                    f"{author.get_username()} mentioned you on {question.label} of “{rfp.name}”: {text[:200]}",
+                    url=url,
+                    question=question,
+                )
     return comment, sorted(names - people.keys())

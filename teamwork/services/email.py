@@ -4,6 +4,7 @@ The backend is the settings' (EMAIL_URL: the console under `make run`, SMTP in
 production). Delivery is at least once: the row is marked sent right after the
 server accepted the message, so only a crash between the two sends it again.
 """
+
 import smtplib
 from dataclasses import dataclass
 
@@ -46,8 +47,11 @@ def deliver(notification_id: int, last_try: bool) -> Outcome:
 
     A second run after success does nothing (the row is no longer queued).
     """
-    notification = (Notification.objects.select_related("recipient")
-                    .filter(pk=notification_id, email_status=Notification.Email.QUEUED).first())
+    notification = (
+        Notification.objects.select_related("recipient")
+        .filter(pk=notification_id, email_status=Notification.Email.QUEUED)
+        .first()
+    )
     if notification is None:
         return Outcome(sent=False)
     attempts = notification.email_attempts + 1
@@ -58,9 +62,11 @@ def deliver(notification_id: int, last_try: bool) -> Outcome:
         error = f"{type(exc).__name__}: {exc}"[:2000]
         retry = is_transient(exc) and not last_try
         status = Notification.Email.QUEUED if retry else Notification.Email.FAILED
-        Notification.objects.filter(pk=notification_id).update(email_attempts=attempts, email_error=error,
-                                                              email_status=status)
+        Notification.objects.filter(pk=notification_id).update(
+            email_attempts=attempts, email_error=error, email_status=status
+        )
         return Outcome(sent=False, retry=retry, error=error)
-    Notification.objects.filter(pk=notification_id).update(email_attempts=attempts, email_status=Notification.Email.SENT,
-                                                          email_sent_at=timezone.now(), email_error="")
+    Notification.objects.filter(pk=notification_id).update(
+        email_attempts=attempts, email_status=Notification.Email.SENT, email_sent_at=timezone.now(), email_error=""
+    )
     return Outcome(sent=True)

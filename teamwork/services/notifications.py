@@ -4,6 +4,7 @@
 transaction commits (through the outbox), so the action that caused it never
 waits for, or fails with, the mail server.
 """
+
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
@@ -13,8 +14,15 @@ from ..models import Notification
 def notify(recipient, kind: str, text: str, url: str = "", question=None, dedupe_key: str = "") -> Notification | None:
     """A new notification; None when one with the same `dedupe_key` exists already (a reminder sent twice)."""
     email_status = Notification.Email.QUEUED if recipient.email else Notification.Email.NONE
-    values = {"recipient": recipient, "kind": kind, "text": text[:500], "url": url, "question": question,
-              "dedupe_key": dedupe_key, "email_status": email_status}
+    values = {
+        "recipient": recipient,
+        "kind": kind,
+        "text": text[:500],
+        "url": url,
+        "question": question,
+        "dedupe_key": dedupe_key,
+        "email_status": email_status,
+    }
     if not dedupe_key:
         return Notification.objects.create(**values)
     try:
@@ -34,6 +42,10 @@ def mark_all_read(user) -> int:
 
 def undelivered():
     """Emails that gave up (staff see them with the reason) and those still being retried."""
-    return (Notification.objects.filter(email_status__in=(Notification.Email.FAILED, Notification.Email.QUEUED),
-                                        email_attempts__gt=0)
-            .select_related("recipient").order_by("-created_at"))
+    return (
+        Notification.objects.filter(
+            email_status__in=(Notification.Email.FAILED, Notification.Email.QUEUED), email_attempts__gt=0
+        )
+        .select_related("recipient")
+        .order_by("-created_at")
+    )

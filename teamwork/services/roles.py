@@ -9,11 +9,11 @@
 
 Anyone else does not see the RFP at all (`RFP.objects.visible_to`: 404, its existence is not disclosed).
 """
+
 from dataclasses import dataclass
 
-from django.core.exceptions import PermissionDenied
-
 from django.contrib.auth import get_user_model
+from django.core.exceptions import PermissionDenied
 from django.db.models import Q
 
 from ..models import ROLE_RANK, Membership, Role
@@ -66,8 +66,10 @@ def require(rfp, user, role: str) -> Access:
     """The user's access, or PermissionDenied saying which role the action needs."""
     held = access(rfp, user)
     if not held.at_least(role):
-        raise PermissionDenied(f"You are a {held.label} of “{rfp.name}”; this needs the {Role(role).label.lower()} "
-                               "role. Ask the RFP's owner.")
+        raise PermissionDenied(
+            f"You are a {held.label} of “{rfp.name}”; this needs the {Role(role).label.lower()} "
+            "role. Ask the RFP's owner."
+        )
     return held
 
 
@@ -92,8 +94,10 @@ def assignment_refusal(rfp, assignee) -> str:
     held = access(rfp, assignee)
     name = assignee.get_username()
     if held.role is None:
-        return (f"{name} cannot see “{rfp.name}”: add them as a contributor under People, or share the RFP with "
-                "one of their groups, then assign.")
+        return (
+            f"{name} cannot see “{rfp.name}”: add them as a contributor under People, or share the RFP with "
+            "one of their groups, then assign."
+        )
     if held.role == Role.VIEWER:
         return f"{name} is a viewer of “{rfp.name}” and cannot answer: make them a contributor first."
     return ""
@@ -107,7 +111,6 @@ def people(rfp) -> list:
 
 def _may_see(rfp):
     return Q(pk=rfp.owner_id) | Q(rfp_memberships__rfp=rfp) | Q(groups__in=rfp.shared_with.all())
-
 
 
 def owned_rfps(user):

@@ -1,5 +1,6 @@
 """{% question_team question %}: who the question is assigned to, and the comment form — on the answer's page
 (and on any page that lists questions: the RFP workspace may include it per row)."""
+
 from django import template
 
 from ..forms import CommentForm

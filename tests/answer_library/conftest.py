@@ -1,10 +1,11 @@
 """Fixtures for the answer library tests: the rfp_manager fake-LLM front and library, and an approved answer."""
+
 import pytest
 
 from answer_library.models import Entry
 from answer_library.services import entries
 from rfp_manager.services import answering
-from tests.rfp_manager.conftest import chat_requests, llm_api, llm_front, library, make_rfp  # noqa: F401
+from tests.rfp_manager.conftest import chat_requests, library, llm_api, llm_front, make_rfp  # noqa: F401
 
 BACKUP_QUESTION = "How often are backups taken and how long are they kept?"
 BACKUP_REWORDED = "How frequently are backups taken, and for how long are they kept?"

@@ -4,6 +4,7 @@ Live server, a real worker (the responder runs in it), the fake LLM server.
 The screenshots of the library's pages are written to docs/img/ when
 SPELUNKER_WRITE_DOCS=1, like the tour's.
 """
+
 import io
 import os
 from pathlib import Path
@@ -32,8 +33,9 @@ def run_responder(page) -> None:
     page.click("text=See the answers")
 
 
-def test_approve_then_a_reworded_rfp_reuses_it_and_exports(logged_in_page, live_server, live_worker, library, user,
-                                                           fake_llm, tmp_path):
+def test_approve_then_a_reworded_rfp_reuses_it_and_exports(
+    logged_in_page, live_server, live_worker, library, user, fake_llm, tmp_path
+):
     first = make_rfp(user, [BACKUP_QUESTION, "Which data centres host the service?"], name="First RFP")
     page = logged_in_page(user, "pw-alice-123")
 
@@ -51,7 +53,10 @@ def test_approve_then_a_reworded_rfp_reuses_it_and_exports(logged_in_page, live_
     page.fill("#id_name", "Second RFP")
     page.click("button.primary")
     page.wait_for_selector("h1:has-text('Second RFP')")
-    page.fill("#import textarea[name=text]", f"1. {BACKUP_REWORDED}\n2. How is customer data encrypted at rest and in transit?")
+    page.fill(
+        "#import textarea[name=text]",
+        f"1. {BACKUP_REWORDED}\n2. How is customer data encrypted at rest and in transit?",
+    )
     page.click("#import-submit")
     page.click("#confirm-import")
     page.wait_for_selector("text=Imported: 2 new")
@@ -86,8 +91,14 @@ def test_approve_then_a_reworded_rfp_reuses_it_and_exports(logged_in_page, live_
     # A conflicting entry, found by a scan started from the page (it runs in the worker, with progress).
     from answer_library.services.entries import save_entry
 
-    save_entry(Entry(), user, "test", question="How often are backups taken, and how long are they retained?",
-               answer_text="Backups are taken daily and kept for 90 days.", tags=["backup"])
+    save_entry(
+        Entry(),
+        user,
+        "test",
+        question="How often are backups taken, and how long are they retained?",
+        answer_text="Backups are taken daily and kept for 90 days.",
+        tags=["backup"],
+    )
     page.goto(f"{live_server.url}/answers/findings/")
     page.click("#start-scan")
     page.wait_for_selector(".progress-block[data-status=completed]", timeout=60000)

@@ -1,4 +1,5 @@
 """No contradictions: near-duplicates and conflicting entries are found and listed; facts are checked before export."""
+
 import pytest
 
 from answer_library import tasks
@@ -20,9 +21,12 @@ def library_entries(user, llm_api):
     return {
         "rotation_90": entry(user, "How often must users change their passwords?", "Passwords expire every 90 days."),
         "rotation_180": entry(user, "How often do users have to change their password?", "Every 180 days."),
-        "mfa_yes": entry(user, "Is multi-factor authentication enforced for all accounts?", "Yes, for all.", choice="yes"),
-        "mfa_no": entry(user, "Is multi-factor authentication enforced for all user accounts?", "Only for admins.",
-                        choice="no"),
+        "mfa_yes": entry(
+            user, "Is multi-factor authentication enforced for all accounts?", "Yes, for all.", choice="yes"
+        ),
+        "mfa_no": entry(
+            user, "Is multi-factor authentication enforced for all user accounts?", "Only for admins.", choice="no"
+        ),
         "dc_a": entry(user, "Which data centres host the service?", "Frankfurt and Dublin."),
         "dc_b": entry(user, "Which data centres host your service?", "Our data centres are in Frankfurt and Dublin."),
         "keys": entry(user, "How often are encryption keys rotated?", "Yearly."),
@@ -44,7 +48,9 @@ def test_two_conflicting_entries_are_found(library_entries, user, user_client):
     assert "180" in pair(e["rotation_90"], e["rotation_180"]).detail
     assert pair(e["mfa_yes"], e["mfa_no"]).kind == Finding.Kind.CONFLICT
     assert pair(e["dc_a"], e["dc_b"]).kind == Finding.Kind.DUPLICATE
-    assert not Finding.objects.filter(first=e["keys"]).exists() and not Finding.objects.filter(second=e["keys"]).exists()
+    assert (
+        not Finding.objects.filter(first=e["keys"]).exists() and not Finding.objects.filter(second=e["keys"]).exists()
+    )
     assert Finding.objects.count() == 3
     page = user_client.get("/answers/findings/").content.decode()
     assert "Passwords expire every 90 days." in page and "Every 180 days." in page
@@ -97,8 +103,9 @@ def test_a_canonical_fact_stated_differently_is_shown_before_export(user, user_c
 
 
 def test_answers_that_agree_with_the_facts_show_no_warning(user, user_client, llm_api):
-    CanonicalFact.objects.create(name="Legal name", pattern=r"(Kestrel Peak Software(?:,? (?:Ltd|Inc)\.?)?)",
-                                 value="Kestrel Peak Software Ltd")
+    CanonicalFact.objects.create(
+        name="Legal name", pattern=r"(Kestrel Peak Software(?:,? (?:Ltd|Inc)\.?)?)", value="Kestrel Peak Software Ltd"
+    )
     rfp = make_rfp(user, ["Who are you?"])
     Answer.objects.create(question=rfp.questions.get(), draft_text="We are Kestrel Peak Software Ltd.")
 

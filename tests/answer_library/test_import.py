@@ -1,4 +1,5 @@
 """Seeding the library from an answered questionnaire: the questionnaire mapping, a job with progress, idempotent."""
+
 import io
 
 import pytest

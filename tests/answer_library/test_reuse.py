@@ -1,4 +1,5 @@
 """Reuse first: an answer approved in one RFP answers the same question, reworded, in the next — no draft call."""
+
 import pytest
 
 from answer_library.models import Candidate, Entry
@@ -11,7 +12,8 @@ pytestmark = pytest.mark.django_db
 
 
 def test_a_reworded_question_reuses_the_approved_entry_without_calling_the_model(
-        approved_entry, user, chat_model, fake_llm):
+    approved_entry, user, chat_model, fake_llm
+):
     second = make_rfp(user, [BACKUP_REWORDED], name="Second RFP")
     before = chat_requests(fake_llm)
 
@@ -61,10 +63,18 @@ def test_approving_in_the_rfp_saves_a_new_entry_with_its_sources(user, user_clie
     form = user_client.get(f"/answers/answers/{answer.pk}/approve/").content.decode()
     assert 'value="update"' not in form  # nothing to update: it was drafted, not reused
 
-    response = user_client.post(f"/answers/answers/{answer.pk}/approve/", {
-        "mode": "new", "question": BACKUP_QUESTION, "answer_text": answer.final_answer, "tags": "backup, ops",
-        "owner": user.pk, "review_by": "2030-01-01", "alternatives": "",
-    })
+    response = user_client.post(
+        f"/answers/answers/{answer.pk}/approve/",
+        {
+            "mode": "new",
+            "question": BACKUP_QUESTION,
+            "answer_text": answer.final_answer,
+            "tags": "backup, ops",
+            "owner": user.pk,
+            "review_by": "2030-01-01",
+            "alternatives": "",
+        },
+    )
 
     assert response.status_code == 302
     entry = Entry.objects.get(origin_answer=answer)
@@ -75,15 +85,22 @@ def test_approving_in_the_rfp_saves_a_new_entry_with_its_sources(user, user_clie
 
 
 def test_approving_a_reused_answer_offers_to_update_its_entry_and_adds_the_wording(
-        approved_entry, user, user_client, chat_model):
+    approved_entry, user, user_client, chat_model
+):
     second = make_rfp(user, [BACKUP_REWORDED], name="Second RFP")
     answer = answering.generate_answer(second.questions.get(), model=chat_model)
     assert 'value="update"' in user_client.get(f"/answers/answers/{answer.pk}/approve/").content.decode()
 
-    user_client.post(f"/answers/answers/{answer.pk}/approve/", {
-        "mode": "update", "question": BACKUP_REWORDED, "answer_text": "Hourly backups, kept for 35 days.",
-        "owner": user.pk, "tags": "backup",
-    })
+    user_client.post(
+        f"/answers/answers/{answer.pk}/approve/",
+        {
+            "mode": "update",
+            "question": BACKUP_REWORDED,
+            "answer_text": "Hourly backups, kept for 35 days.",
+            "owner": user.pk,
+            "tags": "backup",
+        },
+    )
 
     approved_entry.refresh_from_db()
     assert approved_entry.version == 2 and approved_entry.answer_text == "Hourly backups, kept for 35 days."
@@ -115,8 +132,14 @@ def test_the_entry_page_shows_versions_and_where_it_was_used(approved_entry, use
 
 
 def test_library_search_and_filters(approved_entry, user, user_client):
-    other = entries.save_entry(Entry(), user, "test", question="Which data centres host the service?",
-                               answer_text="Frankfurt and Dublin.", tags=["hosting"])
+    other = entries.save_entry(
+        Entry(),
+        user,
+        "test",
+        question="Which data centres host the service?",
+        answer_text="Frankfurt and Dublin.",
+        tags=["hosting"],
+    )
 
     assert other.question not in user_client.get("/answers/?tag=backup").content.decode()
     assert approved_entry.question in user_client.get("/answers/?tag=backup").content.decode()
@@ -165,10 +188,12 @@ def test_a_question_naming_another_figure_is_not_answered_by_an_entry_worded_ali
     from llm_manager.services import make_default
 
     make_default(LLMModel.objects.get(api__kind=LLMApi.KIND_LOCAL, name="all-MiniLM-L6-v2"))
-    soc2 = entries.save_entry(Entry(), user, "test", question="Do you have a SOC 2 Type II report?",
-                              answer_text="Yes, renewed annually.")
-    iso = entries.save_entry(Entry(), user, "test", question="Are you ISO 27001 certified?",
-                             answer_text="Yes, certified since 2019.")
+    soc2 = entries.save_entry(
+        Entry(), user, "test", question="Do you have a SOC 2 Type II report?", answer_text="Yes, renewed annually."
+    )
+    iso = entries.save_entry(
+        Entry(), user, "test", question="Are you ISO 27001 certified?", answer_text="Yes, certified since 2019."
+    )
 
     for near_miss, worded_alike in (("Do you have a SOC 3 report?", soc2), ("Are you ISO 27701 certified?", iso)):
         nearest = matching.ranked_matches(near_miss)[0]

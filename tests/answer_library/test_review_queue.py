@@ -1,4 +1,5 @@
 """Kept current: entries whose cited document changed or went away, or past their review date, are queued."""
+
 from datetime import date, timedelta
 
 import pytest
@@ -78,8 +79,14 @@ def test_the_periodic_task_is_seeded_by_a_migration():
 
 
 def test_entries_save_stamps_no_hash_for_unknown_documents(user):
-    entry = entries.save_entry(Entry(), user, "test", question="Q?", answer_text="A.",
-                               sources=entries.stamped_sources([{"document_id": 999999, "document_title": "Gone"}]))
+    entry = entries.save_entry(
+        Entry(),
+        user,
+        "test",
+        question="Q?",
+        answer_text="A.",
+        sources=entries.stamped_sources([{"document_id": 999999, "document_title": "Gone"}]),
+    )
     tasks.refresh_review_queue()
     entry.refresh_from_db()
     assert [r["code"] for r in entry.review_reasons] == ["document_removed"]

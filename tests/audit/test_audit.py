@@ -1,4 +1,5 @@
 """Who changed what: answer history on the question, and the audit log (tests/audit/test_trail.py: every change)."""
+
 import pytest
 from django.contrib.auth.models import Group
 from django.test import Client
@@ -61,7 +62,9 @@ def test_exports_are_recorded(rfp, user, user_client):
     user_client.get(reverse("rfp_manager:export_csv", args=[rfp.pk]))
     user_client.get(reverse("rfp_manager:export_xlsx", args=[rfp.pk]))
     assert [(e.actor, e.rfp, e.detail["format"]) for e in reversed(_events("export"))] == [
-        (user, rfp, "export_csv"), (user, rfp, "export_xlsx")]
+        (user, rfp, "export_csv"),
+        (user, rfp, "export_xlsx"),
+    ]
 
 
 def test_a_refused_export_is_not_recorded(rfp, client, django_user_model):
@@ -73,17 +76,29 @@ def test_a_refused_export_is_not_recorded(rfp, client, django_user_model):
 def test_sharing_changes_are_recorded(rfp, user, user_client):
     team = Group.objects.create(name="bid team")
     user.groups.add(team)
-    user_client.post(reverse("rfp_manager:edit", args=[rfp.pk]),
-                     {"name": rfp.name, "client": "", "status": "draft", "shared_with": [team.pk]})
+    user_client.post(
+        reverse("rfp_manager:edit", args=[rfp.pk]),
+        {"name": rfp.name, "client": "", "status": "draft", "shared_with": [team.pk]},
+    )
     [event] = _events("sharing_changed")
     assert (event.actor, event.rfp, event.detail) == (user, rfp, {"change": "add", "groups": ["bid team"]})
 
 
 def test_llm_api_changes_are_recorded_without_the_key(staff_user, staff_client):
-    staff_client.post(reverse("admin:llm_manager_llmapi_add"), {
-        "name": "Local vLLM", "kind": LLMApi.KIND_OPENAI, "base_url": "http://127.0.0.1:9/v1", "api_key": "sk-secret-1",
-        "timeout_seconds": "30", "max_concurrent_requests": "2", "requests_per_minute": "0",
-        "models-TOTAL_FORMS": "0", "models-INITIAL_FORMS": "0"})
+    staff_client.post(
+        reverse("admin:llm_manager_llmapi_add"),
+        {
+            "name": "Local vLLM",
+            "kind": LLMApi.KIND_OPENAI,
+            "base_url": "http://127.0.0.1:9/v1",
+            "api_key": "sk-secret-1",
+            "timeout_seconds": "30",
+            "max_concurrent_requests": "2",
+            "requests_per_minute": "0",
+            "models-TOTAL_FORMS": "0",
+            "models-INITIAL_FORMS": "0",
+        },
+    )
     api = LLMApi.objects.get(name="Local vLLM")
     api.api_key = "sk-secret-2"
     api.save()

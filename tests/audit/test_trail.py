@@ -1,4 +1,5 @@
 """An audit trail of every change, in sentences, filterable by RFP and user, and exported as formula-safe CSV."""
+
 import csv
 import io
 
@@ -47,6 +48,7 @@ def test_an_approval_by_a_person_is_recorded_and_a_jobs_drafts_are_not_one_by_on
     answer = Answer.objects.create(question=question, draft_text="Drafted by a job.")  # no request: revision only
     assert not AuditEvent.objects.filter(action__startswith="answer_").exists()
     from audit.context import _current_user
+
     token = _current_user.set(user)  # as inside a request
     try:
         answer.review_verdict, answer.review_feedback = "approved", "Checked by hand."
@@ -60,9 +62,12 @@ def test_imports_uploads_assignments_comments_and_roles_read_as_sentences(rfp, u
     user_client.post(reverse("rfp_manager:import", args=[rfp.pk]), {"text": "3. Do you pen-test yearly?"}, follow=True)
     preview = AuditEvent.objects.none()  # the preview alone imports nothing
     from rfp_manager.models import QuestionImport
+
     user_client.post(reverse("rfp_manager:import_preview", args=[QuestionImport.objects.get().pk]))
-    user_client.post(reverse("rfp_manager:document_upload", args=[rfp.pk]),
-                     {"title": "Scope", "file": SimpleUploadedFile("scope.txt", b"The scope.")})
+    user_client.post(
+        reverse("rfp_manager:document_upload", args=[rfp.pk]),
+        {"title": "Scope", "file": SimpleUploadedFile("scope.txt", b"The scope.")},
+    )
     bob = django_user_model.objects.create_user("bob")
     members.set_role(rfp, bob, "contributor", user)
     assignments.assign_questions(rfp, list(rfp.questions.filter(number__in=["1", "2"])), bob, None, user)
@@ -84,12 +89,15 @@ def test_library_changes_by_a_person_are_recorded(user, user_client, offline_emb
     user_client.post(reverse("answer_library:entry_retire", args=[entry.pk]))
     user_client.post(reverse("solution_library:upload"), {"files": SimpleUploadedFile("policy.md", b"# Policy\\nAll.")})
 
-    assert _sentences() == [f"alice saved version 2 of answer library entry {entry.pk} (Retired).",
-                            "alice uploaded “policy” to the document library."]
+    assert _sentences() == [
+        f"alice saved version 2 of answer library entry {entry.pk} (Retired).",
+        "alice uploaded “policy” to the document library.",
+    ]
 
 
-def test_the_log_filters_by_rfp_and_user_and_exports_formula_safe_csv(rfp, user, user_client, staff_user,
-                                                                      django_user_model):
+def test_the_log_filters_by_rfp_and_user_and_exports_formula_safe_csv(
+    rfp, user, user_client, staff_user, django_user_model
+):
     other = make_rfp(user, ["Q?"], name="Globex renewal")
     bob = django_user_model.objects.create_user("bob")
     members.set_role(rfp, bob, "owner", user)
@@ -111,9 +119,16 @@ def test_the_log_filters_by_rfp_and_user_and_exports_formula_safe_csv(rfp, user,
     assert exported["Content-Disposition"].startswith('attachment; filename="audit-')
     rows = list(csv.reader(io.StringIO(exported.content.decode("utf-8-sig"))))
     assert rows[0] == ["When (UTC)", "Who", "Action", "RFP", "What happened", "Before", "After"]
-    assert [r[1:] for r in rows[1:]] == [["bob", "Edited an answer", "Acme RFP",
-                                         f"bob edited the answer to Q1 of RFP {rfp.pk} Acme RFP.",
-                                         "'+1 yes", "'=HYPERLINK(\"http://evil\")"]]
+    assert [r[1:] for r in rows[1:]] == [
+        [
+            "bob",
+            "Edited an answer",
+            "Acme RFP",
+            f"bob edited the answer to Q1 of RFP {rfp.pk} Acme RFP.",
+            "'+1 yes",
+            '\'=HYPERLINK("http://evil")',
+        ]
+    ]
 
 
 def test_answers_approved_at_once_are_recorded_one_by_one(rfp, user, user_client):
@@ -123,7 +138,10 @@ def test_answers_approved_at_once_are_recorded_one_by_one(rfp, user, user_client
     selection = {"action": "approve", "question": [q.pk for q in rfp.questions.all()]}
     for _ in range(2):  # approving what is approved is no change, and no event
         user_client.post(reverse("rfp_manager:workspace_bulk", args=[rfp.pk]), selection)
-    assert sorted(_sentences("answer_approved")) == [f"alice approved the answer to Q{n} of RFP {rfp.pk} Acme RFP."
-                                                     for n in ("1", "2")]
+    assert sorted(_sentences("answer_approved")) == [
+        f"alice approved the answer to Q{n} of RFP {rfp.pk} Acme RFP." for n in ("1", "2")
+    ]
     assert sorted(e.detail["after"] for e in AuditEvent.objects.filter(action="answer_approved")) == [
-        "Answer 1.", "Answer 2."]
+        "Answer 1.",
+        "Answer 2.",
+    ]

@@ -23,11 +23,13 @@ def docs_url(live_server) -> str:
 
 def settled() -> bool:
     """Nothing of the demo is left for the worker: no sync running, no document processing."""
-    from solution_library.models import Document, ReviewStatus, SyncJob
     from jobs.models import ACTIVE_STATUSES
+    from solution_library.models import Document, ReviewStatus, SyncJob
 
-    return not (SyncJob.objects.filter(status__in=ACTIVE_STATUSES).exists()
-                or Document.objects.filter(review_status=ReviewStatus.PROCESSING).exists())
+    return not (
+        SyncJob.objects.filter(status__in=ACTIVE_STATUSES).exists()
+        or Document.objects.filter(review_status=ReviewStatus.PROCESSING).exists()
+    )
 
 
 @pytest.fixture

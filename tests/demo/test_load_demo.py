@@ -1,4 +1,5 @@
 """`manage.py load_demo` through the real pipeline: a worker processes the documents and syncs the docs site."""
+
 import io
 
 import pytest
@@ -34,8 +35,11 @@ def test_demo_library_and_docs_site_are_processed_by_the_workers(live_worker, lo
     datasheet = uploads.get(title="Orrery product datasheet").text
     assert "Capability: Dedicated customer success manager. Standard: No. Professional: Yes." in datasheet
 
-    job = wait_for(lambda: SyncJob.objects.filter(source__name=DOCS_SOURCE_NAME, status="completed").first(),
-                   timeout=60, message="the demo docs sync")
+    job = wait_for(
+        lambda: SyncJob.objects.filter(source__name=DOCS_SOURCE_NAME, status="completed").first(),
+        timeout=60,
+        message="the demo docs sync",
+    )
     assert (job.documents_created, job.documents_failed) == (DOCS_SITE_PAGES, 0)
     synced = Document.objects.filter(source=job.source)
     assert "Retention schedules and legal holds" in synced.values_list("title", flat=True)
@@ -48,7 +52,11 @@ def test_loading_again_adds_nothing_and_if_empty_leaves_a_used_database_alone(li
     again = load_demo()
 
     assert "0 documents queued" in again
-    assert (Document.objects.filter(source__isnull=True).count(), RFP.objects.count(), Question.objects.count()) == counts
+    assert (
+        Document.objects.filter(source__isnull=True).count(),
+        RFP.objects.count(),
+        Question.objects.count(),
+    ) == counts
     assert SyncJob.objects.count() == 1  # the source exists: its schedule syncs it, not a second load
     assert "was not loaded" in load_demo("--if-empty")
 

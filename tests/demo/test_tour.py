@@ -3,6 +3,7 @@
 The screenshots in docs/img/ come from this test, so they show the app as it
 is: run `make test PYTEST_ARGS="tests/demo/test_tour.py"` and commit them.
 """
+
 import io
 from pathlib import Path
 
@@ -30,7 +31,8 @@ def shoot(page, name: str, **options) -> None:
 def wait_for_status(page, filename: str, status: str) -> None:
     page.wait_for_function(
         f"() => document.querySelector('li[data-filename=\"{filename}\"]')?.dataset.status === '{status}'",
-        timeout=60_000)
+        timeout=60_000,
+    )
 
 
 def test_five_step_tour_on_the_demo_data(live_worker, load_demo, staff_user, logged_in_page, tmp_path):
@@ -55,7 +57,10 @@ def test_five_step_tour_on_the_demo_data(live_worker, load_demo, staff_user, log
     page.click("form.search-bar button")
     first = page.locator("article.result").first
     # The result shows the sentence that answers (a snippet around it), not the passage's first lines.
-    assert "Orrery security whitepaper" in first.inner_text() and "rotated automatically every 12 months" in first.inner_text()
+    assert (
+        "Orrery security whitepaper" in first.inner_text()
+        and "rotated automatically every 12 months" in first.inner_text()
+    )
     shoot(page, "tour-2-search")
 
     # 3. Import an RFP: the client's workbook (offered by the demo) into a new RFP, with a preview.
@@ -84,7 +89,9 @@ def test_five_step_tour_on_the_demo_data(live_worker, load_demo, staff_user, log
 
     # 5. Export: the answers, reviewed, back into a copy of the client's workbook.
     page.click("text=See the answers")
-    page.wait_for_selector("table.answers .badge-approved, table.answers .badge-needs_revision, table.answers .badge-rejected")
+    page.wait_for_selector(
+        "table.answers .badge-approved, table.answers .badge-needs_revision, table.answers .badge-rejected"
+    )
     shoot(page, "tour-5-answers")
     page.click("#export-workbook")  # first what goes into the client's file, and the report of it
     page.wait_for_selector("#export-report")
@@ -96,8 +103,11 @@ def test_five_step_tour_on_the_demo_data(live_worker, load_demo, staff_user, log
     # The home page after the tour: what it says once there is something to say.
     # The sync first: until it completes it may still add documents, which start out processing.
     wait_for(lambda: SyncJob.objects.filter(status="completed").exists(), timeout=60, message="the docs sync")
-    wait_for(lambda: not Document.objects.filter(review_status=ReviewStatus.PROCESSING).exists(), timeout=60,
-             message="every document processed")
+    wait_for(
+        lambda: not Document.objects.filter(review_status=ReviewStatus.PROCESSING).exists(),
+        timeout=60,
+        message="every document processed",
+    )
     page.goto("/")
     page.click("#check-workers")
     page.wait_for_selector(".progress-block[data-status=completed]", timeout=30_000)

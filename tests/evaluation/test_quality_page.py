@@ -1,4 +1,5 @@
 """docs/quality.md is refused when stale: its recorded source hash must match the files it measures."""
+
 import shutil
 
 from evaluation.sources import MEASURED_SOURCES, ROOT, measured_files, recorded_hash, source_hash
@@ -50,7 +51,12 @@ def test_a_new_file_in_a_measured_folder_counts_and_an_unmeasured_file_does_not(
 
 
 def test_the_list_names_the_product_code_the_figures_measure():
-    for name in ("evaluation", "solution_library/services", "rfp_manager/services/answering.py",
-                 "answer_library/services/matching.py", "llm_manager/providers"):
+    for name in (
+        "evaluation",
+        "solution_library/services",
+        "rfp_manager/services/answering.py",
+        "answer_library/services/matching.py",
+        "llm_manager/providers",
+    ):
         assert name in MEASURED_SOURCES
         assert (ROOT / name).exists(), f"{name} is listed but missing: update evaluation/sources.py"

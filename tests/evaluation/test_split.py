@@ -1,11 +1,18 @@
 """The evaluation set and its dev/test split, recorded once in the data files."""
+
 import copy
 import json
 from collections import Counter, defaultdict
 
 from evaluation.dataset import document_paths, load_questions
 from evaluation.split import (
-    DEV_EVERY, LIBRARY_SET, QUESTIONS, SPLITS, question_stratum, split_library, split_questions,
+    DEV_EVERY,
+    LIBRARY_SET,
+    QUESTIONS,
+    SPLITS,
+    question_stratum,
+    split_library,
+    split_questions,
 )
 
 
@@ -55,8 +62,16 @@ def test_the_new_questions_are_split_about_one_in_three_to_dev_and_test_holds_th
 def test_a_new_question_gets_a_split_and_the_recorded_ones_do_not_move():
     data = json.loads(QUESTIONS.read_text())
     recorded = {q["id"]: q["split"] for q in data}
-    data.append({"id": "X1", "question": "Is there a new question?", "relevant": ["owasp-logging"],
-                 "kind": "answerable", "topic": "logging", "origin": "v3"})
+    data.append(
+        {
+            "id": "X1",
+            "question": "Is there a new question?",
+            "relevant": ["owasp-logging"],
+            "kind": "answerable",
+            "topic": "logging",
+            "origin": "v3",
+        }
+    )
     assert split_questions(data) == 1
     assert data[-1]["split"] in SPLITS
     assert {q["id"]: q["split"] for q in data[:-1]} == recorded

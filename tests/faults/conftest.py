@@ -1,4 +1,5 @@
 """Fixtures of the fault suite: the private stack's services, the case record, a library and workers per queue."""
+
 import os
 import subprocess
 from pathlib import Path
@@ -21,8 +22,12 @@ class StackServices:
         self.stopped: set[str] = set()
 
     def _run(self, action: str, service: str) -> None:
-        subprocess.run([str(ROOT / "bin" / "stack"), f"{action}-service", self.stack_dir, service],
-                       check=True, capture_output=True, timeout=180)
+        subprocess.run(
+            [str(ROOT / "bin" / "stack"), f"{action}-service", self.stack_dir, service],
+            check=True,
+            capture_output=True,
+            timeout=180,
+        )
 
     def stop(self, service: str) -> None:
         self.stopped.add(service)

@@ -1,4 +1,5 @@
 """Small helpers the fault cases share: RFPs to answer, starting a responder job from its page, waiting for the end."""
+
 from django.urls import reverse
 
 from rfp_manager.models import Answer, JobQuestionResult, RFPBatchJob
@@ -44,8 +45,15 @@ def job_figures(job: RFPBatchJob) -> dict:
 
 def exact(total: int) -> dict:
     """What job_figures says of a job that answered all `total` questions, each once."""
-    return {"status": "completed", "total": total, "processed": total, "succeeded": total, "failed": 0,
-            "result_rows": total, "answers": total}
+    return {
+        "status": "completed",
+        "total": total,
+        "processed": total,
+        "succeeded": total,
+        "failed": 0,
+        "result_rows": total,
+        "answers": total,
+    }
 
 
 def running_on(worker, task_id: str) -> bool:

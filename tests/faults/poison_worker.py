@@ -5,6 +5,7 @@ change in each pool process: extracting the text of a document that
 contains POISON_MARKER kills that process with SIGKILL, as the kernel's
 OOM killer would. Everything else (the task, acks, redelivery) is real.
 """
+
 import os
 import signal
 

@@ -5,6 +5,7 @@ since the case began is noted), `record.check(what, observed, expected)` for
 every claim it makes (this also asserts it), and `record.figure(name, value)`
 for numbers worth reporting. The fixture saves the file with the outcome.
 """
+
 import json
 import time
 from datetime import UTC, datetime
@@ -15,8 +16,16 @@ RESULTS_DIR = Path(__file__).resolve().parents[2] / "docs" / "reliability"
 
 class CaseRecord:
     def __init__(self, case: str, title: str, fault: str):
-        self.data = {"case": case, "title": title, "fault": fault, "events": [], "checks": [], "figures": {},
-                     "ran_at": datetime.now(UTC).isoformat(timespec="seconds"), "outcome": "did not finish"}
+        self.data = {
+            "case": case,
+            "title": title,
+            "fault": fault,
+            "events": [],
+            "checks": [],
+            "figures": {},
+            "ran_at": datetime.now(UTC).isoformat(timespec="seconds"),
+            "outcome": "did not finish",
+        }
         self._t0 = time.monotonic()
 
     def elapsed(self) -> float:

@@ -3,6 +3,7 @@
 Run by the fault suite at the end of every session that ran a case, and by
 hand: `.venv/bin/python -m tests.faults.report`.
 """
+
 import json
 from pathlib import Path
 
@@ -49,13 +50,22 @@ def _position(case: dict) -> int:
 
 
 def render_case(case: dict) -> str:
-    lines = [f"## {case['title']}", "",
-             f"**Result: {case['outcome']}** · ran {case['ran_at']} · {case.get('duration_s', '?')} s", "",
-             f"**Fault:** {case['fault']}", "", "| at (s) | what happened |", "|---:|---|"]
+    lines = [
+        f"## {case['title']}",
+        "",
+        f"**Result: {case['outcome']}** · ran {case['ran_at']} · {case.get('duration_s', '?')} s",
+        "",
+        f"**Fault:** {case['fault']}",
+        "",
+        "| at (s) | what happened |",
+        "|---:|---|",
+    ]
     lines += [f"| {e['at_s']} | {_cell(e['what'])} |" for e in case["events"]]
     lines += ["", "| check | observed | expected | |", "|---|---|---|---|"]
-    lines += [f"| {_cell(c['what'])} | {_value(c['observed'])} | {_value(c['expected'])} | {'✓' if c['ok'] else '✗'} |"
-              for c in case["checks"]]
+    lines += [
+        f"| {_cell(c['what'])} | {_value(c['observed'])} | {_value(c['expected'])} | {'✓' if c['ok'] else '✗'} |"
+        for c in case["checks"]
+    ]
     if case["figures"]:
         lines += ["", "| figure | value |", "|---|---|"]
         lines += [f"| {_cell(name)} | {_value(value)} |" for name, value in case["figures"].items()]

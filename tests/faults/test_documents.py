@@ -1,4 +1,5 @@
 """Fault cases of the embedding queue: a worker killed mid-upload, and a document that kills every worker."""
+
 import pytest
 
 from solution_library.models import Chunk, Document
@@ -10,16 +11,26 @@ from .poison_worker import POISON_MARKER
 
 pytestmark = [pytest.mark.faults, pytest.mark.integration]
 
-TOPICS = ["encryption at rest", "backup retention", "incident response", "access reviews", "data residency",
-          "vendor management", "business continuity", "logging and monitoring"]
+TOPICS = [
+    "encryption at rest",
+    "backup retention",
+    "incident response",
+    "access reviews",
+    "data residency",
+    "vendor management",
+    "business continuity",
+    "logging and monitoring",
+]
 
 
 def document_text(n: int) -> str:
     """A different text for each n, of varied length (1 to 12 paragraphs), so chunk counts vary."""
     topic = TOPICS[n % len(TOPICS)]
-    paragraphs = [f"Document {n}, section {p}: our policy on {topic} is reviewed every {p + 1} months, and "
-                  f"each review records its findings, owners and deadlines in the register number {n * 31 + p}."
-                  for p in range(1 + n % 12)]
+    paragraphs = [
+        f"Document {n}, section {p}: our policy on {topic} is reviewed every {p + 1} months, and "
+        f"each review records its findings, owners and deadlines in the register number {n * 31 + p}."
+        for p in range(1 + n % 12)
+    ]
     return "\n\n".join(paragraphs)
 
 
@@ -31,9 +42,11 @@ def states(ids) -> dict:
 def test_embedding_worker_sigkilled_during_a_200_document_upload(
     record, queue_to_own_workers, make_worker, chat_library, user
 ):
-    case = record("SIGKILL of the embedding worker during a 200-document upload",
-                  "the embedding worker (main process and pool) gets SIGKILL while the 200 documents are being "
-                  "embedded; a new worker is started")
+    case = record(
+        "SIGKILL of the embedding worker during a 200-document upload",
+        "the embedding worker (main process and pool) gets SIGKILL while the 200 documents are being "
+        "embedded; a new worker is started",
+    )
     total = 200
     queue_to_own_workers("embedding")
     worker = make_worker(queues="embedding", concurrency=2)
@@ -53,26 +66,37 @@ def test_embedding_worker_sigkilled_during_a_200_document_upload(
     stored = {ids[d.pk]: (d.chunk_count, d.chunks.count()) for d in Document.objects.filter(pk__in=ids)}
     case.check("documents by status", states(ids), {"processing": 0, "pending_review": total, "failed": 0})
     case.check("document rows (one per file)", Document.objects.filter(title__startswith="policy").count(), total)
-    case.check("documents whose chunk count differs from a crash-free run",
-               sorted(name for name, counts in stored.items() if counts != (expected[name], expected[name])), [])
+    case.check(
+        "documents whose chunk count differs from a crash-free run",
+        sorted(name for name, counts in stored.items() if counts != (expected[name], expected[name])),
+        [],
+    )
     case.check("chunk rows in all", Chunk.objects.filter(document_id__in=ids).count(), sum(expected.values()))
     case.figure("chunks expected (crash-free)", sum(expected.values()))
 
 
-def test_a_poison_document_is_failed_and_the_queue_keeps_flowing(record, queue_to_own_workers, make_worker, chat_library, user):
+def test_a_poison_document_is_failed_and_the_queue_keeps_flowing(
+    record, queue_to_own_workers, make_worker, chat_library, user
+):
     from django.conf import settings
 
     limit = settings.JOB_MAX_UNFINISHED_DELIVERIES
-    case = record("A poison document",
-                  f"a document whose parsing kills the worker's pool process with SIGKILL every time (as the OOM "
-                  f"killer would); it is queued ahead of two good documents on one worker of concurrency 1")
+    case = record(
+        "A poison document",
+        "a document whose parsing kills the worker's pool process with SIGKILL every time (as the OOM "
+        "killer would); it is queued ahead of two good documents on one worker of concurrency 1",
+    )
     queue_to_own_workers("embedding")
     worker = make_worker(queues="embedding", concurrency=1, app="tests.faults.poison_worker")
     poison = store_upload("poison.txt", f"A document with {POISON_MARKER} inside.".encode(), user).document
     good = [store_upload(f"good-{n}.txt", document_text(n).encode(), user).document for n in range(2)]
     case.event("the poison document and then two good ones queued for embedding")
-    wait_for(lambda: states([poison.pk, *(d.pk for d in good)])["processing"] == 0, timeout=180, interval=0.5,
-             message="all three documents processed")
+    wait_for(
+        lambda: states([poison.pk, *(d.pk for d in good)])["processing"] == 0,
+        timeout=180,
+        interval=0.5,
+        message="all three documents processed",
+    )
     case.event("no document left processing")
     poison.refresh_from_db()
     deaths = worker.log_path.read_text(errors="replace").count("exited with 'signal 9 (SIGKILL)'")
@@ -80,6 +104,9 @@ def test_a_poison_document_is_failed_and_the_queue_keeps_flowing(record, queue_t
     case.check("its reason code", poison.error_code, "poison_message")
     case.figure("its message", poison.status_message)
     case.check("pool processes killed by it (deliveries before it was failed)", deaths, limit)
-    case.check("the good documents queued behind it", states([d.pk for d in good]),
-               {"processing": 0, "pending_review": 2, "failed": 0})
+    case.check(
+        "the good documents queued behind it",
+        states([d.pk for d in good]),
+        {"processing": 0, "pending_review": 2, "failed": 0},
+    )
     case.check("the worker itself is still up", worker.alive, True)

@@ -1,4 +1,5 @@
 """Fault cases of the media storage: the S3 server out of reach during uploads and during processing."""
+
 import os
 from urllib.parse import urlparse
 
@@ -26,8 +27,9 @@ def s3_link():
 
 
 def upload(client, name: str, data: bytes) -> dict:
-    response = client.post(reverse("solution_library:upload"), {"files": [SimpleUploadedFile(name, data)]},
-                           HTTP_ACCEPT="application/json")
+    response = client.post(
+        reverse("solution_library:upload"), {"files": [SimpleUploadedFile(name, data)]}, HTTP_ACCEPT="application/json"
+    )
     return response.json()["results"][0]
 
 
@@ -39,10 +41,12 @@ def states(ids) -> dict:
 def test_s3_out_of_reach_uploads_are_refused_documents_fail_with_the_reason_and_retry_works(
     record, s3_link, settings, queue_to_own_workers, make_worker, chat_library, user_client
 ):
-    case = record("The S3 server out of reach during uploads and while documents are processed",
-                  "every connection to the S3 server is refused (the link to it is cut) first during an upload, "
-                  "then while the embedding worker reads three stored documents; the link is restored and "
-                  "each document's Retry is clicked")
+    case = record(
+        "The S3 server out of reach during uploads and while documents are processed",
+        "every connection to the S3 server is refused (the link to it is cut) first during an upload, "
+        "then while the embedding worker reads three stored documents; the link is restored and "
+        "each document's Retry is clicked",
+    )
     media = S3Media(endpoint_url=s3_link.url)
     media.use_in(settings)
     queue_to_own_workers("embedding")
@@ -79,6 +83,7 @@ def test_s3_out_of_reach_uploads_are_refused_documents_fail_with_the_reason_and_
     case.event("no document left processing")
     case.check("documents by status", states(ids), {"processing": 0, "pending_review": 3, "failed": 0})
     expected = sum(len(chunk_text(text)) for text in texts.values())
-    case.check("chunk rows (as a run without the outage stores)", Chunk.objects.filter(document_id__in=ids).count(),
-               expected)
+    case.check(
+        "chunk rows (as a run without the outage stores)", Chunk.objects.filter(document_id__in=ids).count(), expected
+    )
     case.check("objects in the bucket (nothing lost, nothing doubled)", len(media.keys()), 3)

@@ -1,4 +1,5 @@
 """Fault cases where a service goes away while the app runs: RabbitMQ, Memcached, PostgreSQL."""
+
 import threading
 import time
 
@@ -24,9 +25,11 @@ BROKER_DOWN_SECONDS = 20
 def test_rabbitmq_stopped_20_s_while_jobs_run_and_three_are_started(
     record, stack, beat, live_worker, chat_library, fake_llm, user, user_client
 ):
-    case = record(f"RabbitMQ stopped for {BROKER_DOWN_SECONDS} s while a job runs and three new jobs are started",
-                  f"the broker is stopped (a clean shutdown of the node) for {BROKER_DOWN_SECONDS} s; a responder job "
-                  "runs meanwhile and three more are started from the RFP pages; Beat runs the outbox publisher")
+    case = record(
+        f"RabbitMQ stopped for {BROKER_DOWN_SECONDS} s while a job runs and three new jobs are started",
+        f"the broker is stopped (a clean shutdown of the node) for {BROKER_DOWN_SECONDS} s; a responder job "
+        "runs meanwhile and three more are started from the RFP pages; Beat runs the outbox publisher",
+    )
     fake_llm.configure(latency_ms=50)
     running = start_responder(user_client, rfp_with_questions(user, 60, name="Running RFP"))
     wait_for(lambda: processed(running.pk) >= 5, timeout=120, message="the first job under way")
@@ -40,11 +43,17 @@ def test_rabbitmq_stopped_20_s_while_jobs_run_and_three_are_started(
     case.figure("seconds the three start clicks took in all, broker down", round(time.monotonic() - clicks_began, 1))
     case.event(f"three responder jobs started from their pages: {[job.pk for job in started]}")
     waiting = [RFPBatchJob.objects.get(pk=job.pk) for job in started]
-    case.check("the new jobs: pending, waiting for the broker", [(j.status, j.error_code) for j in waiting],
-               [("pending", "broker_unavailable")] * 3)
+    case.check(
+        "the new jobs: pending, waiting for the broker",
+        [(j.status, j.error_code) for j in waiting],
+        [("pending", "broker_unavailable")] * 3,
+    )
     page = user_client.get(reverse("rfp_manager:job", args=[started[0].pk]))
-    case.check("the job page says it waits for the broker",
-               (page.status_code, "Waiting for the message broker" in page.content.decode()), (200, True))
+    case.check(
+        "the job page says it waits for the broker",
+        (page.status_code, "Waiting for the message broker" in page.content.decode()),
+        (200, True),
+    )
 
     time.sleep(max(0.0, BROKER_DOWN_SECONDS - (time.monotonic() - down_at)))
     case.event(f"RabbitMQ starting again, {time.monotonic() - down_at:.0f} s after it stopped")
@@ -56,33 +65,51 @@ def test_rabbitmq_stopped_20_s_while_jobs_run_and_three_are_started(
     for job in jobs[1:]:
         case.check(f"job {job.pk} (started during the outage)", job_figures(job), exact(10))
     case.check("outbox messages still unsent", OutboxMessage.objects.filter(sent_at__isnull=True).count(), 0)
-    case.figure("publish attempts of the three new jobs' messages",
-                list(OutboxMessage.objects.filter(subject_id__in=[j.pk for j in started],
-                                                  subject_model="rfp_manager.rfpbatchjob").values_list("attempts", flat=True)))
+    case.figure(
+        "publish attempts of the three new jobs' messages",
+        list(
+            OutboxMessage.objects.filter(
+                subject_id__in=[j.pk for j in started], subject_model="rfp_manager.rfpbatchjob"
+            ).values_list("attempts", flat=True)
+        ),
+    )
 
 
 def test_memcached_stopped_every_page_answers_and_one_sync_per_source(
     record, stack, live_worker, chat_library, staff_user, staff_client, user
 ):
-    case = record("Memcached stopped",
-                  "Memcached is stopped for the whole case; every page is requested and two syncs of one "
-                  "documentation source are started at the same instant")
+    case = record(
+        "Memcached stopped",
+        "Memcached is stopped for the whole case; every page is requested and two syncs of one "
+        "documentation source are started at the same instant",
+    )
     rfp = rfp_with_questions(user, 3)
     with Website() as site:
         docs_site(site, pages=4)
         source = make_source(site)
         stack.stop("memcached")
         case.event("Memcached stopped")
-        pages = ["home", "solution_library:index", "solution_library:documents", "solution_library:sources",
-                 "rfp_manager:index", "llm_manager:index", "system", "jobs:index"]
+        pages = [
+            "home",
+            "solution_library:index",
+            "solution_library:documents",
+            "solution_library:sources",
+            "rfp_manager:index",
+            "llm_manager:index",
+            "system",
+            "jobs:index",
+        ]
         urls = [reverse(name) for name in pages] + [
-            reverse("solution_library:source", args=[source.pk]), reverse("rfp_manager:detail", args=[rfp.pk]),
-            reverse("solution_library:search") + "?q=backups", "/healthz",
+            reverse("solution_library:source", args=[source.pk]),
+            reverse("rfp_manager:detail", args=[rfp.pk]),
+            reverse("solution_library:search") + "?q=backups",
+            "/healthz",
         ]
         statuses = {url: staff_client.get(url).status_code for url in urls}
         case.check("pages answering 200", sorted(url for url, status in statuses.items() if status != 200), [])
-        case.figure("/readyz (a readiness probe: reports the cache as down, by design)",
-                    staff_client.get("/readyz").status_code)
+        case.figure(
+            "/readyz (a readiness probe: reports the cache as down, by design)", staff_client.get("/readyz").status_code
+        )
 
         barrier = threading.Barrier(2)
         codes = []
@@ -100,17 +127,24 @@ def test_memcached_stopped_every_page_answers_and_one_sync_per_source(
             thread.join()
         case.event("two sync clicks at the same instant")
         case.check("sync jobs created for the source", SyncJob.objects.filter(source=source).count(), 1)
-        job = wait_for(lambda: SyncJob.objects.filter(source=source).exclude(status__in=["pending", "processing"]).first(),
-                       timeout=120, message="the sync to finish")
+        job = wait_for(
+            lambda: SyncJob.objects.filter(source=source).exclude(status__in=["pending", "processing"]).first(),
+            timeout=120,
+            message="the sync to finish",
+        )
         case.event(f"the sync {job.status}")
         case.check("the sync's outcome", (job.status, job.documents_created), ("completed", 5))
         case.figure("responses to the two clicks", sorted(codes))
 
 
-def test_postgresql_restarted_mid_job(record, stack, queue_to_own_workers, make_worker, chat_library, fake_llm, user, user_client):
-    case = record("PostgreSQL restarted in the middle of a batch job",
-                  "PostgreSQL is stopped (fast shutdown: every connection is cut) and started again while a "
-                  "responder job runs; no worker is restarted")
+def test_postgresql_restarted_mid_job(
+    record, stack, queue_to_own_workers, make_worker, chat_library, fake_llm, user, user_client
+):
+    case = record(
+        "PostgreSQL restarted in the middle of a batch job",
+        "PostgreSQL is stopped (fast shutdown: every connection is cut) and started again while a "
+        "responder job runs; no worker is restarted",
+    )
     total = 150
     fake_llm.configure(latency_ms=30)
     queue_to_own_workers("batch")
@@ -128,5 +162,7 @@ def test_postgresql_restarted_mid_job(record, stack, queue_to_own_workers, make_
     job = finished(job.pk)
     case.event(f"job {job.status}")
     case.check("the same worker process, never restarted", (worker.alive, worker.proc.pid), (True, pid))
-    case.check("a page answers after the restart", user_client.get(reverse("rfp_manager:job", args=[job.pk])).status_code, 200)
+    case.check(
+        "a page answers after the restart", user_client.get(reverse("rfp_manager:job", args=[job.pk])).status_code, 200
+    )
     case.check("job counters, result rows and answers", job_figures(job), exact(total))

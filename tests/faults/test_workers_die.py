@@ -1,4 +1,5 @@
 """Fault cases where a worker dies, is stopped, or never comes back: nothing is lost, nothing is doubled."""
+
 import pytest
 
 from rfp_manager.models import RFPBatchJob
@@ -13,9 +14,11 @@ pytestmark = [pytest.mark.faults, pytest.mark.integration]
 def test_batch_worker_main_process_sigkilled_three_times(
     record, queue_to_own_workers, make_worker, chat_library, fake_llm, user, user_client
 ):
-    case = record("SIGKILL of the batch worker's main process, 3 times, during a 300-question responder job",
-                  "the batch worker's main process gets SIGKILL (its pool children die with it) three times, "
-                  "each time once more questions are done; a new worker is started after each kill")
+    case = record(
+        "SIGKILL of the batch worker's main process, 3 times, during a 300-question responder job",
+        "the batch worker's main process gets SIGKILL (its pool children die with it) three times, "
+        "each time once more questions are done; a new worker is started after each kill",
+    )
     total, kills = 300, 3
     fake_llm.configure(latency_ms=20)
     queue_to_own_workers("batch")
@@ -45,8 +48,10 @@ def test_batch_worker_main_process_sigkilled_three_times(
 def test_sigterm_during_a_batch_job_requeues_it_at_a_safe_point(
     record, queue_to_own_workers, make_worker, chat_library, fake_llm, user, user_client
 ):
-    case = record("SIGTERM (a deploy) during a batch job",
-                  "SIGTERM to the batch worker's main process mid-job (warm shutdown); another worker is started later")
+    case = record(
+        "SIGTERM (a deploy) during a batch job",
+        "SIGTERM to the batch worker's main process mid-job (warm shutdown); another worker is started later",
+    )
     total = 120
     fake_llm.configure(latency_ms=60)
     queue_to_own_workers("batch")
@@ -59,16 +64,22 @@ def test_sigterm_during_a_batch_job_requeues_it_at_a_safe_point(
     case.event(f"the worker exited (code {exit_code}) with {stopped['processed']} questions done")
     case.check("worker exit code after its warm shutdown", exit_code, 0)
     case.check("job left processing (requeued, not failed)", stopped["status"], "processing")
-    case.check("counters equal the result rows when it stopped (nothing half-written)",
-               (stopped["processed"], stopped["succeeded"]), (stopped["result_rows"], stopped["result_rows"]))
+    case.check(
+        "counters equal the result rows when it stopped (nothing half-written)",
+        (stopped["processed"], stopped["succeeded"]),
+        (stopped["result_rows"], stopped["result_rows"]),
+    )
     case.check("stopped before the end", stopped["processed"] < total, True)
     make_worker(queues="batch", concurrency=1)
     case.event("a new batch worker started")
     job = finished(job.pk)
     case.event(f"job {job.status}")
     case.figure("questions done before the stop", stopped["processed"])
-    case.check("chat calls: every question asked exactly once (in-flight ones finished before the stop)",
-               chat_requests(fake_llm), total)
+    case.check(
+        "chat calls: every question asked exactly once (in-flight ones finished before the stop)",
+        chat_requests(fake_llm),
+        total,
+    )
     case.check("job counters, result rows and answers", job_figures(job), exact(total))
 
 
@@ -76,13 +87,15 @@ def test_the_sweeper_sends_again_or_fails_a_job_whose_worker_vanished(
     record, queue_to_own_workers, make_worker, chat_library, fake_llm, user, user_client, settings
 ):
     """A worker dies and its message is gone too (a purged queue, a broker that lost it): no redelivery will come."""
-    from spelunker.celery import app
-    from jobs.sweeper import sweep
     from jobs.models import SystemCheck
+    from jobs.sweeper import sweep
+    from spelunker.celery import app
 
-    case = record("The sweeper and a job whose worker vanished without redelivery",
-                  "SIGKILL of the batch worker, then its requeued message is purged from the queue; the sweeper "
-                  "(the function Beat's `spelunker.sweep_lost_jobs` runs) is called with a 2 s staleness threshold")
+    case = record(
+        "The sweeper and a job whose worker vanished without redelivery",
+        "SIGKILL of the batch worker, then its requeued message is purged from the queue; the sweeper "
+        "(the function Beat's `spelunker.sweep_lost_jobs` runs) is called with a 2 s staleness threshold",
+    )
     settings.JOB_STALE_SECONDS = 2
     total = 60
     fake_llm.configure(latency_ms=300)
@@ -95,26 +108,40 @@ def test_the_sweeper_sends_again_or_fails_a_job_whose_worker_vanished(
         purged = app.amqp.queues["batch"].bind(conn.default_channel).purge()
     case.event(f"batch worker killed with {processed(job.pk)} of {total} questions done; {purged} message purged")
     lost_check = SystemCheck.objects.create(status="processing", total_items=3, celery_task_id="gone")
-    wait_for(lambda: job_figures(job)["status"] == "processing" and _silent_for(job, 2.5), timeout=30,
-             message="the job to be silent past the threshold")
+    wait_for(
+        lambda: job_figures(job)["status"] == "processing" and _silent_for(job, 2.5),
+        timeout=30,
+        message="the job to be silent past the threshold",
+    )
 
     outcome = sweep()
     case.event(f"sweep: {outcome}")
     case.check("the idempotent job is sent again", f"rfp_batch-{job.pk}" in outcome["redispatched"], True)
-    case.check("the worker check (not idempotent) is failed", f"system_check-{lost_check.pk}" in outcome["failed"], True)
+    case.check(
+        "the worker check (not idempotent) is failed", f"system_check-{lost_check.pk}" in outcome["failed"], True
+    )
     lost_check.refresh_from_db()
     case.check("its reason code", lost_check.error_code, "worker_lost")
     case.figure("its message", lost_check.message)
 
     second = make_worker(queues="batch", concurrency=1)
     case.event("a new batch worker started")
-    wait_for(lambda: running_on(second, RFPBatchJob.objects.get(pk=job.pk).celery_task_id) or not
-             RFPBatchJob.objects.get(pk=job.pk).is_active, timeout=60, message="the job running again")
+    wait_for(
+        lambda: (
+            running_on(second, RFPBatchJob.objects.get(pk=job.pk).celery_task_id)
+            or not RFPBatchJob.objects.get(pk=job.pk).is_active
+        ),
+        timeout=60,
+        message="the job running again",
+    )
     made_silent = RFPBatchJob.objects.filter(pk=job.pk, status="processing").update(updated_at=_past(60))
     case.check("the resumed job, made to look silent while it runs", made_silent, 1)
     again = sweep()
-    case.check("a job a live worker still runs is left alone, however silent",
-               f"rfp_batch-{job.pk}" in again["redispatched"] + again["failed"], False)
+    case.check(
+        "a job a live worker still runs is left alone, however silent",
+        f"rfp_batch-{job.pk}" in again["redispatched"] + again["failed"],
+        False,
+    )
     job = finished(job.pk)
     case.event(f"job {job.status}")
     case.check("re-sends recorded on the job", job.redispatch_count, 1)

@@ -1,4 +1,5 @@
 """In a real browser: sign in, start a system check, watch it finish without reloading."""
+
 import pytest
 
 pytestmark = [pytest.mark.integration, pytest.mark.browser]

@@ -5,6 +5,7 @@ project's Python modules, and ${NAME:-default} / ${NAME:?message} in the shell s
 file. A setting added without its line in .env.example fails here, and so does a line left behind for
 a setting nothing reads any more.
 """
+
 import ast
 import operator
 import re
@@ -53,9 +54,15 @@ def settings_reads() -> dict[str, object]:
     """NAME → default, for every env.<type>("NAME", default=...) in settings.py."""
     reads = {}
     for node in ast.walk(ast.parse(SETTINGS.read_text())):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr != "read_env" \
-                and isinstance(node.func.value, ast.Name) and node.func.value.id == "env" \
-                and node.args and isinstance(node.args[0], ast.Constant):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr != "read_env"
+            and isinstance(node.func.value, ast.Name)
+            and node.func.value.id == "env"
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+        ):
             default = next((k.value for k in node.keywords if k.arg == "default"), None)
             if default is not None or node.args[0].value not in reads:  # a second read without one keeps it
                 reads[node.args[0].value] = literal(default) if default is not None else None
@@ -63,8 +70,12 @@ def settings_reads() -> dict[str, object]:
 
 
 def is_environ(node: ast.expr) -> bool:
-    return isinstance(node, ast.Attribute) and node.attr == "environ" and isinstance(node.value, ast.Name) \
+    return (
+        isinstance(node, ast.Attribute)
+        and node.attr == "environ"
+        and isinstance(node.value, ast.Name)
         and node.value.id == "os"
+    )
 
 
 def module_reads() -> set[str]:
@@ -78,11 +89,16 @@ def module_reads() -> set[str]:
             if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant):
                 func = node.func
                 if isinstance(func, ast.Attribute) and (
-                        (func.attr == "get" and is_environ(func.value)) or
-                        (func.attr == "getenv" and isinstance(func.value, ast.Name) and func.value.id == "os")):
+                    (func.attr == "get" and is_environ(func.value))
+                    or (func.attr == "getenv" and isinstance(func.value, ast.Name) and func.value.id == "os")
+                ):
                     key = node.args[0].value
-            elif isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load) and is_environ(node.value) \
-                    and isinstance(node.slice, ast.Constant):
+            elif (
+                isinstance(node, ast.Subscript)
+                and isinstance(node.ctx, ast.Load)
+                and is_environ(node.value)
+                and isinstance(node.slice, ast.Constant)
+            ):
                 key = node.slice.value
             if key:
                 names.add(key)
@@ -122,9 +138,11 @@ def test_each_setting_has_a_line_of_meaning_above_it_and_no_comment_after_its_va
     assert "#" not in value, f"{name}: a comment after the value becomes part of it"
 
 
-@pytest.mark.parametrize("name, default", sorted(
-    (name, default) for name, default in settings_reads().items()
-    if isinstance(default, bool | int | float)), ids=str)
+@pytest.mark.parametrize(
+    "name, default",
+    sorted((name, default) for name, default in settings_reads().items() if isinstance(default, bool | int | float)),
+    ids=str,
+)
 def test_numbers_and_switches_show_their_default(name, default):
     value = entries()[name][0]
     shown = value.lower() == str(default).lower() if isinstance(default, bool) else float(value) == default

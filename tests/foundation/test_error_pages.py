@@ -1,4 +1,5 @@
 """The 404 and 500 pages lead somewhere, and /favicon.ico is an icon (for anyone, signed in or not)."""
+
 import pytest
 from django.test import Client, override_settings
 from django.urls import include, path

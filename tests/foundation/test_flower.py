@@ -1,4 +1,5 @@
 """Flower, started with the Procfile's own command, answers only with credentials."""
+
 import os
 import shlex
 import socket
@@ -27,8 +28,12 @@ def flower():
     program, *args = shlex.split(read_procfile()["flower"])
     assert program == "celery"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "celery", *args], cwd=ROOT, env=env,
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+        [sys.executable, "-m", "celery", *args],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
     )
     url = f"http://127.0.0.1:{port}/"
 

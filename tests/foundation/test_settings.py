@@ -1,4 +1,5 @@
 """Pin the delivery guarantees (as OpenContracts does): loosening one is a decision, not an accident."""
+
 from django.conf import settings
 
 from spelunker.celery import app

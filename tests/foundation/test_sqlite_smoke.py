@@ -1,4 +1,5 @@
 """The embedded default (`make run` without DATABASE_URL): SQLite in WAL mode with a real worker."""
+
 import os
 import subprocess
 import sys

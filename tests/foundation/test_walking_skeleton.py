@@ -1,4 +1,5 @@
 """The whole stack end to end: view → on_commit → RabbitMQ → real worker → job row → page."""
+
 import pytest
 from django.urls import reverse
 

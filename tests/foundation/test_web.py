@@ -1,4 +1,5 @@
 """Login everywhere, health and readiness, structured logs."""
+
 import io
 import json
 import logging

@@ -1,4 +1,5 @@
 """The home page says where things stand: counts, jobs of every kind with their links, health, next steps."""
+
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
@@ -16,8 +17,14 @@ pytestmark = pytest.mark.django_db
 
 
 def document(title, status, message=""):
-    return Document.objects.create(title=title, content_hash=title, file_type="text", review_status=status,
-                                   status_message=message, chunk_count=3 if status == ReviewStatus.APPROVED else 0)
+    return Document.objects.create(
+        title=title,
+        content_hash=title,
+        file_type="text",
+        review_status=status,
+        status_message=message,
+        chunk_count=3 if status == ReviewStatus.APPROVED else 0,
+    )
 
 
 def worker_check(answered: dict[str, str]) -> SystemCheck:
@@ -25,8 +32,13 @@ def worker_check(answered: dict[str, str]) -> SystemCheck:
     check = SystemCheck.objects.create(status="completed", total_items=3)
     for queue in ("default", "embedding", "batch"):
         worker = answered.get(queue, "")
-        QueueProbe.objects.create(check_run=check, queue=queue, worker=worker, latency_ms=12 if worker else None,
-                                  answered_at=timezone.now() if worker else None)
+        QueueProbe.objects.create(
+            check_run=check,
+            queue=queue,
+            worker=worker,
+            latency_ms=12 if worker else None,
+            answered_at=timezone.now() if worker else None,
+        )
     return check
 
 
@@ -37,14 +49,21 @@ def busy_site(staff_user):
         document(f"Ready {i}", ReviewStatus.APPROVED)
     document("Still parsing", ReviewStatus.PROCESSING)
     document("Broken scan", ReviewStatus.FAILED, "No text could be extracted")
-    source = DocumentationSource.objects.create(name="Product docs", start_url="https://docs.example.com/",
-                                                allowed_host="docs.example.com")
+    source = DocumentationSource.objects.create(
+        name="Product docs", start_url="https://docs.example.com/", allowed_host="docs.example.com"
+    )
     rfp = RFP.objects.create(name="Harbour RFP", owner=staff_user)
-    api = LLMApi.objects.create(name="Team vLLM", base_url="http://gpu.example:8000/v1",
-                                health_status=LLMApi.HEALTH_UNHEALTHY, last_error="connection refused")
+    api = LLMApi.objects.create(
+        name="Team vLLM",
+        base_url="http://gpu.example:8000/v1",
+        health_status=LLMApi.HEALTH_UNHEALTHY,
+        last_error="connection refused",
+    )
     return {
         "sync": SyncJob.objects.create(source=source, status="completed", total_items=4, processed_items=4),
-        "embed": EmbedBatchJob.objects.create(document_ids=[1, 2], status="processing", total_items=2, processed_items=1),
+        "embed": EmbedBatchJob.objects.create(
+            document_ids=[1, 2], status="processing", total_items=2, processed_items=1
+        ),
         "responder": RFPBatchJob.objects.create(rfp=rfp, job_type="responder", status="failed", message="Boom"),
         "validation": ValidationRun.objects.create(api=api, status="completed"),
         "check": worker_check({"default": "default@host", "embedding": "embedding@host"}),
@@ -70,10 +89,18 @@ def test_counts_jobs_of_every_kind_and_what_needs_attention(staff_client, busy_s
     assert (library["total"], library["ready"], library["processing"], library["failed"]) == (4, 2, 1, 1)
     assert library["passages"] == 6 and library["sources"] == 1
     assert [j.kind.label for j in context["active_jobs"]] == ["Embedding batch"]
-    assert {j.kind.label for j in context["finished_jobs"]} == {"Documentation sync", "Responder / reviewer",
-                                                                "LLM validation", "Worker check"}
-    for name, job in [("solution_library:sync_job", busy_site["sync"]), ("solution_library:embed_job", busy_site["embed"]),
-                      ("rfp_manager:job", busy_site["responder"]), ("system_check", busy_site["check"])]:
+    assert {j.kind.label for j in context["finished_jobs"]} == {
+        "Documentation sync",
+        "Responder / reviewer",
+        "LLM validation",
+        "Worker check",
+    }
+    for name, job in [
+        ("solution_library:sync_job", busy_site["sync"]),
+        ("solution_library:embed_job", busy_site["embed"]),
+        ("rfp_manager:job", busy_site["responder"]),
+        ("system_check", busy_site["check"]),
+    ]:
         assert f'href="{reverse(name, args=[job.pk])}"' in page
     assert f'href="{reverse("llm_manager:api_detail", args=[busy_site["api"].pk])}"' in page
     attention = " ".join(item["text"] for item in context["attention"])

@@ -1,4 +1,5 @@
 """The one backoff rule every retry follows: full jitter under a doubling ceiling, a cap, Retry-After as a floor."""
+
 import pytest
 
 from jobs.backoff import backoff_seconds
@@ -10,11 +11,14 @@ def draws(retries: int, **kwargs) -> list[float]:
     return [backoff_seconds(retries, **kwargs) for _ in range(DRAWS)]
 
 
-@pytest.mark.parametrize("retries, ceiling", [
-    pytest.param(0, 10, id="first-retry-base"),
-    pytest.param(3, 80, id="fourth-retry-doubled-three-times"),
-    pytest.param(7, 600, id="capped"),
-])
+@pytest.mark.parametrize(
+    "retries, ceiling",
+    [
+        pytest.param(0, 10, id="first-retry-base"),
+        pytest.param(3, 80, id="fourth-retry-doubled-three-times"),
+        pytest.param(7, 600, id="capped"),
+    ],
+)
 def test_waits_spread_over_the_whole_range_up_to_the_doubling_ceiling(retries, ceiling):
     waits = draws(retries, base=10, cap=600)
     assert all(0 <= wait <= ceiling for wait in waits)

@@ -1,4 +1,5 @@
 """The job toolkit's transitions, counters and runner, on a real job table."""
+
 from datetime import timedelta
 
 import pytest
@@ -230,7 +231,9 @@ def test_the_waiting_note_stays_until_the_refused_message_itself_is_sent(django_
     sent.refresh_from_db()
     job.refresh_from_db()
     assert sent.sent_at is not None and sent.attempts == 1
-    assert (job.error_code, job.message) == ("broker_unavailable", WAITING_FOR_BROKER), "the refused message is still unsent"
+    assert (job.error_code, job.message) == ("broker_unavailable", WAITING_FOR_BROKER), (
+        "the refused message is still unsent"
+    )
 
     assert publish_pending() == {"success": True, "sent": 1, "waiting": 0}
     refused.refresh_from_db()
@@ -248,6 +251,7 @@ def test_fail_stale_jobs_frees_only_silent_active_jobs():
 
 
 # --- deliveries: poison messages and graceful stops ----------------------------------
+
 
 def test_deliveries_that_killed_their_worker_without_progress_make_a_poison_message(settings):
     """Three deliveries died (never returned) without progress: the fourth fails the job instead of running it."""
@@ -295,6 +299,7 @@ def test_work_stopped_for_a_worker_shutdown_is_requeued_with_the_job_still_proce
 
 # --- run_job's round trips: fewer queries, the same row -------------------------------
 
+
 def test_a_redelivered_job_is_taken_over_keeping_its_first_start_and_its_delivery_count_ends_at_zero():
     """Given a job whose first delivery died while processing, when run_job runs it again, then the job
     completes under the new task id, keeps its first start time and its delivery count is back to zero."""
@@ -314,6 +319,7 @@ def test_a_job_cancelled_while_it_works_stays_cancelled_and_its_delivery_still_e
     """Given a running job, when it is cancelled before its work returns, then finishing loses to the
     cancellation (the row is re-read, not overwritten) and the delivery count is reset all the same."""
     job = SystemCheck.objects.create(total_items=1)
+
     def work(running):
         SystemCheck.objects.get(pk=running.pk).request_cancel("stop")  # a person's Cancel, from another request
 

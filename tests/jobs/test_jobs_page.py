@@ -1,4 +1,5 @@
 """The jobs page: every kind in one list, grouped, filtered, acknowledged, polled — and who sees what."""
+
 import re
 
 import pytest
@@ -19,15 +20,29 @@ def jobs_of_every_kind(user, staff_user):
     mine = make_rfp(user, ["Q?"], name="Mine")
     theirs = make_rfp(staff_user, ["Q?"], name="Theirs")
     return {
-        "document": Document.objects.create(title="Policy", content_hash="a" * 64, file_type="text",
-                                            review_status="failed", status_message="Bad PDF", error_code="task_error"),
+        "document": Document.objects.create(
+            title="Policy",
+            content_hash="a" * 64,
+            file_type="text",
+            review_status="failed",
+            status_message="Bad PDF",
+            error_code="task_error",
+        ),
         "embed_batch": EmbedBatchJob.objects.create(status="processing", total_items=4, processed_items=1),
-        "rfp_batch": RFPBatchJob.objects.create(rfp=mine, job_type="responder", status="failed", total_items=1,
-                                                processed_items=1, failed_items=1, message="boom"),
+        "rfp_batch": RFPBatchJob.objects.create(
+            rfp=mine,
+            job_type="responder",
+            status="failed",
+            total_items=1,
+            processed_items=1,
+            failed_items=1,
+            message="boom",
+        ),
         "theirs": RFPBatchJob.objects.create(rfp=theirs, job_type="responder", status="completed"),
         "validation": ValidationRun.objects.create(status="completed"),
-        "system_check": SystemCheck.objects.create(status="pending", message="Waiting for the message broker",
-                                                   error_code="broker_unavailable"),
+        "system_check": SystemCheck.objects.create(
+            status="pending", message="Waiting for the message broker", error_code="broker_unavailable"
+        ),
     }
 
 
@@ -39,12 +54,15 @@ def row_ids(html: str, group: str) -> list[str]:
 def test_staff_see_every_kind_grouped(jobs_of_every_kind, staff_client):
     jobs = jobs_of_every_kind
     html = staff_client.get(reverse("jobs:index")).content.decode()
-    assert sorted(row_ids(html, "needs_attention")) == sorted([f"document-{jobs['document'].pk}",
-                                                              f"rfp_batch-{jobs['rfp_batch'].pk}"])
-    assert sorted(row_ids(html, "running")) == sorted([f"embed_batch-{jobs['embed_batch'].pk}",
-                                                      f"system_check-{jobs['system_check'].pk}"])
-    assert sorted(row_ids(html, "finished")) == sorted([f"rfp_batch-{jobs['theirs'].pk}",
-                                                       f"validation-{jobs['validation'].pk}"])
+    assert sorted(row_ids(html, "needs_attention")) == sorted(
+        [f"document-{jobs['document'].pk}", f"rfp_batch-{jobs['rfp_batch'].pk}"]
+    )
+    assert sorted(row_ids(html, "running")) == sorted(
+        [f"embed_batch-{jobs['embed_batch'].pk}", f"system_check-{jobs['system_check'].pk}"]
+    )
+    assert sorted(row_ids(html, "finished")) == sorted(
+        [f"rfp_batch-{jobs['theirs'].pk}", f"validation-{jobs['validation'].pk}"]
+    )
     assert "broker_unavailable" in html and "Waiting for the message broker" in html
     retry = reverse("rfp_manager:job_retry", args=[jobs["rfp_batch"].pk])
     assert f'action="{retry}"' in html, "a failed job with failed items offers Retry"
@@ -59,7 +77,9 @@ def test_a_user_sees_documents_and_the_jobs_of_their_own_rfps_only(jobs_of_every
 def test_filters_by_kind_and_status(jobs_of_every_kind, staff_client, staff_user):
     assert {row.kind.key for row in job_rows(staff_user, kinds=["rfp_batch"])} == {"rfp_batch"}
     assert {row.key for row in job_rows(staff_user, status="failed")} == {
-        f"document-{jobs_of_every_kind['document'].pk}", f"rfp_batch-{jobs_of_every_kind['rfp_batch'].pk}"}
+        f"document-{jobs_of_every_kind['document'].pk}",
+        f"rfp_batch-{jobs_of_every_kind['rfp_batch'].pk}",
+    }
     html = staff_client.get(reverse("jobs:index") + "?kind=validation&status=completed").content.decode()
     assert row_ids(html, "finished") == [f"validation-{jobs_of_every_kind['validation'].pk}"]
     assert row_ids(html, "needs_attention") == row_ids(html, "running") == []
@@ -80,7 +100,7 @@ def test_acknowledge_hides_a_job_and_only_a_job_the_user_may_see(jobs_of_every_k
 
 def test_htmx_gets_the_list_alone_and_polls_fast_while_a_job_runs(jobs_of_every_kind, staff_client):
     html = staff_client.get(reverse("jobs:index"), headers={"HX-Request": "true"}).content.decode()
-    assert "<div id=\"job-list\"" in html and "<html" not in html
+    assert '<div id="job-list"' in html and "<html" not in html
     assert 'hx-trigger="every 2s"' in html
     EmbedBatchJob.objects.update(status="completed")
     SystemCheck.objects.update(status="completed")

@@ -5,6 +5,7 @@ test client. The clock the cache stamps its entries with is a fake one the
 test moves (the outside world's time), so "half a poll later" is exact rather
 than a sleep on a loaded machine.
 """
+
 import re
 
 import pytest
@@ -38,8 +39,9 @@ def clock(monkeypatch):
 @pytest.fixture
 def job(user):
     rfp = make_rfp(user, ["Do you encrypt?", "Backups?"])
-    return RFPBatchJob.objects.create(rfp=rfp, job_type="responder", started_by=user, question_ids=[1, 2],
-                                      total_items=2, status="processing")
+    return RFPBatchJob.objects.create(
+        rfp=rfp, job_type="responder", started_by=user, question_ids=[1, 2], total_items=2, status="processing"
+    )
 
 
 def poll(client, job) -> dict:
@@ -69,8 +71,7 @@ def test_a_cancellation_is_shown_by_the_very_next_poll(user_client, job, clock):
 def test_a_cancellation_whose_forget_is_lost_is_shown_within_one_poll(user_client, job, clock):
     """The worst case: the cache still holds the running job (a read that began before the cancellation stored it
     after, or Memcached missed the delete). The next poll, one interval later, reads the row."""
-    poll_interval = float(re.search(r'hx-trigger="every (\d+(?:\.\d+)?)s"',
-                                    open(PROGRESS_TEMPLATE).read()).group(1))
+    poll_interval = float(re.search(r'hx-trigger="every (\d+(?:\.\d+)?)s"', open(PROGRESS_TEMPLATE).read()).group(1))
     assert live_status.MAX_AGE < poll_interval
     assert poll(user_client, job)["status"] == "processing"
     RFPBatchJob.objects.filter(pk=job.pk).update(status="cancelled")  # no finish(): nothing forgets the entry

@@ -1,5 +1,6 @@
 """The job toolkit's tables moved from the `spelunker` app to `jobs`: a database migrated before the move keeps
 every row, its content types and its outbox subjects (jobs 0001, spelunker 0004)."""
+
 import pytest
 from django.contrib.contenttypes.models import ContentType
 from django.db import connection
@@ -20,17 +21,27 @@ def rows_before_the_move(leaves, user_id: int) -> dict:
     """One row in each moved table, written through the models as they were in the `spelunker` app."""
     nodes = [node for node in leaves if node[0] not in ("jobs", "spelunker")] + [BEFORE_THE_MOVE]
     old = MigrationExecutor(connection).loader.project_state(nodes, at_end=True).apps
-    check = old.get_model("spelunker", "SystemCheck").objects.create(status="processing", started_by_id=user_id,
-                                                                     total_items=3, processed_items=1)
+    check = old.get_model("spelunker", "SystemCheck").objects.create(
+        status="processing", started_by_id=user_id, total_items=3, processed_items=1
+    )
     probe = old.get_model("spelunker", "QueueProbe").objects.create(check_run=check, queue="batch", worker="w@host")
     message = old.get_model("spelunker", "OutboxMessage").objects.create(
-        task_name="spelunker.probe_queue", task_id="task-before-the-move", subject_model="spelunker.systemcheck",
-        subject_id=check.pk)
+        task_name="spelunker.probe_queue",
+        task_id="task-before-the-move",
+        subject_model="spelunker.systemcheck",
+        subject_id=check.pk,
+    )
     acknowledgement = old.get_model("spelunker", "JobAcknowledgement").objects.create(
-        kind="system_check", object_id=check.pk, acknowledged_by_id=user_id)
+        kind="system_check", object_id=check.pk, acknowledged_by_id=user_id
+    )
     content_type = old.get_model("contenttypes", "ContentType").objects.get(app_label="spelunker", model="systemcheck")
-    return {"check": check.pk, "probe": probe.pk, "message": message.pk, "acknowledgement": acknowledgement.pk,
-            "content_type": content_type.pk}
+    return {
+        "check": check.pk,
+        "probe": probe.pk,
+        "message": message.pk,
+        "acknowledgement": acknowledgement.pk,
+        "content_type": content_type.pk,
+    }
 
 
 @pytest.mark.django_db(transaction=True)

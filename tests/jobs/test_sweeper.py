@@ -3,6 +3,7 @@
 The real-worker version (a worker killed and its message purged) is in the
 fault suite: tests/faults/test_workers_die.py.
 """
+
 from datetime import timedelta
 
 import pytest
@@ -30,8 +31,15 @@ def silent(model, pk, minutes=11):
 @pytest.fixture
 def lost_rfp_job(user):
     rfp = make_rfp(user, ["Question one?", "Question two?"])
-    job = RFPBatchJob.objects.create(rfp=rfp, job_type="responder", started_by=user, question_ids=list(
-        rfp.questions.values_list("pk", flat=True)), total_items=2, status="processing", celery_task_id="lost-task")
+    job = RFPBatchJob.objects.create(
+        rfp=rfp,
+        job_type="responder",
+        started_by=user,
+        question_ids=list(rfp.questions.values_list("pk", flat=True)),
+        total_items=2,
+        status="processing",
+        celery_task_id="lost-task",
+    )
     silent(RFPBatchJob, job.pk)
     return job
 
@@ -67,15 +75,20 @@ def test_slow_live_pending_and_waiting_jobs_are_left_alone(lost_rfp_job, user):
     live = SystemCheck.objects.create(status="processing", celery_task_id="still-running")
     pending = SystemCheck.objects.create(status="pending")
     waiting = SystemCheck.objects.create(status="processing")
-    OutboxMessage.objects.create(task_name="x", task_id="waiting-task", subject_model="jobs.systemcheck",
-                                 subject_id=waiting.pk)
+    OutboxMessage.objects.create(
+        task_name="x", task_id="waiting-task", subject_model="jobs.systemcheck", subject_id=waiting.pk
+    )
     fresh = SystemCheck.objects.create(status="processing")
     for job in (live, pending, waiting):
         silent(SystemCheck, job.pk)
     outcome = sweep(live_task_ids={"still-running"})
     assert outcome["failed"] == [] and outcome["redispatched"] == [f"rfp_batch-{lost_rfp_job.pk}"]
     assert dict(SystemCheck.objects.values_list("pk", "status")) == {
-        live.pk: "processing", pending.pk: "pending", waiting.pk: "processing", fresh.pk: "processing"}
+        live.pk: "processing",
+        pending.pk: "pending",
+        waiting.pk: "processing",
+        fresh.pk: "processing",
+    }
 
 
 def test_a_document_stuck_in_processing_is_sent_again_then_failed(django_capture_on_commit_callbacks):

@@ -5,6 +5,7 @@ a fresh install and the tests embed): relevance must behave with it too.
 The passages are written here as the demo library's documents are laid out
 (Markdown sections, a PDF's heading lines, a DOCX table as the parser writes it).
 """
+
 import numpy as np
 
 from llm_manager.providers import evidence, grounding
@@ -13,7 +14,7 @@ from llm_manager.providers.offline import extractive_answer, hashed_embedding
 
 def offline_similarity(queries, texts):
     vectors = np.asarray([hashed_embedding(t) for t in [*queries, *texts]])
-    return (vectors[: len(queries)] @ vectors[len(queries):].T).tolist()
+    return (vectors[: len(queries)] @ vectors[len(queries) :].T).tolist()
 
 
 def chosen_texts(question, passages, similarity=offline_similarity):
@@ -43,9 +44,11 @@ Read-only users are free of charge in every edition."""
 
 # --- Markdown and headings ---------------------------------------------------------------------
 def test_markdown_is_read_as_plain_sentences_and_list_items():
-    passage = ("## Recovery objectives\n\n"
-               "- **Recovery point objective (RPO):** 1 hour — at most one hour of changes can be lost.\n"
-               "- **Recovery time objective (RTO):** 4 hours — see [the plan](https://example.org/dr) and `drctl`.\n")
+    passage = (
+        "## Recovery objectives\n\n"
+        "- **Recovery point objective (RPO):** 1 hour — at most one hour of changes can be lost.\n"
+        "- **Recovery time objective (RTO):** 4 hours — see [the plan](https://example.org/dr) and `drctl`.\n"
+    )
     units = grounding.passage_units(passage)
 
     assert [u.kind for u in units] == ["heading", "item", "item"]
@@ -64,10 +67,12 @@ def test_a_table_row_reads_as_a_sentence_and_a_separator_row_as_nothing():
 
 def test_heading_fragments_are_context_never_quoted():
     """A PDF's heading lines ("Multi-factor authentication") head the sentences under them."""
-    pdf = ("Identity and access\nMulti-factor authentication\n"
-           "Multi-factor authentication is available to every user in every edition, at no extra cost.\n"
-           "Administrators can make it mandatory.\nRoles and permissions\n"
-           "Access is granted by roles and can be restricted per folder.")
+    pdf = (
+        "Identity and access\nMulti-factor authentication\n"
+        "Multi-factor authentication is available to every user in every edition, at no extra cost.\n"
+        "Administrators can make it mandatory.\nRoles and permissions\n"
+        "Access is granted by roles and can be restricted per folder."
+    )
     chosen = chosen_texts("Is multi-factor authentication available for all users?", {1: pdf})
 
     assert chosen and chosen[0].startswith("Multi-factor authentication is available to every user")
@@ -89,16 +94,20 @@ def test_each_part_is_answered_by_the_sentence_about_it_not_by_one_that_shares_a
 
 
 def test_no_sentence_is_padded_in_from_the_same_passage():
-    passage = ("Backups are taken every hour and kept for 35 days. Our office dog is called Biscuit. "
-               "Support is available around the clock.")
+    passage = (
+        "Backups are taken every hour and kept for 35 days. Our office dog is called Biscuit. "
+        "Support is available around the clock."
+    )
     assert chosen_texts("How often are backups taken?", {1: passage}) == [
-        "Backups are taken every hour and kept for 35 days."]
+        "Backups are taken every hour and kept for 35 days."
+    ]
 
 
 def test_without_similarity_the_words_alone_choose_and_say_when_nothing_answers():
     passages = {1: "Customer data is encrypted at rest with AES-256. Keys are rotated every 90 days."}
     assert chosen_texts("How is customer data encrypted at rest?", passages, None) == [
-        "Customer data is encrypted at rest with AES-256."]
+        "Customer data is encrypted at rest with AES-256."
+    ]
     assert chosen_texts("What colour is the office carpet?", passages, None) == []
 
 
@@ -108,18 +117,30 @@ def test_a_question_is_divided_into_the_things_it_asks():
         "Describe your company: when it was founded, where it is based and how many people it employs."
     ) == ["when it was founded", "where it is based", "how many people it employs"]
     assert evidence.question_parts("How often are backups taken and how long are they retained?") == [
-        "How often are backups taken", "how long are they retained (How often are backups taken)"]
+        "How often are backups taken",
+        "how long are they retained (How often are backups taken)",
+    ]
     assert evidence.question_parts("How is data encrypted?") == ["How is data encrypted?"]
-    assert len(evidence.question_parts(
-        "Describe the API available to developers, including authentication and rate limits.")) == 3
+    assert (
+        len(
+            evidence.question_parts(
+                "Describe the API available to developers, including authentication and rate limits."
+            )
+        )
+        == 3
+    )
 
 
 def test_the_parts_are_answered_in_the_questions_order_not_the_passages():
     """The hosting question must not open with deletion and GDPR (the demo's first passage)."""
-    privacy = ("We process personal data in line with the UK GDPR. After the contract ends, data is deleted "
-               "from the live service within 30 days.")
-    architecture = ("## Regions\n\nThe service is hosted in data centres in London and Manchester, "
-                    "and customer data never leaves the United Kingdom.")
+    privacy = (
+        "We process personal data in line with the UK GDPR. After the contract ends, data is deleted "
+        "from the live service within 30 days."
+    )
+    architecture = (
+        "## Regions\n\nThe service is hosted in data centres in London and Manchester, "
+        "and customer data never leaves the United Kingdom."
+    )
     question = "Where is the service hosted? Confirm that council data stays in the UK."
     choices = evidence.choose(question, {1: privacy, 2: architecture}, offline_similarity)
 
@@ -128,34 +149,46 @@ def test_the_parts_are_answered_in_the_questions_order_not_the_passages():
 
 
 def test_two_part_question_answers_the_first_part_first():
-    backups = ("Hourly snapshots are retained for 7 days and daily backups for 35 days. "
-               "Orrery takes a snapshot backup of every tenant every hour.")
-    choices = evidence.choose("How often are backups taken and how long are they retained?", {1: backups},
-                              offline_similarity)
-    assert [c.text for c in choices] == ["Orrery takes a snapshot backup of every tenant every hour.",
-                                         "Hourly snapshots are retained for 7 days and daily backups for 35 days."]
+    backups = (
+        "Hourly snapshots are retained for 7 days and daily backups for 35 days. "
+        "Orrery takes a snapshot backup of every tenant every hour."
+    )
+    choices = evidence.choose(
+        "How often are backups taken and how long are they retained?", {1: backups}, offline_similarity
+    )
+    assert [c.text for c in choices] == [
+        "Orrery takes a snapshot backup of every tenant every hour.",
+        "Hourly snapshots are retained for 7 days and daily backups for 35 days.",
+    ]
     assert [c.part for c in choices] == [0, 1]
 
 
 # --- lists ---------------------------------------------------------------------------------------------
 def test_a_list_question_is_answered_with_the_names_it_asks_for():
-    profile = ("The company serves more than 240 organisations in the public sector, utilities and finance.\n\n"
-               "## Public-sector customers\n\n"
-               "Orrery is used by public bodies including Fenmoor Water Authority, Harrowgate Borough Council "
-               "and the North Vale Fire and Rescue Service. References can be provided on request.")
+    profile = (
+        "The company serves more than 240 organisations in the public sector, utilities and finance.\n\n"
+        "## Public-sector customers\n\n"
+        "Orrery is used by public bodies including Fenmoor Water Authority, Harrowgate Borough Council "
+        "and the North Vale Fire and Rescue Service. References can be provided on request."
+    )
     chosen = chosen_texts("List three public-sector customers using the proposed platform today.", {1: profile})
 
     assert len(chosen) == 1 and "Fenmoor Water Authority, Harrowgate Borough Council" in chosen[0]
 
 
 def test_a_list_question_reads_a_table_as_a_list():
-    certifications = ("## Certifications\n\n| Certificate | Scope |\n|---|---|\n"
-                      "| ISO/IEC 27001:2022 | Development and operation of Orrery |\n"
-                      "| Cyber Essentials Plus | The whole company |\n"
-                      "| SOC 2 Type II | Security and availability, reported every year |\n\n"
-                      "## Office\n\nOur office is in Bristol.")
+    certifications = (
+        "## Certifications\n\n| Certificate | Scope |\n|---|---|\n"
+        "| ISO/IEC 27001:2022 | Development and operation of Orrery |\n"
+        "| Cyber Essentials Plus | The whole company |\n"
+        "| SOC 2 Type II | Security and availability, reported every year |\n\n"
+        "## Office\n\nOur office is in Bristol."
+    )
     chosen = chosen_texts("Which security certifications do you hold?", {1: certifications})
 
     assert [c.split(":")[0] for c in chosen if not c.startswith("Certificate")] == [
-        "ISO/IEC 27001", "Cyber Essentials Plus", "SOC 2 Type II"]
+        "ISO/IEC 27001",
+        "Cyber Essentials Plus",
+        "SOC 2 Type II",
+    ]
     assert "Our office is in Bristol." not in chosen

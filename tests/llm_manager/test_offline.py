@@ -1,4 +1,5 @@
 """The built-in offline provider: deterministic embeddings, cited extractive chat, JSON reviews."""
+
 import json
 
 import pytest
@@ -21,8 +22,9 @@ def cosine(a, b):
 
 
 def ask(question, passages=PASSAGES, system="Answer from the passages."):
-    return services.chat([{"role": "system", "content": system},
-                          {"role": "user", "content": passages + f"Question: {question}"}])
+    return services.chat(
+        [{"role": "system", "content": system}, {"role": "user", "content": passages + f"Question: {question}"}]
+    )
 
 
 @pytest.mark.django_db
@@ -81,8 +83,10 @@ def test_passage_continues_on_following_lines():
 @pytest.mark.django_db
 def test_a_question_that_asks_several_things_is_answered_part_by_part():
     """Each sentence answers one part; none holds two of the whole question's subject words."""
-    profile = ("[1] Kestrel Peak Software was founded in 2011 in Bristol.\n"
-               "[2] The company employs 185 people, 70 of them in engineering.\n\n")
+    profile = (
+        "[1] Kestrel Peak Software was founded in 2011 in Bristol.\n"
+        "[2] The company employs 185 people, 70 of them in engineering.\n\n"
+    )
     result = ask("Describe your company: when it was founded, and how many people it employs.", profile)
     assert "founded in 2011 in Bristol [1]" in result.text and "employs 185 people" in result.text
 
@@ -93,15 +97,20 @@ def test_chat_says_plainly_when_no_passage_matches():
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("answer, verdict", [
-    ("Customer data is encrypted at rest with AES-256 [1].", "approved"),
-    ("We use quantum blockchain firewalls certified by NASA.", "rejected"),
-])
+@pytest.mark.parametrize(
+    "answer, verdict",
+    [
+        ("Customer data is encrypted at rest with AES-256 [1].", "approved"),
+        ("We use quantum blockchain firewalls certified by NASA.", "rejected"),
+    ],
+)
 def test_reviewer_mode_returns_only_json_with_reasons(answer, verdict):
-    result = services.chat([
-        {"role": "system", "content": "You review answers. Return a JSON review."},
-        {"role": "user", "content": PASSAGES + "Question: How is data protected?\nAnswer: " + answer},
-    ])
+    result = services.chat(
+        [
+            {"role": "system", "content": "You review answers. Return a JSON review."},
+            {"role": "user", "content": PASSAGES + "Question: How is data protected?\nAnswer: " + answer},
+        ]
+    )
     review = json.loads(result.text)
     assert set(review) == {"verdict", "score", "reasons", "feedback"}
     assert review["reasons"] and review["feedback"] == " ".join(review["reasons"])

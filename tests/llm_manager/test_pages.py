@@ -1,4 +1,5 @@
 """Pages and admin: health list, API detail with Validate, and the API key never leaving the server."""
+
 import logging
 
 import pytest
@@ -18,11 +19,13 @@ def keyed_api(fake_llm):
 
 
 def test_list_shows_health_last_validation_and_model_counts(user_client, keyed_api):
-    LLMApi.objects.filter(pk=keyed_api.pk).update(health_status="unhealthy", last_error="Cannot connect <script>x</script>")
+    LLMApi.objects.filter(pk=keyed_api.pk).update(
+        health_status="unhealthy", last_error="Cannot connect <script>x</script>"
+    )
     LLMModel.objects.create(api=keyed_api, name="old-model", is_active=False)
     page = user_client.get(reverse("llm_manager:index")).content.decode()
     assert "Offline baseline (extractive, no network)" in page
-    assert 'badge-unhealthy' in page and "2 active / 3" in page and "never" in page
+    assert "badge-unhealthy" in page and "2 active / 3" in page and "never" in page
     assert "&lt;script&gt;x&lt;/script&gt;" in page and "<script>x</script>" not in page
 
 
@@ -87,8 +90,10 @@ def test_api_key_is_in_no_page_form_log_or_task_result(staff_client, keyed_api, 
     services.validate_api(keyed_api.pk)  # an error path too
 
     pages = [
-        reverse("llm_manager:index"), reverse("llm_manager:api_detail", args=[keyed_api.pk]),
-        reverse("admin:llm_manager_llmapi_change", args=[keyed_api.pk]), reverse("admin:llm_manager_llmapi_changelist"),
+        reverse("llm_manager:index"),
+        reverse("llm_manager:api_detail", args=[keyed_api.pk]),
+        reverse("admin:llm_manager_llmapi_change", args=[keyed_api.pk]),
+        reverse("admin:llm_manager_llmapi_changelist"),
         reverse("admin:llm_manager_validationrun_changelist"),
         reverse("llm_manager:validation_status", args=[result["job_id"]]),
     ]
@@ -103,9 +108,20 @@ def test_api_key_is_in_no_page_form_log_or_task_result(staff_client, keyed_api, 
 
 def test_admin_form_keeps_the_key_when_blank_and_replaces_or_clears_it(staff_client, keyed_api):
     url = reverse("admin:llm_manager_llmapi_change", args=[keyed_api.pk])
-    form = {"name": keyed_api.name, "kind": "openai", "base_url": keyed_api.base_url, "api_key": "",
-            "is_active": "on", "timeout_seconds": "5", "max_concurrent_requests": "2", "requests_per_minute": "0",
-            "models-TOTAL_FORMS": "0", "models-INITIAL_FORMS": "0", "models-MIN_NUM_FORMS": "0", "models-MAX_NUM_FORMS": "1000"}
+    form = {
+        "name": keyed_api.name,
+        "kind": "openai",
+        "base_url": keyed_api.base_url,
+        "api_key": "",
+        "is_active": "on",
+        "timeout_seconds": "5",
+        "max_concurrent_requests": "2",
+        "requests_per_minute": "0",
+        "models-TOTAL_FORMS": "0",
+        "models-INITIAL_FORMS": "0",
+        "models-MIN_NUM_FORMS": "0",
+        "models-MAX_NUM_FORMS": "1000",
+    }
     assert staff_client.post(url, form).status_code == 302
     assert LLMApi.objects.get(pk=keyed_api.pk).api_key == SECRET
     staff_client.post(url, {**form, "api_key": "sk-new"})
@@ -116,16 +132,22 @@ def test_admin_form_keeps_the_key_when_blank_and_replaces_or_clears_it(staff_cli
 
 def test_admin_make_default_action(staff_client, keyed_api):
     offline_chat = LLMModel.objects.get(name="offline-extractive-chat-v1")
-    staff_client.post(reverse("admin:llm_manager_llmmodel_changelist"),
-                      {"action": "make_default", "_selected_action": [offline_chat.pk]})
+    staff_client.post(
+        reverse("admin:llm_manager_llmmodel_changelist"),
+        {"action": "make_default", "_selected_action": [offline_chat.pk]},
+    )
     assert list(LLMModel.objects.filter(is_system_default=True).values_list("name", flat=True).order_by("name")) == [
-        "fake-embed", "offline-extractive-chat-v1"]
+        "fake-embed",
+        "offline-extractive-chat-v1",
+    ]
 
 
 def test_admin_validate_action_queues_runs(staff_client, keyed_api, django_capture_on_commit_callbacks):
     with django_capture_on_commit_callbacks() as callbacks:
-        staff_client.post(reverse("admin:llm_manager_llmapi_changelist"),
-                          {"action": "validate_selected", "_selected_action": [keyed_api.pk]})
+        staff_client.post(
+            reverse("admin:llm_manager_llmapi_changelist"),
+            {"action": "validate_selected", "_selected_action": [keyed_api.pk]},
+        )
     assert ValidationRun.objects.filter(api=keyed_api, status="pending").count() == 1 and len(callbacks) == 1
 
 
@@ -148,6 +170,7 @@ def test_a_run_started_while_the_broker_is_down_waits_for_it_and_is_sent_later(
     assert publish_pending()["sent"] == 1
     run.refresh_from_db()
     assert (run.status, run.error_code) == ("pending", "")
+
 
 def test_a_run_left_processing_by_a_killed_worker_does_not_block_validation_forever(
     staff_client, keyed_api, django_capture_on_commit_callbacks

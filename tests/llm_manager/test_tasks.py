@@ -2,6 +2,7 @@
 
 The same tasks under real workers, Beat and a killed worker are in test_workers.py.
 """
+
 import pytest
 from django_celery_beat.models import PeriodicTask
 
@@ -30,8 +31,13 @@ def test_validate_all_returns_the_seed_counts_and_records_a_run(fake_llm):
     assert (result["tested"], result["successful"], result["failed"]) == (4, 3, 1)
     assert result["models_created"] == 2  # the fake's two models; the offline and local ones exist already
     broken = next(d for d in result["details"] if d["api"] == "Broken key")
-    assert broken == {"api_id": broken["api_id"], "api": "Broken key", "success": False,
-                      "error": "API key rejected by Broken key (HTTP 401)", "transient": False}
+    assert broken == {
+        "api_id": broken["api_id"],
+        "api": "Broken key",
+        "success": False,
+        "error": "API key rejected by Broken key (HTTP 401)",
+        "transient": False,
+    }
     run = ValidationRun.objects.get(pk=result["job_id"])
     assert (run.status, run.trigger, run.successful_items, run.failed_items) == ("completed", "schedule", 3, 1)
     assert LLMApi.objects.get(name="Broken key").health_status == LLMApi.HEALTH_UNHEALTHY
@@ -43,7 +49,9 @@ def test_validate_all_twice_gives_the_same_rows(fake_llm):
     rows = sorted(LLMModel.objects.values_list("api__name", "name", "model_type", "is_active", "context_window"))
     second = validate_all_llm_apis.apply().get()
     assert (second["models_created"], second["models_updated"], second["models_deactivated"]) == (0, 0, 0)
-    assert sorted(LLMModel.objects.values_list("api__name", "name", "model_type", "is_active", "context_window")) == rows
+    assert (
+        sorted(LLMModel.objects.values_list("api__name", "name", "model_type", "is_active", "context_window")) == rows
+    )
 
 
 def test_single_api_with_a_job_records_progress_on_it(fake_llm, staff_user):
@@ -58,8 +66,16 @@ def test_single_api_with_a_job_records_progress_on_it(fake_llm, staff_user):
     assert again["skipped"] and len(fake_llm.requests) == 1
 
 
-@pytest.mark.parametrize("fault, calls", [("500", 1 + MAX_RETRIES), ("429", 1 + MAX_RETRIES), ("timeout", 1 + MAX_RETRIES),
-                                          ("malformed", 1 + MAX_RETRIES), ("401", 1)])
+@pytest.mark.parametrize(
+    "fault, calls",
+    [
+        ("500", 1 + MAX_RETRIES),
+        ("429", 1 + MAX_RETRIES),
+        ("timeout", 1 + MAX_RETRIES),
+        ("malformed", 1 + MAX_RETRIES),
+        ("401", 1),
+    ],
+)
 def test_unattended_validation_retries_transient_failures_only(fake_llm, fault, calls):
     api = register_fake_api(fake_llm, timeout_seconds=0.5)
     fake_llm.configure(fault=fault, hang_seconds=2, retry_after=0)

@@ -3,6 +3,7 @@
 Tests that start their own workers use private queues, so the session worker
 (serving default/embedding/batch) cannot take their messages.
 """
+
 import os
 import signal
 import subprocess
@@ -83,8 +84,11 @@ def test_killed_worker_mid_validation_is_finished_by_another_via_redelivery(make
 
     fake_llm.configure(latency_ms=0)
     make_worker(queues="llm_kill", concurrency=1)
-    wait_for(lambda: ValidationRun.objects.get(pk=run.pk).status == "completed", timeout=60,
-             message="the redelivered validation to complete")
+    wait_for(
+        lambda: ValidationRun.objects.get(pk=run.pk).status == "completed",
+        timeout=60,
+        message="the redelivered validation to complete",
+    )
     run.refresh_from_db()
     assert (run.processed_items, run.successful_items, run.failed_items, run.models_created) == (1, 1, 0, 2)
     assert sorted(LLMModel.objects.filter(api=api).values_list("name", flat=True)) == ["fake-chat", "fake-embed"]
@@ -109,13 +113,24 @@ def beat_process(transactional_db):
     env = {**os.environ, "DATABASE_URL": database_url_for_current_connection()}
     log_path = ROOT / "var" / "beat-llm-test.log"
     log = open(log_path, "wb")
-    cmd = [sys.executable, "-m", "celery", "-A", "spelunker", "beat", "--loglevel=INFO", "--pidfile=",
-           "--scheduler", "django_celery_beat.schedulers:DatabaseScheduler"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "celery",
+        "-A",
+        "spelunker",
+        "beat",
+        "--loglevel=INFO",
+        "--pidfile=",
+        "--scheduler",
+        "django_celery_beat.schedulers:DatabaseScheduler",
+    ]
     holder = {"proc": None}
 
     def start():
-        holder["proc"] = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
-                                          start_new_session=True)
+        holder["proc"] = subprocess.Popen(
+            cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+        )
         return holder["proc"]
 
     yield start
@@ -141,8 +156,11 @@ def test_beat_runs_the_migrated_schedule_through_a_worker(live_worker, beat_proc
     schedule.save()
 
     beat_process()
-    wait_for(lambda: ValidationRun.objects.filter(trigger="schedule", status="completed").exists(), timeout=60,
-             message="Beat to run validate_all_llm_apis on the worker")
+    wait_for(
+        lambda: ValidationRun.objects.filter(trigger="schedule", status="completed").exists(),
+        timeout=60,
+        message="Beat to run validate_all_llm_apis on the worker",
+    )
     api.refresh_from_db()
     assert api.health_status == LLMApi.HEALTH_HEALTHY and api.last_validated_at
     assert sorted(LLMModel.objects.filter(api=api).values_list("name", flat=True)) == ["fake-chat", "fake-embed"]

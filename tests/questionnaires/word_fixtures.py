@@ -9,6 +9,7 @@
 - `fillable_pdf()` / `text_pdf()`: a PDF form with tooltips on its text fields,
   and a text-only PDF of numbered questions.
 """
+
 import io
 
 from docx import Document
@@ -27,8 +28,10 @@ TABLE_QUESTIONS = {
 }
 NUMBERED_QUESTIONS = {
     "1 General": ["Describe your company and the services you offer.", "Which data centres host the service?"],
-    "2 Operations": ["How often are backups taken and how long are they kept?",
-                     "What support hours and response times do you offer?"],
+    "2 Operations": [
+        "How often are backups taken and how long are they kept?",
+        "What support hours and response times do you offer?",
+    ],
 }
 TYPED_QUESTION = ("3.1", "Provide the name of your security officer.")
 
@@ -118,8 +121,15 @@ def fillable_pdf() -> bytes:
     y = 700
     for number, question in PDF_QUESTIONS:
         pdf.drawString(50, y, f"{number}. {question}")
-        pdf.acroForm.textfield(name=f"answer_{number}", tooltip=f"{number}. {question}", x=50, y=y - 50, width=480,
-                               height=40, fieldFlags="multiline")
+        pdf.acroForm.textfield(
+            name=f"answer_{number}",
+            tooltip=f"{number}. {question}",
+            x=50,
+            y=y - 50,
+            width=480,
+            height=40,
+            fieldFlags="multiline",
+        )
         y -= 90
     pdf.drawString(50, 120, "Signed on behalf of the supplier")
     pdf.save()
@@ -133,10 +143,18 @@ def text_pdf() -> bytes:
 
     buffer = io.BytesIO()
     pdf = canvas.Canvas(buffer, pagesize=A4)
-    lines = ["Vendor questionnaire", "", "Security", "1.1 How is customer data encrypted at rest and in transit?",
-             "1.2 Describe how access to production systems is granted", "and revoked for administrators.", "",
-             "Operations", "2.1 How often are backups taken and how long are they kept?",
-             "2.2 Which data centres host the service?"]
+    lines = [
+        "Vendor questionnaire",
+        "",
+        "Security",
+        "1.1 How is customer data encrypted at rest and in transit?",
+        "1.2 Describe how access to production systems is granted",
+        "and revoked for administrators.",
+        "",
+        "Operations",
+        "2.1 How often are backups taken and how long are they kept?",
+        "2.2 Which data centres host the service?",
+    ]
     y = 800
     for line in lines:
         pdf.drawString(50, y, line)
@@ -157,15 +175,19 @@ CONTROL_QUESTIONS = [
 
 def _dropdown(choices) -> str:
     items = "".join(f'<w:listItem w:displayText="{v}" w:value="{v}"/>' for v in ("Choose an item.", *choices))
-    return (f'<w:sdt {W}><w:sdtPr><w:showingPlcHdr/><w:dropDownList>{items}</w:dropDownList></w:sdtPr>'
-            f'<w:sdtContent>{PLACEHOLDER_RUN.format("Choose an item.")}</w:sdtContent></w:sdt>')
+    return (
+        f"<w:sdt {W}><w:sdtPr><w:showingPlcHdr/><w:dropDownList>{items}</w:dropDownList></w:sdtPr>"
+        f"<w:sdtContent>{PLACEHOLDER_RUN.format('Choose an item.')}</w:sdtContent></w:sdt>"
+    )
 
 
 def _text_control(block: bool) -> str:
     run = PLACEHOLDER_RUN.format("Click or tap here to enter text.")
     content = f"<w:p>{run}</w:p>" if block else run
-    return (f'<w:sdt {W}><w:sdtPr><w:showingPlcHdr/><w:text w:multiLine="1"/></w:sdtPr>'
-            f"<w:sdtContent>{content}</w:sdtContent></w:sdt>")
+    return (
+        f'<w:sdt {W}><w:sdtPr><w:showingPlcHdr/><w:text w:multiLine="1"/></w:sdtPr>'
+        f"<w:sdtContent>{content}</w:sdtContent></w:sdt>"
+    )
 
 
 def content_control_questionnaire(choices=CHOICE_ITEMS) -> bytes:

@@ -7,6 +7,7 @@ Formula cells written by openpyxl carry no cached value (Excel computes it on
 save); `save()` writes the value a client's Excel would have cached, so the
 importer meets formula cells as it does in real files.
 """
+
 import io
 import re
 import zipfile
@@ -37,8 +38,11 @@ def with_cached_values(data: bytes, workbook: Workbook, cached: dict[tuple[str, 
                     continue
                 kind = ' t="str"' if isinstance(value, str) else ""
                 text = str(value).replace("&", "&amp;").replace("<", "&lt;")
-                xml, count = re.subn(rf'<c r="{ref}"([^>]*)><f>(.*?)</f><v\s*/?>(</v>)?',
-                                     lambda m: f'<c r="{ref}"{m.group(1)}{kind}><f>{m.group(2)}</f><v>{text}</v>', xml)
+                xml, count = re.subn(
+                    rf'<c r="{ref}"([^>]*)><f>(.*?)</f><v\s*/?>(</v>)?',
+                    lambda m: f'<c r="{ref}"{m.group(1)}{kind}><f>{m.group(2)}</f><v>{text}</v>',  # noqa: B023 (used at once)
+                    xml,
+                )
                 assert count == 1, f"no formula cell {sheet}!{ref}"
             target.writestr(name, xml)
     return out.getvalue()
@@ -65,24 +69,53 @@ def intro_then_domains():
     start = workbook.active
     start.title = "START HERE"
     start["A1"] = "Vendor security questionnaire"
-    _table(start, 3, ["Field", "Response"], [["Company name"], ["Registered address"], ["Primary contact name"],
-                                              ["Primary contact email"], ["Number of employees"], ["Year founded"]])
+    _table(
+        start,
+        3,
+        ["Field", "Response"],
+        [
+            ["Company name"],
+            ["Registered address"],
+            ["Primary contact name"],
+            ["Primary contact email"],
+            ["Number of employees"],
+            ["Year founded"],
+        ],
+    )
     intro = workbook.create_sheet("About this questionnaire")
-    for row, paragraph in enumerate([
-        "This questionnaire helps us understand how your organisation protects the data we entrust to you.",
-        "Please answer every question on the domain sheets that follow this one.",
-        "Answers must be supported by evidence where the question asks for it.",
-        "Where a question does not apply to your service, choose N/A and explain why.",
-        "Return the completed workbook to your procurement contact within four weeks.",
-        "Thank you for your time and for your commitment to security.",
-    ], start=2):
+    for row, paragraph in enumerate(
+        [
+            "This questionnaire helps us understand how your organisation protects the data we entrust to you.",
+            "Please answer every question on the domain sheets that follow this one.",
+            "Answers must be supported by evidence where the question asks for it.",
+            "Where a question does not apply to your service, choose N/A and explain why.",
+            "Return the completed workbook to your procurement contact within four weeks.",
+            "Thank you for your time and for your commitment to security.",
+        ],
+        start=2,
+    ):
         intro.cell(row=row, column=1, value=paragraph)
     expected = []
     for name, prefix, questions in [
-        ("Governance", "GOV", ["Is there an information security policy approved by management?",
-                               "How often is the security policy reviewed?", "Who is accountable for information security?"]),
-        ("Data Protection", "DP", ["Is customer data encrypted at rest?", "Is customer data encrypted in transit?",
-                                   "How long are backups retained?", "Where are backups stored?"]),
+        (
+            "Governance",
+            "GOV",
+            [
+                "Is there an information security policy approved by management?",
+                "How often is the security policy reviewed?",
+                "Who is accountable for information security?",
+            ],
+        ),
+        (
+            "Data Protection",
+            "DP",
+            [
+                "Is customer data encrypted at rest?",
+                "Is customer data encrypted in transit?",
+                "How long are backups retained?",
+                "Where are backups stored?",
+            ],
+        ),
     ]:
         sheet = workbook.create_sheet(name)
         rows = [[f"{prefix}-{i:02d}", q] for i, q in enumerate(questions, start=1)]
@@ -97,26 +130,37 @@ def not_for_respondent():
     workbook = Workbook()
     questions = workbook.active
     questions.title = "Questions"
-    rows = [["R-1", "Do you perform background checks on staff?"], ["R-2", "Do you have a documented incident response plan?"],
-            ["R-3", "Are production changes approved before release?"], ["R-4", "Describe how access is revoked when staff leave."]]
+    rows = [
+        ["R-1", "Do you perform background checks on staff?"],
+        ["R-2", "Do you have a documented incident response plan?"],
+        ["R-3", "Are production changes approved before release?"],
+        ["R-4", "Describe how access is revoked when staff leave."],
+    ]
     _table(questions, 1, ["Ref", "Requirement", "Compliant", "Evidence"], rows)
     dropdown(questions, "C2:C5")
     archive = workbook.create_sheet("Archive")
     archive.sheet_state = "hidden"
-    _table(archive, 1, ["Ref", "Requirement", "Compliant", "Evidence"],
-           [["OLD-1", "Do you still use the retired 2019 questions?"], ["OLD-2", "Is this old question answered anywhere?"],
-            ["OLD-3", "Should this hidden question ever be imported?"]])
+    _table(
+        archive,
+        1,
+        ["Ref", "Requirement", "Compliant", "Evidence"],
+        [
+            ["OLD-1", "Do you still use the retired 2019 questions?"],
+            ["OLD-2", "Is this old question answered anywhere?"],
+            ["OLD-3", "Should this hidden question ever be imported?"],
+        ],
+    )
     lookups = workbook.create_sheet("Lookups")
     cached = {}
     for row, option in enumerate(["Yes", "No", "N/A"], start=2):
         lookups.cell(row=row, column=1, value=option)
-        lookups.cell(row=row, column=2, value=f'=COUNTIF(Questions!C:C,A{row})')
+        lookups.cell(row=row, column=2, value=f"=COUNTIF(Questions!C:C,A{row})")
         cached[("Lookups", f"B{row}")] = 0
     scores = workbook.create_sheet("Scores")
     _table(scores, 1, ["Ref", "Weight", "Score"], [])
     for row in range(2, 6):
         scores.cell(row=row, column=1, value=f"=Questions!A{row}")
-        scores.cell(row=row, column=2, value=f"=IF(Questions!C{row}=\"Yes\",1,0)")
+        scores.cell(row=row, column=2, value=f'=IF(Questions!C{row}="Yes",1,0)')
         scores.cell(row=row, column=3, value=f"=B{row}*10")
         cached.update({("Scores", f"A{row}"): rows[row - 2][0], ("Scores", f"B{row}"): 0, ("Scores", f"C{row}"): 0})
     second = workbook.create_sheet("Second review")
@@ -135,10 +179,26 @@ def title_block():
     expected = []
     for sheet, (name, header_row, questions) in zip(
         [workbook.active, workbook.create_sheet()],
-        [("Access Control", 6, ["Is multi-factor authentication enforced for administrators?",
-                                "How are access rights reviewed, and how often?", "Are shared accounts prohibited?"]),
-         ("Network Security", 12, ["Is inbound traffic filtered by a firewall?", "Do you segment production networks?",
-                                   "How do you detect intrusions on the network?"])],
+        [
+            (
+                "Access Control",
+                6,
+                [
+                    "Is multi-factor authentication enforced for administrators?",
+                    "How are access rights reviewed, and how often?",
+                    "Are shared accounts prohibited?",
+                ],
+            ),
+            (
+                "Network Security",
+                12,
+                [
+                    "Is inbound traffic filtered by a firewall?",
+                    "Do you segment production networks?",
+                    "How do you detect intrusions on the network?",
+                ],
+            ),
+        ],
     ):
         sheet.title = name
         sheet["A1"] = f"ACME Vendor Assessment — {name}"
@@ -173,9 +233,11 @@ def id_columns():
     for name, header, ids in ID_SHEETS:
         sheet = workbook.create_sheet(name)
         # The same wording under both IDs of a sheet: two questions, both kept.
-        rows = [[ids[0], f"Are audit reports for the {name} scope reviewed annually?"],
-                [ids[1], f"Are audit reports for the {name} scope reviewed annually?"],
-                [None, f"Is there an owner for the {name} scope?"]]
+        rows = [
+            [ids[0], f"Are audit reports for the {name} scope reviewed annually?"],
+            [ids[1], f"Are audit reports for the {name} scope reviewed annually?"],
+            [None, f"Is there an owner for the {name} scope?"],
+        ]
         rows[2][0] = f"{ids[1]}-b"
         _table(sheet, 1, [header, "Question", "Answer", "Notes"], rows)
         expected += [(name, r[0], "", r[1]) for r in rows]
@@ -219,17 +281,27 @@ def multiline_two_rows_formula():
     source = workbook.create_sheet("Question bank")
     source.sheet_state = "hidden"
     source["A1"] = "Do you run annual penetration tests?"
-    _table(sheet, 1, ["ID", "Question", "Answer", "Details"], [
-        ["Q-1", "Describe your backup process:\n• frequency\n  • retention\n• restore tests"],
-        ["Q-2", "Do you encrypt data at rest?"],
-        [None, "Criteria: AES-256 or stronger;\nkeys kept in an HSM."],
-        ["Q-3", "='Question bank'!A1"],
-    ])
+    _table(
+        sheet,
+        1,
+        ["ID", "Question", "Answer", "Details"],
+        [
+            ["Q-1", "Describe your backup process:\n• frequency\n  • retention\n• restore tests"],
+            ["Q-2", "Do you encrypt data at rest?"],
+            [None, "Criteria: AES-256 or stronger;\nkeys kept in an HSM."],
+            ["Q-3", "='Question bank'!A1"],
+        ],
+    )
     dropdown(sheet, "C2:C5")
     cached = {("Questionnaire", "B5"): "Do you run annual penetration tests?"}
     return save(workbook, cached), [
         ("Questionnaire", "Q-1", "", "Describe your backup process:\n• frequency\n• retention\n• restore tests"),
-        ("Questionnaire", "Q-2", "", "Do you encrypt data at rest?\nCriteria: AES-256 or stronger;\nkeys kept in an HSM."),
+        (
+            "Questionnaire",
+            "Q-2",
+            "",
+            "Do you encrypt data at rest?\nCriteria: AES-256 or stronger;\nkeys kept in an HSM.",
+        ),
         ("Questionnaire", "Q-3", "", "Do you run annual penetration tests?"),
     ]
 
@@ -239,10 +311,25 @@ def answer_columns():
     workbook = Workbook()
     sheet = workbook.active
     sheet.title = "Assessment"
-    rows = [["AC-1", "Is access to production logged?"], ["AC-2", "Are logs kept for at least a year?"],
-            ["AC-3", "Do you support customer-managed keys?"]]
-    _table(sheet, 1, ["Control ID", "Control question", "Yes/No/NA", "Implementation description",
-                      "Additional information", "Control owner", "Notes"], rows)
+    rows = [
+        ["AC-1", "Is access to production logged?"],
+        ["AC-2", "Are logs kept for at least a year?"],
+        ["AC-3", "Do you support customer-managed keys?"],
+    ]
+    _table(
+        sheet,
+        1,
+        [
+            "Control ID",
+            "Control question",
+            "Yes/No/NA",
+            "Implementation description",
+            "Additional information",
+            "Control owner",
+            "Notes",
+        ],
+        rows,
+    )
     dropdown(sheet, "C2:C4", "Yes,No,NA")
     dropdown(sheet, "F2:F4", "Vendor,Customer,Shared")
     sheet.column_dimensions["B"].width = 60
@@ -254,7 +341,9 @@ def big_range_protected_merged_formulas():
     workbook = Workbook()
     sheet = workbook.active
     sheet.title = "Security"
-    rows = [[f"S-{i:02d}", f"Do you enforce security control number {i} across all environments?"] for i in range(1, 11)]
+    rows = [
+        [f"S-{i:02d}", f"Do you enforce security control number {i} across all environments?"] for i in range(1, 11)
+    ]
     _table(sheet, 1, ["ID", "Question", "Response", "Comments"], rows)
     dropdown(sheet, "C2:C11")
     sheet.cell(row=1_048_576, column=4).fill = PatternFill("solid", start_color="FFFFCC")  # formatted to the last row
@@ -281,22 +370,51 @@ def controls_matrix():
     intro = workbook.active
     intro.title = "Introduction"
     for row in range(1, 37):
-        intro.cell(row=row, column=2, value=f"Paragraph {row}: this matrix must be read with the guidance; answers should be complete.")
+        intro.cell(
+            row=row,
+            column=2,
+            value=f"Paragraph {row}: this matrix must be read with the guidance; answers should be complete.",
+        )
     sheet = workbook.create_sheet("Matrix v4")
     sheet["A1"] = "Consensus Assessment Initiative Questionnaire v4"
     sheet.merge_cells("A1:J1")
-    header = ["Question ID", "Question", "CSP CAIQ Answer", "SSRM Control Ownership",
-              "CSP Implementation Description (Optional/Recommended)", "CSC Responsibilities (Optional/Recommended)",
-              "CCM Control ID", "CCM Control Specification", "CCM Control Title", "CCM Domain Title"]
+    header = [
+        "Question ID",
+        "Question",
+        "CSP CAIQ Answer",
+        "SSRM Control Ownership",
+        "CSP Implementation Description (Optional/Recommended)",
+        "CSC Responsibilities (Optional/Recommended)",
+        "CCM Control ID",
+        "CCM Control Specification",
+        "CCM Control Title",
+        "CCM Domain Title",
+    ]
     controls = [
-        ("A&A-01", "Audit and Assurance Policy", "Audit & Assurance", [
-            ("A&A-01.1", "Are audit and assurance policies established, documented, approved and communicated?"),
-            ("A&A-01.2", "Are audit and assurance policies reviewed and updated at least annually?")]),
-        ("A&A-02", "Independent Assessments", "Audit & Assurance", [
-            ("A&A-02.1", "Are audit and assurance policies reviewed and updated at least annually?")]),
-        ("AIS-01", "Application Security Policy", "Application & Interface Security", [
-            ("AIS-01.1", "Are application security policies established and documented?"),
-            ("AIS-01.2", "Are application security policies reviewed at least annually?")]),
+        (
+            "A&A-01",
+            "Audit and Assurance Policy",
+            "Audit & Assurance",
+            [
+                ("A&A-01.1", "Are audit and assurance policies established, documented, approved and communicated?"),
+                ("A&A-01.2", "Are audit and assurance policies reviewed and updated at least annually?"),
+            ],
+        ),
+        (
+            "A&A-02",
+            "Independent Assessments",
+            "Audit & Assurance",
+            [("A&A-02.1", "Are audit and assurance policies reviewed and updated at least annually?")],
+        ),
+        (
+            "AIS-01",
+            "Application Security Policy",
+            "Application & Interface Security",
+            [
+                ("AIS-01.1", "Are application security policies established and documented?"),
+                ("AIS-01.2", "Are application security policies reviewed at least annually?"),
+            ],
+        ),
     ]
     _table(sheet, 2, header, [])
     row, expected = 3, []
@@ -307,7 +425,12 @@ def controls_matrix():
             sheet.cell(row=row, column=2, value=question)
             expected.append(("Matrix v4", qid, domain, question))
             row += 1
-        for column, value in ((7, control), (8, f"{title}: policies shall be established and maintained."), (9, title), (10, domain)):
+        for column, value in (
+            (7, control),
+            (8, f"{title}: policies shall be established and maintained."),
+            (9, title),
+            (10, domain),
+        ):
             sheet.cell(row=first, column=column, value=value)
             if row - 1 > first:
                 sheet.merge_cells(start_row=first, start_column=column, end_row=row - 1, end_column=column)
@@ -316,8 +439,6 @@ def controls_matrix():
     sheet.cell(row=row + 1, column=1, value="End of Standard")
     sheet.cell(row=row + 2, column=1, value="© Copyright 2021-2026 Example Alliance - All rights reserved.")
     return save(workbook), expected
-
-
 
 
 def with_x14_list(data: bytes, sheet_index: int, sqref: str, source: str) -> bytes:
@@ -329,8 +450,8 @@ def with_x14_list(data: bytes, sheet_index: int, sqref: str, source: str) -> byt
         'xmlns:x14="http://schemas.microsoft.com/office/spreadsheetml/2009/9/main">'
         '<x14:dataValidations count="1" xmlns:xm="http://schemas.microsoft.com/office/excel/2006/main">'
         '<x14:dataValidation type="list" allowBlank="1" showErrorMessage="1">'
-        f'<x14:formula1><xm:f>{source}</xm:f></x14:formula1><xm:sqref>{sqref}</xm:sqref>'
-        '</x14:dataValidation></x14:dataValidations></ext></extLst>'
+        f"<x14:formula1><xm:f>{source}</xm:f></x14:formula1><xm:sqref>{sqref}</xm:sqref>"
+        "</x14:dataValidation></x14:dataValidations></ext></extLst>"
     )
     source_zip = zipfile.ZipFile(io.BytesIO(data))
     out = io.BytesIO()
@@ -348,17 +469,35 @@ def with_x14_list(data: bytes, sheet_index: int, sqref: str, source: str) -> byt
 #     questions sit in the next column; guidance and analyst columns beside the answers; drop-downs from a named
 #     range on a hidden lists sheet, from the x14 extension form, and inline; an open question beside closed ones.
 ASSESSMENT_SHEETS = [
-    ("Company", "merged", [("COMP-01", "Describe your company, its ownership and its main products."),
-                           ("COMP-02", "Do you have a dedicated information security team?"),
-                           ("COMP-03", "Provide the number of employees in your security team."),
-                           ("COMP-04", "Is your company subject to any ongoing litigation?")]),
-    ("Data", "merged", [("DATA-01", "Is institutional data encrypted at rest?"),
-                        ("DATA-02", "Is institutional data encrypted in transit?"),
-                        ("DATA-03", "Do you store institutional data outside the country?"),
-                        ("DATA-04", "Are backups of institutional data tested at least annually?")]),
-    ("Application", "offset", [("APPL-01", "Do you perform static code analysis before each release?"),
-                               ("APPL-02", "Are third-party libraries checked for known vulnerabilities?"),
-                               ("APPL-03", "How do you handle security defects reported by customers?")]),
+    (
+        "Company",
+        "merged",
+        [
+            ("COMP-01", "Describe your company, its ownership and its main products."),
+            ("COMP-02", "Do you have a dedicated information security team?"),
+            ("COMP-03", "Provide the number of employees in your security team."),
+            ("COMP-04", "Is your company subject to any ongoing litigation?"),
+        ],
+    ),
+    (
+        "Data",
+        "merged",
+        [
+            ("DATA-01", "Is institutional data encrypted at rest?"),
+            ("DATA-02", "Is institutional data encrypted in transit?"),
+            ("DATA-03", "Do you store institutional data outside the country?"),
+            ("DATA-04", "Are backups of institutional data tested at least annually?"),
+        ],
+    ),
+    (
+        "Application",
+        "offset",
+        [
+            ("APPL-01", "Do you perform static code analysis before each release?"),
+            ("APPL-02", "Are third-party libraries checked for known vulnerabilities?"),
+            ("APPL-03", "How do you handle security defects reported by customers?"),
+        ],
+    ),
 ]
 GUIDANCE = "Provide supporting documentation, such as a policy or an audit report, where one exists."
 
@@ -367,8 +506,14 @@ def vendor_assessment():
     workbook = Workbook()
     instructions = workbook.active
     instructions.title = "Instructions"
-    for row, paragraph in enumerate(["Complete every vendor-facing sheet.", "Answer with the drop-downs; explain in "
-                                     "Additional Information.", "Analyst columns are for the institution's use."], start=1):
+    for row, paragraph in enumerate(
+        [
+            "Complete every vendor-facing sheet.",
+            "Answer with the drop-downs; explain in Additional Information.",
+            "Analyst columns are for the institution's use.",
+        ],
+        start=1,
+    ):
         instructions.cell(row=row, column=1, value=paragraph)
     expected = []
     for name, header_kind, questions in ASSESSMENT_SHEETS:
@@ -376,22 +521,31 @@ def vendor_assessment():
         sheet["A1"] = f"{name} — Vendor Assessment"
         rows = [[qid, text, None, None, GUIDANCE] for qid, text in questions]
         rows.insert(2, [f"{name} protection and governance controls"])  # a section row, in the ID column, merged across
-        _table(sheet, 3, ["Question", None, "Vendor Answer", "Additional Information", "Guidance", "Analyst Notes",
-                          "Analyst Score"], rows)
-        sheet.merge_cells(f"A6:G6")
+        _table(
+            sheet,
+            3,
+            ["Question", None, "Vendor Answer", "Additional Information", "Guidance", "Analyst Notes", "Analyst Score"],
+            rows,
+        )
+        sheet.merge_cells("A6:G6")
         if header_kind == "merged":
             sheet.merge_cells("A3:B3")
         for column in "FG":
             sheet.column_dimensions[column].hidden = False  # analyst columns are visible, as in the real file
-        expected += [(name, qid, "" if i < 2 else f"{name} protection and governance controls", text)
-                     for i, (qid, text) in enumerate(questions)]
+        expected += [
+            (name, qid, "" if i < 2 else f"{name} protection and governance controls", text)
+            for i, (qid, text) in enumerate(questions)
+        ]
     lists = workbook.create_sheet("Lists")
     lists.sheet_state = "hidden"
-    for row, (answer, graded) in enumerate(zip(["Yes", "No", "N/A"], ["Yes", "No", "Partially", "Not Applicable"]), start=1):
+    for row, (answer, graded) in enumerate(
+        zip(["Yes", "No", "N/A"], ["Yes", "No", "Partially", "Not Applicable"]), start=1
+    ):
         lists.cell(row=row, column=1, value=answer)
         lists.cell(row=row, column=2, value=graded)
     lists["B4"] = "Not Applicable"
     from openpyxl.workbook.defined_name import DefinedName
+
     workbook.defined_names["VendorAnswers"] = DefinedName("VendorAnswers", attr_text="Lists!$A$1:$A$3")
     dropdown(workbook["Company"], "C4:C8", "Yes,No")
     workbook["Data"].add_data_validation(validation := DataValidation(type="list", formula1="VendorAnswers"))

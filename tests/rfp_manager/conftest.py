@@ -6,6 +6,7 @@ FAIL_MARKER, which it rejects with HTTP 400 (a business error, never retried).
 That makes per-question failures exact and deterministic, without touching
 our own code.
 """
+
 import json
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer

@@ -1,4 +1,5 @@
 """Responder and reviewer jobs through a real worker, RabbitMQ, the database and the fake LLM server."""
+
 import threading
 
 import pytest
@@ -32,7 +33,12 @@ def test_responder_then_reviewer_complete_with_exact_counts(live_worker, library
 
     job = _finished(_start(user_client, rfp, "responder").pk)
     assert (job.status, job.total_items, job.processed_items, job.successful_items, job.failed_items) == (
-        "completed", 6, 6, 6, 0)
+        "completed",
+        6,
+        6,
+        6,
+        0,
+    )
     assert job.celery_task_id  # written from inside the task
     answers = Answer.objects.filter(question__rfp=rfp)
     assert answers.count() == 6
@@ -42,7 +48,12 @@ def test_responder_then_reviewer_complete_with_exact_counts(live_worker, library
     assert cited and cited[0]["document_title"] == "Security handbook"
 
     review = _finished(_start(user_client, rfp, "reviewer").pk)
-    assert (review.status, review.processed_items, review.successful_items, review.failed_items) == ("completed", 6, 6, 0)
+    assert (review.status, review.processed_items, review.successful_items, review.failed_items) == (
+        "completed",
+        6,
+        6,
+        0,
+    )
     assert not answers.filter(review_verdict="").exists()
     assert set(answers.values_list("reviewer_job", flat=True)) == {review.pk}
 
@@ -73,7 +84,9 @@ def test_failures_are_recorded_and_retry_reruns_only_them(live_worker, library, 
     response = user_client.post(reverse("rfp_manager:job_retry", args=[job.pk]))
     assert response.status_code == 302
     retry = RFPBatchJob.objects.get(retry_of=job)
-    assert sorted(retry.question_ids) == sorted(rfp.questions.filter(text__startswith=FAIL_MARKER).values_list("pk", flat=True))
+    assert sorted(retry.question_ids) == sorted(
+        rfp.questions.filter(text__startswith=FAIL_MARKER).values_list("pk", flat=True)
+    )
     retry = _finished(retry.pk)
     assert (retry.status, retry.total_items, retry.successful_items, retry.failed_items) == ("completed", 2, 2, 0)
     assert chat_requests(fake_llm) - before == 2  # only the two failed questions were asked again
@@ -103,8 +116,10 @@ def test_cancel_stops_a_running_job_and_keeps_its_answers(live_worker, library, 
 
     wait_for(calls_stopped, timeout=10, message="no more chat calls after cancel")
     job.refresh_from_db()
-    wait_for(lambda: RFPBatchJob.objects.get(pk=job.pk).processed_items == JobQuestionResult.objects.filter(job=job).count(),
-             message="final counts")
+    wait_for(
+        lambda: RFPBatchJob.objects.get(pk=job.pk).processed_items == JobQuestionResult.objects.filter(job=job).count(),
+        message="final counts",
+    )
     job.refresh_from_db()
     assert job.status == "cancelled"
     assert 4 <= job.processed_items < 40
@@ -151,17 +166,24 @@ def _active_task_ids(worker) -> set[str]:
     return {task["id"] for task in active.get(worker.name, [])}
 
 
-def test_redelivered_job_resumes_without_duplicate_answers(session_worker_off_batch, make_worker, library, fake_llm, user, user_client):
+def test_redelivered_job_resumes_without_duplicate_answers(
+    session_worker_off_batch, make_worker, library, fake_llm, user, user_client
+):
     """SIGKILL the worker mid-job; the broker redelivers to a second worker, which finishes it."""
     fake_llm.configure(latency_ms=250)
     total = 16
     rfp = make_rfp(user, [f"{QUESTIONS[i % 6]} (variant {i})" for i in range(total)])
     first = make_worker(queues="batch", concurrency=1)
     job = _start(user_client, rfp, "responder")
-    wait_for(lambda: RFPBatchJob.objects.get(pk=job.pk).processed_items >= 4, timeout=60, message="progress before the crash")
+    wait_for(
+        lambda: RFPBatchJob.objects.get(pk=job.pk).processed_items >= 4, timeout=60, message="progress before the crash"
+    )
     job.refresh_from_db()
-    wait_for(lambda: job.celery_task_id in _active_task_ids(first), timeout=10,
-             message="the job to be running on the worker we kill")
+    wait_for(
+        lambda: job.celery_task_id in _active_task_ids(first),
+        timeout=10,
+        message="the job to be running on the worker we kill",
+    )
     first.kill()
     done_before_crash = JobQuestionResult.objects.filter(job=job).count()
     calls_before = chat_requests(fake_llm)

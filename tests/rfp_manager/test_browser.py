@@ -1,4 +1,5 @@
 """The whole RFP journey in Debian's Chromium: live server, real worker, fake LLM server."""
+
 import io
 from pathlib import Path
 
@@ -49,7 +50,9 @@ def test_rfp_journey(logged_in_page, live_server, live_worker, library, user, tm
     page.click("#start-reviewer")
     page.wait_for_selector(".progress-block[data-status=completed]", timeout=60000)
     page.click("text=See the answers")
-    page.wait_for_selector("table.answers .badge-approved, table.answers .badge-needs_revision, table.answers .badge-rejected")
+    page.wait_for_selector(
+        "table.answers .badge-approved, table.answers .badge-needs_revision, table.answers .badge-rejected"
+    )
 
     with page.expect_download() as download_info:
         page.click("#export-xlsx")
@@ -74,8 +77,17 @@ def mapping_workbook(path):
     cover.title = "Cover"
     cover["A1"] = "Acme supplier questionnaire: answer on the domain sheets."
     for name, questions in [
-        ("Security", ["How is customer data encrypted at rest and in transit?", "How is access to production systems controlled?"]),
-        ("Operations", ["How often are backups taken and how long are they kept?", "Which data centres host the service?"]),
+        (
+            "Security",
+            [
+                "How is customer data encrypted at rest and in transit?",
+                "How is access to production systems controlled?",
+            ],
+        ),
+        (
+            "Operations",
+            ["How often are backups taken and how long are they kept?", "Which data centres host the service?"],
+        ),
     ]:
         sheet = workbook.create_sheet(name)
         sheet.append(["ID", "Question", "Yes/No", "Supplier statement"])
@@ -120,7 +132,9 @@ def test_a_mapping_change_made_as_the_preview_is_swapped_in_is_not_lost(logged_i
     page.wait_for_selector("#sheet-1 .first-rows td:has-text('text D2')")
 
 
-def test_mapping_step_exclude_a_sheet_change_a_role_import_answer_export(logged_in_page, live_server, live_worker, library, user, tmp_path):
+def test_mapping_step_exclude_a_sheet_change_a_role_import_answer_export(
+    logged_in_page, live_server, live_worker, library, user, tmp_path
+):
     from rfp_manager.models import RFP
 
     rfp = RFP.objects.create(name="Mapping RFP", owner=user)
@@ -176,8 +190,9 @@ SAMM = Path(__file__).resolve().parents[2].parent / "shared" / "samples" / "ques
 PREVIEW_HEIGHT_LIMIT = 4000  # px at 1280 wide; the whole list of 90 questions made it about 23,000
 
 
-def test_the_preview_of_a_90_question_workbook_is_compact_and_keeps_every_question(logged_in_page, live_server, user,
-                                                                                   tmp_path):
+def test_the_preview_of_a_90_question_workbook_is_compact_and_keeps_every_question(
+    logged_in_page, live_server, user, tmp_path
+):
     from rfp_manager.models import RFP
 
     rfp = RFP.objects.create(name="SAMM self-assessment", owner=user)

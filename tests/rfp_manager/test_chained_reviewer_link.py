@@ -1,4 +1,5 @@
 """A finished responder's progress block leads to its chained reviewer without a reload."""
+
 from datetime import timedelta
 
 import pytest
@@ -15,8 +16,15 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def responder(user):
     rfp = make_rfp(user, ["Do you encrypt data at rest?"])
-    return RFPBatchJob.objects.create(rfp=rfp, job_type="responder", review_when_done=True, status="completed",
-                                      completed_at=timezone.now(), total_items=1, processed_items=1)
+    return RFPBatchJob.objects.create(
+        rfp=rfp,
+        job_type="responder",
+        review_when_done=True,
+        status="completed",
+        completed_at=timezone.now(),
+        total_items=1,
+        processed_items=1,
+    )
 
 
 def progress_block(client, job) -> str:

@@ -1,4 +1,5 @@
 """Answering retries a transient chat failure in the task, never sooner than the server's Retry-After."""
+
 import pytest
 
 from llm_manager.exceptions import TransientLLMError

@@ -1,5 +1,6 @@
 """The client's questionnaire back, ready to send (issue 20, workbooks): clean answer cells, only the answers
 chosen, choices from each cell's own drop-down, citations only where the user put them, a report of it all."""
+
 import csv
 import io
 import re
@@ -30,8 +31,9 @@ def rfp(user):
 
 
 def answer(rfp, number, text, choice="", **fields):
-    return Answer.objects.create(question=rfp.questions.get(number=number), draft_text=text, citations=[CITATION],
-                                 choice=choice, **fields)
+    return Answer.objects.create(
+        question=rfp.questions.get(number=number), draft_text=text, citations=[CITATION], choice=choice, **fields
+    )
 
 
 def outcomes(report) -> dict[str, tuple[str, str]]:
@@ -40,6 +42,7 @@ def outcomes(report) -> dict[str, tuple[str, str]]:
 
 # --- point 3: questions found by content ------------------------------------------------------------------
 
+
 def test_vendor_assessment_sheets_and_columns_found_by_content(rfp, user_client):
     """The header over the ID column says "Question"; the questions are in the next column; guidance and analyst
     columns sit beside the answers. Before, these sheets were left out as "few question-like rows (0 of 5)"."""
@@ -47,19 +50,27 @@ def test_vendor_assessment_sheets_and_columns_found_by_content(rfp, user_client)
     record = importing.prepare_import(rfp, rfp.owner, upload=SimpleUploadedFile("assessment.xlsx", data))
     sheets = {s["name"]: s for s in record.mapping["sheets"]}
     assert {name: s["reason"] for name, s in sheets.items()} == {
-        "Instructions": "instructions sheet", "Company": "", "Data": "", "Application": "", "Lists": "hidden sheet",
-        "Analyst Summary": "analyst evaluation sheet"}
+        "Instructions": "instructions sheet",
+        "Company": "",
+        "Data": "",
+        "Application": "",
+        "Lists": "hidden sheet",
+        "Analyst Summary": "analyst evaluation sheet",
+    }
     for name in ("Company", "Data", "Application"):
         assert sheets[name]["roles"] == {"1": "id", "2": "question", "3": "choice", "4": "text"}, name
-        assert sheets[name]["notes"] == {"5": "guidance for the respondent, not an answer column",
-                                         "6": "for the client's analyst, not an answer column",
-                                         "7": "for the client's analyst, not an answer column"}
+        assert sheets[name]["notes"] == {
+            "5": "guidance for the respondent, not an answer column",
+            "6": "for the client's analyst, not an answer column",
+            "7": "for the client's analyst, not an answer column",
+        }
     assert [(r["sheet"], r["number"], r["section"], r["text"]) for r in record.rows] == expected
     preview = user_client.get(reverse("rfp_manager:import_preview", args=[record.pk])).content.decode()
     assert "guidance for the respondent, not an answer column" in preview and "instructions sheet" in preview
 
 
 # --- point 2: choices from the cell's own list --------------------------------------------------------------
+
 
 def test_choices_come_from_each_cells_own_list_and_only_for_closed_questions(rfp):
     data, _ = workbooks.vendor_assessment()
@@ -76,11 +87,29 @@ def test_choices_come_from_each_cells_own_list_and_only_for_closed_questions(rfp
 
     content, _, report = export.export_into_source_file(rfp)
     result = load_workbook(io.BytesIO(content))
-    values = {f"{s}!{c}": result[s][c].value for s, c in [("Company", "C4"), ("Company", "C5"), ("Data", "C4"), ("Data", "C5"),
-                                                           ("Data", "C7"), ("Application", "C4"), ("Application", "C5"),
-                                                           ("Application", "C7")]}
-    assert values == {"Company!C4": None, "Company!C5": "Yes", "Data!C4": "Yes", "Data!C5": "N/A", "Data!C7": None,
-                      "Application!C4": "Partially", "Application!C5": "Not Applicable", "Application!C7": None}
+    values = {
+        f"{s}!{c}": result[s][c].value
+        for s, c in [
+            ("Company", "C4"),
+            ("Company", "C5"),
+            ("Data", "C4"),
+            ("Data", "C5"),
+            ("Data", "C7"),
+            ("Application", "C4"),
+            ("Application", "C5"),
+            ("Application", "C7"),
+        ]
+    }
+    assert values == {
+        "Company!C4": None,
+        "Company!C5": "Yes",
+        "Data!C4": "Yes",
+        "Data!C5": "N/A",
+        "Data!C7": None,
+        "Application!C4": "Partially",
+        "Application!C5": "Not Applicable",
+        "Application!C7": None,
+    }
     lines = outcomes(report)
     assert lines["Company!C4"] == ("empty", "open question: a Yes/No choice does not answer it")
     assert lines["Application!C7"] == ("empty", "open question: a Yes/No choice does not answer it")
@@ -92,18 +121,28 @@ def test_choices_come_from_each_cells_own_list_and_only_for_closed_questions(rfp
     # The copy keeps every drop-down, the x14 one openpyxl drops included (put back into the sheet's XML).
     kept = dropdowns.Dropdowns(content)
     assert [kept.options(s, "C4") for s in ("Company", "Data", "Application")] == [
-        ["Yes", "No"], ["Yes", "No", "N/A"], ["Yes", "No", "Partially", "Not Applicable"]]
+        ["Yes", "No"],
+        ["Yes", "No", "N/A"],
+        ["Yes", "No", "Partially", "Not Applicable"],
+    ]
     record = QuestionImport.objects.get(rfp=rfp)
     assert not any("drop" in feature for feature in record.lost_features)
 
 
-@pytest.mark.parametrize("text, closed", [
-    ("Describe your company and its ownership.", False), ("How often are backups tested?", False),
-    ("Provide the number of employees.", False), ("Do you encrypt data at rest?", True),
-    ("Is MFA enforced?", True), ("Verify that passwords are at least 12 characters.", True),
-    ("Please confirm that data stays in the EU.", True), ("The supplier shall keep logs for a year.", True),
-    ("Company name", False),
-])
+@pytest.mark.parametrize(
+    "text, closed",
+    [
+        ("Describe your company and its ownership.", False),
+        ("How often are backups tested?", False),
+        ("Provide the number of employees.", False),
+        ("Do you encrypt data at rest?", True),
+        ("Is MFA enforced?", True),
+        ("Verify that passwords are at least 12 characters.", True),
+        ("Please confirm that data stays in the EU.", True),
+        ("The supplier shall keep logs for a year.", True),
+        ("Company name", False),
+    ],
+)
 def test_closed_questions(text, closed):
     assert choices.is_closed_question(text) is closed
 
@@ -113,7 +152,10 @@ def test_a_graded_list_gets_the_option_the_answer_words_best():
     assert choices.option_for("yes", options, "Yes: the plan is reviewed annually.")[0] == "Yes, we review it annually"
     value, note = choices.option_for("yes", options, "Yes.")
     assert value == "Yes, we review it annually" and "one of 2 options" in note  # the least it claims, and a note
-    assert choices.option_for("no", ["Implemented", "Partially implemented", "Not implemented"], "")[0] == "Not implemented"
+    assert (
+        choices.option_for("no", ["Implemented", "Partially implemented", "Not implemented"], "")[0]
+        == "Not implemented"
+    )
     assert choices.option_for("na", ["Compliant", "Non-compliant"], "")[0] == ""
 
 
@@ -126,6 +168,7 @@ def test_a_list_that_cannot_be_read_leaves_the_cell_empty_and_says_what_to_do(rf
     sheet.append(["Q3", "Do you keep offline copies?"])
     workbooks.dropdown(sheet, "C2:C4")
     from openpyxl.worksheet.datavalidation import DataValidation
+
     sheet.data_validations.dataValidation.clear()
     computed = DataValidation(type="list", formula1='INDIRECT("Answers_"&$A2)')
     sheet.add_data_validation(computed)
@@ -163,9 +206,10 @@ def test_only_the_answers_chosen_go_out_never_a_placeholder_or_a_rejected_draft(
     expected = {}
     for number, (fields, by_default, with_drafts) in ANSWER_STATES.items():
         question = rfp.questions.get(number=number)
-        if (by_default if which == "approved" else with_drafts):
+        if by_default if which == "approved" else with_drafts:
             expected[(question.sheet, question.answer_cells["text"])] = (
-                "Edited by a person." if "final_text" in fields else f"Draft for {number}.")
+                "Edited by a person." if "final_text" in fields else f"Draft for {number}."
+            )
     assert_written_and_unchanged(data, content, expected)
     lines = outcomes(report)
     assert lines["Application!D4"] == ("empty", "rejected by the reviewer")
@@ -183,7 +227,10 @@ def test_citations_in_a_column_or_a_companion_sheet_and_the_report_as_a_sheet(rf
 
     chosen = deliverable.ExportChoices(citations="column", citation_column="H")
     result = load_workbook(io.BytesIO(export.export_into_source_file(rfp, chosen)[0]))
-    assert (result["Data"]["D4"].value, result["Data"]["H4"].value) == ("Yes, AES-256.", "Security handbook (passage 7)")
+    assert (result["Data"]["D4"].value, result["Data"]["H4"].value) == (
+        "Yes, AES-256.",
+        "Security handbook (passage 7)",
+    )
     assert result.sheetnames == load_workbook(io.BytesIO(data)).sheetnames
 
     chosen = deliverable.ExportChoices(citations="companion", report_sheet=True)
@@ -192,7 +239,8 @@ def test_citations_in_a_column_or_a_companion_sheet_and_the_report_as_a_sheet(rf
     assert result.sheetnames[-2:] == ["Sources", "Export report"]
     assert [[c.value for c in row] for row in result["Sources"].iter_rows()] == [
         ["Sheet", "Row", "ID", "Question", "Sources"],
-        ["Data", "4", "DATA-01", "Is institutional data encrypted at rest?", "Security handbook (passage 7)"]]
+        ["Data", "4", "DATA-01", "Is institutional data encrypted at rest?", "Security handbook (passage 7)"],
+    ]
     report_rows = [[c.value for c in row] for row in result["Export report"].iter_rows()]
     assert report_rows[0] == ["Question", "Where", "Outcome", "Detail"] and len(report_rows) == len(report.lines) + 1
     assert ["Data!C4", "written", None] in [row[1:] for row in report_rows]
@@ -201,12 +249,16 @@ def test_citations_in_a_column_or_a_companion_sheet_and_the_report_as_a_sheet(rf
     without_added = load_workbook(io.BytesIO(content))
     for name in ("Sources", "Export report"):
         del without_added[name]
-    assert_written_and_unchanged(data, workbooks.save(without_added), {("Data", "D4"): "Yes, AES-256.", ("Data", "C4"): "Yes"})
+    assert_written_and_unchanged(
+        data, workbooks.save(without_added), {("Data", "D4"): "Yes, AES-256.", ("Data", "C4"): "Yes"}
+    )
 
     response = user_client.get(reverse("rfp_manager:export_sources", args=[rfp.pk]), chosen.as_params())
     rows = list(csv.reader(io.StringIO(response.content.decode("utf-8-sig"))))
-    assert rows == [["Sheet", "Row", "ID", "Question", "Sources"],
-                    ["Data", "4", "DATA-01", "Is institutional data encrypted at rest?", "Security handbook (passage 7)"]]
+    assert rows == [
+        ["Sheet", "Row", "ID", "Question", "Sources"],
+        ["Data", "4", "DATA-01", "Is institutional data encrypted at rest?", "Security handbook (passage 7)"],
+    ]
 
 
 def test_the_choices_page_shows_the_report_before_the_download(rfp, user_client):
@@ -229,6 +281,7 @@ def test_clean_text_removes_markers_and_source_lists():
 
 # --- point 5: bad input gets a clear answer ---------------------------------------------------------------
 
+
 def with_macros(data: bytes) -> bytes:
     import zipfile
 
@@ -240,19 +293,26 @@ def with_macros(data: bytes) -> bytes:
     return out.getvalue()
 
 
-@pytest.mark.parametrize("name, make, message", [
-    ("macros.xlsm", lambda data: data, "macro-enabled (.xlsm)"),
-    ("renamed.xlsx", with_macros, "save a copy as “Excel Workbook (.xlsx)”"),
-    ("damaged.xlsx", lambda data: data[: len(data) // 3], "ask the client for a new copy"),
-], ids=["xlsm", "macros-in-an-xlsx", "damaged"])
+@pytest.mark.parametrize(
+    "name, make, message",
+    [
+        ("macros.xlsm", lambda data: data, "macro-enabled (.xlsm)"),
+        ("renamed.xlsx", with_macros, "save a copy as “Excel Workbook (.xlsx)”"),
+        ("damaged.xlsx", lambda data: data[: len(data) // 3], "ask the client for a new copy"),
+    ],
+    ids=["xlsm", "macros-in-an-xlsx", "damaged"],
+)
 def test_macro_enabled_or_damaged_workbooks_are_refused_with_what_to_do(rfp, user_client, name, make, message):
     data, _ = workbooks.answer_columns()
-    response = user_client.post(reverse("rfp_manager:import", args=[rfp.pk]), {"file": SimpleUploadedFile(name, make(data))})
+    response = user_client.post(
+        reverse("rfp_manager:import", args=[rfp.pk]), {"file": SimpleUploadedFile(name, make(data))}
+    )
     assert response.status_code == 400 and message in response.content.decode()
     assert not QuestionImport.objects.exists() and not rfp.questions.exists()
 
 
 # --- the SAMM sample: only its own drop-down values, no marker, no placeholder -------------------------------
+
 
 def samm_options(original: bytes) -> dict[str, list[str]]:
     """Each Interview answer cell's options, read with openpyxl (not our reader): the validation's defined name,
@@ -263,8 +323,10 @@ def samm_options(original: bytes) -> dict[str, list[str]]:
         name = formulas.defined_names.get(validation.formula1)
         if name is None:
             continue
-        (sheet, cells), = name.destinations
-        listed = [str(c.value) for row in values[sheet][cells.replace("$", "")] for c in row if c.value not in (None, "")]
+        ((sheet, cells),) = name.destinations
+        listed = [
+            str(c.value) for row in values[sheet][cells.replace("$", "")] for c in row if c.value not in (None, "")
+        ]
         for cell in str(validation.sqref).split():
             options[cell] = listed
     return options
@@ -274,7 +336,11 @@ def test_samm_export_writes_only_its_own_dropdown_values_and_no_marker_or_placeh
     data = (SAMPLES / "SAMM_spreadsheet.xlsx").read_bytes()
     import_file(rfp, "SAMM_spreadsheet.xlsx", data)
     states = [
-        {"draft_text": "Yes, we review it annually [1]. Sources: [1] Strategy (passage 3)", "choice": "yes", "review_verdict": "approved"},
+        {
+            "draft_text": "Yes, we review it annually [1]. Sources: [1] Strategy (passage 3)",
+            "choice": "yes",
+            "review_verdict": "approved",
+        },
         {"draft_text": NO_PASSAGE_ANSWER, "needs_expert": True, "review_verdict": "approved"},
         {"draft_text": "Yes [1].", "choice": "yes", "review_verdict": "rejected"},
         {"draft_text": "No, not yet [2].", "choice": "no", "review_verdict": "approved"},
@@ -292,23 +358,32 @@ def test_samm_export_writes_only_its_own_dropdown_values_and_no_marker_or_placeh
     written = [c for c in choice_cells if after["Interview"][c].value is not None]
     assert len(written) == 30  # the approved Yes and No; never the rejected, the placeholder, nor a meaning SAMM lacks
     assert all(after["Interview"][c].value in options[c] for c in written)
-    changed = [cell.value for name in before.sheetnames for cell in after[name]._cells.values()
-               if comparable(cell.value) != comparable(before[name][cell.coordinate].value)]
+    changed = [
+        cell.value
+        for name in before.sheetnames
+        for cell in after[name]._cells.values()
+        if comparable(cell.value) != comparable(before[name][cell.coordinate].value)
+    ]
     assert len(changed) == 30 + 60  # and the text cells of the approved and edited answers
     assert not any(MARKER_OR_SOURCES.search(str(v)) or "No supporting content" in str(v) for v in changed)
     assert dict(report.empty_reasons) == {
         "rejected by the reviewer": 15,
         "the library has no supporting content (placeholder): an expert must answer": 15,
-        "the cell's list has no option meaning “Partly”": 15, "the cell's list has no option meaning “N/A”": 15}
+        "the cell's list has no option meaning “Partly”": 15,
+        "the cell's list has no option meaning “N/A”": 15,
+    }
 
 
 # --- a CSV questionnaire comes back as the same CSV -------------------------------------------------------
 
+
 def test_a_csv_questionnaire_comes_back_with_its_answers_in_its_own_columns(rfp, user_client):
-    data = ("Ref;Requirement;Compliant;Response;Notes\n"
-            "R1;Do you encrypt data at rest?;;;keep\n"
-            "R2;Describe your backup process.;;;\n"
-            "R3;Do you test restores?;;;\n").encode()
+    data = (
+        b"Ref;Requirement;Compliant;Response;Notes\n"
+        b"R1;Do you encrypt data at rest?;;;keep\n"
+        b"R2;Describe your backup process.;;;\n"
+        b"R3;Do you test restores?;;;\n"
+    )
     import_file(rfp, "client.csv", data)
     answer(rfp, "R1", "Yes, AES-256 [1].", "yes", review_verdict="approved")
     answer(rfp, "R2", "Nightly, kept 35 days [1].", "yes", review_verdict="approved")  # open: no Yes
@@ -316,17 +391,21 @@ def test_a_csv_questionnaire_comes_back_with_its_answers_in_its_own_columns(rfp,
     response = user_client.get(reverse("rfp_manager:export_workbook", args=[rfp.pk]))
     assert response["Content-Disposition"] == 'attachment; filename="client-answered.csv"'
     rows = list(csv.reader(io.StringIO(response.content.decode("utf-8-sig")), delimiter=";"))
-    assert rows == [["Ref", "Requirement", "Compliant", "Response", "Notes"],
-                    ["R1", "Do you encrypt data at rest?", "Yes", "Yes, AES-256.", "keep"],
-                    ["R2", "Describe your backup process.", "", "Nightly, kept 35 days.", ""],
-                    ["R3", "Do you test restores?", "", "", ""]]
+    assert rows == [
+        ["Ref", "Requirement", "Compliant", "Response", "Notes"],
+        ["R1", "Do you encrypt data at rest?", "Yes", "Yes, AES-256.", "keep"],
+        ["R2", "Describe your backup process.", "", "Nightly, kept 35 days.", ""],
+        ["R3", "Do you test restores?", "", "", ""],
+    ]
 
 
 def test_asvs_sample_comes_back_with_an_answer_column_and_every_row_kept(rfp):
     data = (SAMPLES / "OWASP Application Security Verification Standard 4.0.3-en.csv").read_bytes()
     import_file(rfp, "asvs.csv", data)
     assert rfp.questions.count() == 278
-    answer(rfp, "V1.1.1", "Yes: a secure SDLC is followed [1]. Sources: [1] SDLC policy", "yes", review_verdict="approved")
+    answer(
+        rfp, "V1.1.1", "Yes: a secure SDLC is followed [1]. Sources: [1] SDLC policy", "yes", review_verdict="approved"
+    )
     content, _, report = export.export_into_source_file(rfp)
     before = list(csv.reader(io.StringIO(data.decode("utf-8-sig"))))
     after = list(csv.reader(io.StringIO(content.decode("utf-8-sig"))))
@@ -334,5 +413,9 @@ def test_asvs_sample_comes_back_with_an_answer_column_and_every_row_kept(rfp):
     assert after[0] == before[0] + [export.WRITE_BACK_HEADER]
     answered = next(i for i, row in enumerate(before) if "V1.1.1" in row)
     assert after[answered] == before[answered] + ["Yes: a secure SDLC is followed."]
-    assert all(a[:len(b)] == b and set(a[len(b):]) <= {""} for i, (a, b) in enumerate(zip(after, before)) if i not in (0, answered))
+    assert all(
+        a[: len(b)] == b and set(a[len(b) :]) <= {""}
+        for i, (a, b) in enumerate(zip(after, before))
+        if i not in (0, answered)
+    )
     assert (report.count_written, report.count_empty) == (1, 277)

@@ -1,4 +1,5 @@
 """Information-document summaries and the batch time limit, through real workers."""
+
 import json
 
 import pytest
@@ -19,10 +20,14 @@ SCOPE = (
 )
 
 
-def test_uploaded_document_is_summarized_and_used_as_context(live_worker, library, llm_front, fake_llm, user, user_client):
+def test_uploaded_document_is_summarized_and_used_as_context(
+    live_worker, library, llm_front, fake_llm, user, user_client
+):
     rfp = make_rfp(user, QUESTIONS[:1])
     upload = SimpleUploadedFile("scope.txt", SCOPE.encode())
-    response = user_client.post(reverse("rfp_manager:document_upload", args=[rfp.pk]), {"title": "Scope", "file": upload})
+    response = user_client.post(
+        reverse("rfp_manager:document_upload", args=[rfp.pk]), {"title": "Scope", "file": upload}
+    )
     assert response.status_code == 302
     document = InformationDocument.objects.get(rfp=rfp)
 
@@ -51,9 +56,12 @@ def test_uploaded_document_is_summarized_and_used_as_context(live_worker, librar
 def test_admin_action_summarizes_selected_documents(live_worker, llm_api, staff_user, staff_client):
     rfp = make_rfp(staff_user, QUESTIONS[:1])
     document = InformationDocument.objects.create(
-        rfp=rfp, title="Scope", file=SimpleUploadedFile("scope.txt", SCOPE.encode()), uploaded_by=staff_user)
-    response = staff_client.post(reverse("admin:rfp_manager_informationdocument_changelist"),
-                                 {"action": "summarize_documents", "_selected_action": [document.pk]})
+        rfp=rfp, title="Scope", file=SimpleUploadedFile("scope.txt", SCOPE.encode()), uploaded_by=staff_user
+    )
+    response = staff_client.post(
+        reverse("admin:rfp_manager_informationdocument_changelist"),
+        {"action": "summarize_documents", "_selected_action": [document.pk]},
+    )
     assert response.status_code == 302
     wait_for(lambda: InformationDocument.objects.get(pk=document.pk).status == "summarized", message="the summary")
     assert InformationDocument.objects.get(pk=document.pk).summary
@@ -66,8 +74,11 @@ def test_soft_time_limit_fails_the_job_with_a_message(live_worker, library, fake
     rfp = make_rfp(user, [f"{QUESTIONS[i % 6]} (variant {i})" for i in range(60)])
     user_client.post(reverse("rfp_manager:start_responder", args=[rfp.pk]))
     job = RFPBatchJob.objects.get(rfp=rfp)
-    job = wait_for(lambda: RFPBatchJob.objects.filter(pk=job.pk, status="failed").first(), timeout=60,
-                   message="the job to fail on its time limit")
+    job = wait_for(
+        lambda: RFPBatchJob.objects.filter(pk=job.pk, status="failed").first(),
+        timeout=60,
+        message="the job to fail on its time limit",
+    )
     assert "time limit" in job.message and "exceeded" in job.message
     assert 0 < job.processed_items < 60
     assert job.processed_items == job.results.count()  # the counts stay true after the stop
@@ -83,10 +94,16 @@ def test_upload_with_the_broker_down_keeps_the_summary_waiting_until_the_broker_
     rfp = make_rfp(user, QUESTIONS[:1])
     upload = SimpleUploadedFile("scope.txt", SCOPE.encode())
     with django_capture_on_commit_callbacks(execute=True):
-        response = user_client.post(reverse("rfp_manager:document_upload", args=[rfp.pk]), {"title": "Scope", "file": upload})
+        response = user_client.post(
+            reverse("rfp_manager:document_upload", args=[rfp.pk]), {"title": "Scope", "file": upload}
+        )
     assert response.status_code == 302  # the upload itself is kept, no 500
     document = InformationDocument.objects.get(rfp=rfp)
     message = OutboxMessage.objects.get(subject_model="rfp_manager.informationdocument", subject_id=document.pk)
-    assert document.status == "uploaded" and message.sent_at is None and message.task_name.endswith("summarize_information_document")
+    assert (
+        document.status == "uploaded"
+        and message.sent_at is None
+        and message.task_name.endswith("summarize_information_document")
+    )
     unreachable_broker()  # the broker is back
     assert publish_pending()["sent"] == 1

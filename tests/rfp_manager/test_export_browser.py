@@ -2,6 +2,7 @@
 
 The screenshot is written to docs/img/ when SPELUNKER_WRITE_DOCS=1 (else to the test's tmp_path).
 """
+
 import io
 import os
 from pathlib import Path
@@ -37,8 +38,14 @@ def test_export_choices_and_report_then_download(logged_in_page, live_server, tr
     data, _ = workbooks.vendor_assessment()
     importing.apply_import(importing.prepare_import(rfp, user, upload=SimpleUploadedFile("assessment.xlsx", data)))
     for number, (draft, choice, verdict, edited) in ANSWERS.items():
-        Answer.objects.create(question=rfp.questions.get(number=number), draft_text=draft, choice=choice,
-                              review_verdict=verdict, final_text=edited, citations=[CITATION])
+        Answer.objects.create(
+            question=rfp.questions.get(number=number),
+            draft_text=draft,
+            choice=choice,
+            review_verdict=verdict,
+            final_text=edited,
+            citations=[CITATION],
+        )
 
     page = logged_in_page(user, "pw-alice-123")
     page.goto(f"{live_server.url}/rfps/{rfp.pk}/")

@@ -1,4 +1,5 @@
 """Grounded drafts, the no-support answer, the reviewer's verdicts and confidence (chat model on the fake server)."""
+
 import json
 
 import pytest
@@ -22,7 +23,9 @@ def chat_model(library):
 
 @pytest.fixture
 def rfp(user, library):
-    return make_rfp(user, [BACKUP_QUESTION, INSURANCE_QUESTION, "How is customer data encrypted at rest and in transit?"])
+    return make_rfp(
+        user, [BACKUP_QUESTION, INSURANCE_QUESTION, "How is customer data encrypted at rest and in transit?"]
+    )
 
 
 def question(rfp, text) -> Question:
@@ -72,8 +75,9 @@ def drafted(rfp, chat_model):
 
 def judge(drafted, chat_model, text=None, passages=None):
     q, draft, citations = drafted
-    return answering.judge(q, draft if text is None else text, citations if passages is None else passages,
-                           model=chat_model)
+    return answering.judge(
+        q, draft if text is None else text, citations if passages is None else passages, model=chat_model
+    )
 
 
 def test_reviewer_approves_a_grounded_answer(drafted, chat_model):
@@ -118,8 +122,10 @@ def test_reviewer_prompt_has_the_rubric_and_asks_for_structured_output(drafted, 
 def test_review_moves_confidence_and_the_rfp_page_lists_what_needs_attention_first(rfp, chat_model, user_client):
     for q in rfp.questions.all():
         answering.generate_answer(q, model=chat_model)
-    backup, insurance, encryption = (question(rfp, t) for t in (
-        BACKUP_QUESTION, INSURANCE_QUESTION, "How is customer data encrypted at rest and in transit?"))
+    backup, insurance, encryption = (
+        question(rfp, t)
+        for t in (BACKUP_QUESTION, INSURANCE_QUESTION, "How is customer data encrypted at rest and in transit?")
+    )
     drafted_confidence = backup.answer.confidence
     approved = answering.review_answer(backup, model=chat_model)
     assert approved.review_verdict == "approved" and approved.confidence > drafted_confidence
@@ -144,6 +150,6 @@ def test_the_chat_model_gets_the_chosen_evidence_with_its_citations_and_the_same
     assert "give the items themselves" in system and "Leave out any sentence that does not answer" in system
     evidence = [line for line in user.split("Evidence:", 1)[1].splitlines() if line.startswith("- [")]
     assert evidence and "Backups are taken every hour" in evidence[0]
-    number = evidence[0][3:evidence[0].index("]")]
+    number = evidence[0][3 : evidence[0].index("]")]
     passage = next(line for line in user.splitlines() if line.startswith(f"[{number}] "))
     assert "Backups are taken every hour" in passage  # the evidence cites the passage it quotes

@@ -1,4 +1,5 @@
 """Question import (XLSX, CSV, pasted text, preview, idempotent re-import) and export."""
+
 import csv
 import io
 
@@ -56,16 +57,25 @@ def test_xlsx_detects_header_and_columns_and_lists_bad_rows():
     mapping, table = parse(xlsx_bytes(WORKBOOK_ROWS))
     (sheet,) = mapping["sheets"]
     assert (sheet["name"], sheet["header_row"], sheet["roles"]) == (
-        "Questions", 3, {"1": "section", "2": "id", "3": "question", "4": "text"})
+        "Questions",
+        3,
+        {"1": "section", "2": "id", "3": "question", "4": "text"},
+    )
     assert [(r["row"], r["section"], r["number"]) for r in table.rows] == [
-        (4, "Security", "1"), (6, "Operations", "3"), (8, "Operations", "4")]
+        (4, "Security", "1"),
+        (6, "Operations", "3"),
+        (8, "Operations", "4"),
+    ]
     assert [(b["row"], b["reason"]) for b in table.bad_rows] == [(5, "no question text"), (7, "duplicate of row 6")]
 
 
 def test_headerless_csv_uses_the_longest_text_column():
-    data = "1;How is customer data encrypted at rest?\n2;Which data centres host the service?\n".encode()
+    data = b"1;How is customer data encrypted at rest?\n2;Which data centres host the service?\n"
     mapping, table = parse(data, "csv")
-    assert [r["text"] for r in table.rows] == ["How is customer data encrypted at rest?", "Which data centres host the service?"]
+    assert [r["text"] for r in table.rows] == [
+        "How is customer data encrypted at rest?",
+        "Which data centres host the service?",
+    ]
     assert mapping["sheets"][0]["header_row"] is None
 
 
@@ -101,20 +111,33 @@ def test_import_of_another_users_rfp_is_not_found(rfp, client, django_user_model
 
 
 def _answer(question, text, **fields):
-    return Answer.objects.create(question=question, draft_text=text, citations=[
-        {"n": 1, "chunk_id": 7, "document_id": 3, "document_title": "Security handbook", "text": "…", "score": 0.8, "cited": True}],
-        **fields)
+    return Answer.objects.create(
+        question=question,
+        draft_text=text,
+        citations=[
+            {
+                "n": 1,
+                "chunk_id": 7,
+                "document_id": 3,
+                "document_title": "Security handbook",
+                "text": "…",
+                "score": 0.8,
+                "cited": True,
+            }
+        ],
+        **fields,
+    )
 
 
 def test_csv_and_xlsx_exports_defuse_formulas(rfp):
-    q1 = Question.objects.create(rfp=rfp, number="1", text="=HYPERLINK(\"http://evil\")", import_key="a")
+    q1 = Question.objects.create(rfp=rfp, number="1", text='=HYPERLINK("http://evil")', import_key="a")
     q2 = Question.objects.create(rfp=rfp, number="2", text="Encryption?", import_key="b", order=1)
     _answer(q1, "@SUM(A1)", review_verdict="approved", review_feedback="+1 supported")
     _answer(q2, "AES-256 [1]", final_text="AES-256 at rest [1].")
 
     rows = list(csv.reader(io.StringIO(export.export_csv(rfp).decode("utf-8-sig"))))
     assert rows[0][:5] == ["Section", "Number", "Question", "Final answer", "Sources"]
-    assert rows[1][2:4] == ["'=HYPERLINK(\"http://evil\")", "'@SUM(A1)"]
+    assert rows[1][2:4] == ['\'=HYPERLINK("http://evil")', "'@SUM(A1)"]
     assert rows[1][5:7] == ["Approved", "'+1 supported"]
     assert rows[2][3:5] == ["AES-256 at rest [1].", "[1] Security handbook (passage 7)"]
 
@@ -134,13 +157,20 @@ def test_answers_written_back_into_the_source_workbook(rfp, user_client):
     sheet = load_workbook(io.BytesIO(response.content))["Questions"]
     assert sheet["A1"].value == "Acme RFP 2026 — vendor questionnaire"  # the client's layout is kept
     # The answer only: no citation marker, no list of sources in the client's cell.
-    assert [sheet.cell(row=r, column=4).value for r in (4, 5, 6, 8)] == ["Answer to 1.", None, "Answer to 3.", "Answer to 4."]
+    assert [sheet.cell(row=r, column=4).value for r in (4, 5, 6, 8)] == [
+        "Answer to 1.",
+        None,
+        "Answer to 3.",
+        "Answer to 4.",
+    ]
 
 
 def test_write_back_adds_an_answer_column_when_the_sheet_has_none(rfp):
     rows = [["Question"], ["Do you encrypt data?"]]
     importing.apply_import(importing.prepare_import(rfp, None, upload=upload("q.xlsx", xlsx_bytes(rows))))
-    _answer(rfp.questions.get(), "Yes [1]", final_text="Yes [1]\n\nSources: [1] Security handbook")  # edited by a person
+    _answer(
+        rfp.questions.get(), "Yes [1]", final_text="Yes [1]\n\nSources: [1] Security handbook"
+    )  # edited by a person
     content, _, _ = export.export_into_source_file(rfp)
     sheet = load_workbook(io.BytesIO(content)).active
     assert (sheet["B1"].value, sheet["B2"].value) == (export.WRITE_BACK_HEADER, "Yes")
@@ -159,10 +189,13 @@ def _truncated_sheet_xlsx() -> bytes:
     return out.getvalue()
 
 
-@pytest.mark.parametrize("name, data", [
-    ("huge-cell.csv", b'question\n"' + b"a" * 200_000 + b'"\n'),  # csv.Error: field larger than field limit
-    ("broken.xlsx", _truncated_sheet_xlsx()),  # XML ParseError while reading the rows
-])
+@pytest.mark.parametrize(
+    "name, data",
+    [
+        ("huge-cell.csv", b'question\n"' + b"a" * 200_000 + b'"\n'),  # csv.Error: field larger than field limit
+        ("broken.xlsx", _truncated_sheet_xlsx()),  # XML ParseError while reading the rows
+    ],
+)
 def test_unreadable_upload_is_a_clear_400_not_a_crash(rfp, user_client, name, data):
     response = user_client.post(reverse("rfp_manager:import", args=[rfp.pk]), {"file": upload(name, data)})
     assert response.status_code == 400

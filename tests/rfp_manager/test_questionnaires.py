@@ -6,6 +6,7 @@ then exactly the expected questions came in (sheet, ID, section, text), every an
 its mapped cells, and everything else — every other cell's value, the sheet list, merged
 ranges, dropdowns, protection, column widths — is as the client sent it.
 """
+
 import csv
 import io
 from pathlib import Path
@@ -25,7 +26,15 @@ from ..questionnaires import workbooks
 pytestmark = pytest.mark.django_db
 
 SAMPLES = Path(__file__).resolve().parents[2].parent / "shared" / "samples" / "questionnaires"
-CITATION = {"n": 1, "chunk_id": 7, "document_id": 3, "document_title": "Security handbook", "text": "…", "score": 0.8, "cited": True}
+CITATION = {
+    "n": 1,
+    "chunk_id": 7,
+    "document_id": 3,
+    "document_title": "Security handbook",
+    "text": "…",
+    "score": 0.8,
+    "cited": True,
+}
 CHOICE_CYCLE = ["yes", "no", "na"]
 
 
@@ -47,8 +56,13 @@ def imported(rfp) -> list[tuple]:
 def answer_all(rfp) -> None:
     """Answer every question (drafts with a citation marker, approved by the reviewer), the choices cycling Yes / No / N/A."""
     for position, question in enumerate(rfp.questions.order_by("order")):
-        Answer.objects.create(question=question, draft_text=f"Answer {position} [1]", citations=[CITATION],
-                              choice=CHOICE_CYCLE[position % 3], review_verdict="approved")
+        Answer.objects.create(
+            question=question,
+            draft_text=f"Answer {position} [1]",
+            citations=[CITATION],
+            choice=CHOICE_CYCLE[position % 3],
+            review_verdict="approved",
+        )
 
 
 def comparable(value):
@@ -89,8 +103,13 @@ def assert_written_and_unchanged(original: bytes, exported: bytes, writes: dict)
         assert {str(r) for r in new.merged_cells.ranges} == {str(r) for r in old.merged_cells.ranges}, name
         assert validations(new) == validations(old), name
         assert (new.sheet_state, new.protection.sheet, new.protection.password) == (
-            old.sheet_state, old.protection.sheet, old.protection.password), name
-        assert {k: d.width for k, d in new.column_dimensions.items()} == {k: d.width for k, d in old.column_dimensions.items()}
+            old.sheet_state,
+            old.protection.sheet,
+            old.protection.password,
+        ), name
+        assert {k: d.width for k, d in new.column_dimensions.items()} == {
+            k: d.width for k, d in old.column_dimensions.items()
+        }
         expected = stored_cells(old)
         for (sheet, coordinate), value in writes.items():
             if sheet == name:
@@ -128,7 +147,9 @@ def test_sheets_left_out_say_why(rfp):
     data, _ = workbooks.intro_then_domains()
     record = importing.prepare_import(rfp, None, upload=SimpleUploadedFile("q.xlsx", data))
     assert [(s["name"], s["reason"]) for s in record.mapping["sheets"]][:2] == [
-        ("START HERE", "instructions sheet"), ("About this questionnaire", "no table header (introduction or notes)")]
+        ("START HERE", "instructions sheet"),
+        ("About this questionnaire", "no table header (introduction or notes)"),
+    ]
 
 
 def test_a_sheet_formatted_to_the_last_row_is_read_to_its_content_only(rfp):
@@ -136,14 +157,18 @@ def test_a_sheet_formatted_to_the_last_row_is_read_to_its_content_only(rfp):
     assert load_workbook(io.BytesIO(data), read_only=True)["Security"].max_row == 1_048_576  # the recorded range
     record = importing.prepare_import(rfp, None, upload=SimpleUploadedFile("big.xlsx", data))
     assert [(s["name"], s["last_row"], s["include"]) for s in record.mapping["sheets"]] == [
-        ("Security", 11, True), ("Layout", 300, False), ("Calc", 1000, False)]
+        ("Security", 11, True),
+        ("Layout", 300, False),
+        ("Calc", 1000, False),
+    ]
 
 
 def test_two_answer_columns_get_choice_and_clean_text(rfp):
     data, _ = workbooks.answer_columns()
     import_file(rfp, "a.xlsx", data)
     assert [q.answer_cells for q in rfp.questions.order_by("order")] == [
-        {"choice": f"C{r}", "text": f"D{r}"} for r in (2, 3, 4)]
+        {"choice": f"C{r}", "text": f"D{r}"} for r in (2, 3, 4)
+    ]
     answer_all(rfp)
     sheet = load_workbook(io.BytesIO(export.export_into_source_file(rfp)[0]))["Assessment"]
     assert [sheet[f"C{r}"].value for r in (2, 3, 4)] == ["Yes", "No", "NA"]  # the dropdown's own spelling
@@ -163,23 +188,30 @@ def test_reimport_updates_by_id_and_keeps_same_wording_under_two_ids(rfp):
 
 def test_csv_with_question_id_and_req_id_keeps_duplicate_wording_and_drops_deleted(rfp):
     data = (
-        "question_id,req_id,question\n"
-        "Q1,V1.1.1,Verify that passwords are at least 12 characters.\n"
-        "Q2,V1.1.2,Verify that passwords are at least 12 characters.\n"
-        "Q3,V1.1.3,\"[DELETED, DUPLICATE OF 1.1.1]\"\n"
-    ).encode()
+        b"question_id,req_id,question\n"
+        b"Q1,V1.1.1,Verify that passwords are at least 12 characters.\n"
+        b"Q2,V1.1.2,Verify that passwords are at least 12 characters.\n"
+        b'Q3,V1.1.3,"[DELETED, DUPLICATE OF 1.1.1]"\n'
+    )
     record = import_file(rfp, "reqs.csv", data)
     assert record.mapping["sheets"][0]["roles"] == {"1": "id", "3": "question"}
-    assert [q.text for q in rfp.questions.order_by("order")] == ["Verify that passwords are at least 12 characters."] * 2
+    assert [q.text for q in rfp.questions.order_by("order")] == [
+        "Verify that passwords are at least 12 characters."
+    ] * 2
     assert [(b["row"], b["reason"]) for b in record.bad_rows] == [(4, "deleted requirement")]
-    Answer.objects.create(question=rfp.questions.order_by("order").first(), draft_text="Yes, 14 characters [1]",
-                          citations=[CITATION], **choices.choice_fields("Yes, 14 characters [1]"))
+    Answer.objects.create(
+        question=rfp.questions.order_by("order").first(),
+        draft_text="Yes, 14 characters [1]",
+        citations=[CITATION],
+        **choices.choice_fields("Yes, 14 characters [1]"),
+    )
     header, *rows = csv.reader(io.StringIO(export.export_csv(rfp).decode("utf-8-sig")))
     assert (header[1], header[-1]) == ("Number", "Choice")
     assert [(r[1], r[-1]) for r in rows] == [("Q1", "Yes"), ("Q2", "")]  # the CSV export keeps the IDs
 
 
 # --- the mapping step --------------------------------------------------------------------------------
+
 
 def remap(client, record, **values):
     return client.post(reverse("rfp_manager:import_remap", args=[record.pk]), values, HTTP_HX_REQUEST="true")
@@ -235,11 +267,16 @@ def test_the_next_file_of_the_same_format_gets_the_saved_mapping(rfp, user_clien
     next_file = load_workbook(io.BytesIO(data))
     next_file["Governance"]["B2"] = "Is the security policy published to all staff?"
     other = RFP.objects.create(name="Next client", owner=rfp.owner)
-    again = importing.prepare_import(other, other.owner, upload=SimpleUploadedFile("q2.xlsx", workbooks.save(next_file)))
+    again = importing.prepare_import(
+        other, other.owner, upload=SimpleUploadedFile("q2.xlsx", workbooks.save(next_file))
+    )
     assert again.mapping_source == "saved"
     assert [s["include"] for s in again.mapping["sheets"]] == [False, False, True, False]
     assert again.rows[0]["text"] == "Is the security policy published to all staff?"
-    assert "its saved mapping is used" in user_client.get(reverse("rfp_manager:import_preview", args=[again.pk])).content.decode()
+    assert (
+        "its saved mapping is used"
+        in user_client.get(reverse("rfp_manager:import_preview", args=[again.pk])).content.decode()
+    )
 
 
 def test_another_users_import_cannot_be_remapped(rfp, client, django_user_model):
@@ -250,6 +287,7 @@ def test_another_users_import_cannot_be_remapped(rfp, client, django_user_model)
 
 
 # --- bad files ------------------------------------------------------------------------------------------
+
 
 def encrypted_workbook() -> bytes:
     from msoffcrypto.format.ooxml import OOXMLFile
@@ -271,11 +309,15 @@ def no_question_workbook() -> bytes:
     return workbooks.save(workbook)
 
 
-@pytest.mark.parametrize("name, data, message", [
-    ("locked.xlsx", encrypted_workbook(), "password-protected"),
-    ("old.xls", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\0" * 512, "save it as .xlsx"),
-    ("figures.xlsx", no_question_workbook(), "No sheet or table has a question-like column"),
-], ids=["encrypted", "legacy-xls", "no-question-column"])
+@pytest.mark.parametrize(
+    "name, data, message",
+    [
+        ("locked.xlsx", encrypted_workbook(), "password-protected"),
+        ("old.xls", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\0" * 512, "save it as .xlsx"),
+        ("figures.xlsx", no_question_workbook(), "No sheet or table has a question-like column"),
+    ],
+    ids=["encrypted", "legacy-xls", "no-question-column"],
+)
 def test_bad_files_get_a_clear_message(rfp, user_client, name, data, message):
     response = user_client.post(reverse("rfp_manager:import", args=[rfp.pk]), {"file": SimpleUploadedFile(name, data)})
     assert response.status_code == 400
@@ -285,7 +327,9 @@ def test_bad_files_get_a_clear_message(rfp, user_client, name, data, message):
 
 def test_a_50_mb_file_is_refused_with_its_size(rfp, user_client):
     data = b"question\n" + b"Do you encrypt data at rest?\n" * (50 * 1024 * 1024 // 29)
-    response = user_client.post(reverse("rfp_manager:import", args=[rfp.pk]), {"file": SimpleUploadedFile("big.csv", data)})
+    response = user_client.post(
+        reverse("rfp_manager:import", args=[rfp.pk]), {"file": SimpleUploadedFile("big.csv", data)}
+    )
     assert response.status_code == 400 and "larger than 20 MB" in response.content.decode()
     with pytest.raises(importing.QuestionImportError, match="50 MB"):
         importing.read_sheets(data, "csv", "big.csv")
@@ -293,27 +337,35 @@ def test_a_50_mb_file_is_refused_with_its_size(rfp, user_client):
 
 # --- the choice the responder proposes ------------------------------------------------------------------
 
-@pytest.mark.parametrize("text, expected", [
-    ("Yes. All data is encrypted with AES-256 [1].", ("yes", False)),
-    ("No, we do not offer on-premises hosting.", ("no", False)),
-    ("N/A — the service stores no card data.", ("na", False)),
-    ("All customer data is encrypted at rest with AES-256 [1].", ("yes", True)),
-    ("We do not currently support customer-managed keys [2].", ("no", True)),
-    ("The library has no passage that answers this question.", ("", True)),
-], ids=["explicit-yes", "explicit-no", "explicit-na", "inferred-yes", "inferred-no", "unsupported"])
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("Yes. All data is encrypted with AES-256 [1].", ("yes", False)),
+        ("No, we do not offer on-premises hosting.", ("no", False)),
+        ("N/A — the service stores no card data.", ("na", False)),
+        ("All customer data is encrypted at rest with AES-256 [1].", ("yes", True)),
+        ("We do not currently support customer-managed keys [2].", ("no", True)),
+        ("The library has no passage that answers this question.", ("", True)),
+    ],
+    ids=["explicit-yes", "explicit-no", "explicit-na", "inferred-yes", "inferred-no", "unsupported"],
+)
 def test_choice_proposed_from_the_answer(text, expected):
     assert choices.propose_choice(text) == expected
 
 
 def test_a_guessed_choice_reads_the_sentence_on_the_question():
     """An extractive draft quotes neighbouring sentences: their negations do not answer the question asked."""
-    draft = ("All customer data is encrypted at rest with AES-256 [1]. "
-             "One customer's data can never be read with another customer's key [1].")
+    draft = (
+        "All customer data is encrypted at rest with AES-256 [1]. "
+        "One customer's data can never be read with another customer's key [1]."
+    )
     assert choices.propose_choice(draft, "Is customer data encrypted at rest?") == ("yes", True)
     assert choices.propose_choice(draft, "Can one customer's key read another customer's data?") == ("no", True)
 
 
 # --- the two real samples -------------------------------------------------------------------------------
+
 
 def test_samm_sample_imports_90_interview_questions_and_exports_into_itself(rfp):
     data = (SAMPLES / "SAMM_spreadsheet.xlsx").read_bytes()
@@ -324,7 +376,11 @@ def test_samm_sample_imports_90_interview_questions_and_exports_into_itself(rfp)
     assert len(questions) == 90 and len({q.number for q in questions}) == 90
     first = questions[0]
     assert (first.number, first.section, first.source_row, first.answer_cells) == (
-        "G-SM-A-1-1", "Strategy & Metrics", 18, {"choice": "F18", "text": "I18"})
+        "G-SM-A-1-1",
+        "Strategy & Metrics",
+        18,
+        {"choice": "F18", "text": "I18"},
+    )
     assert first.text.startswith("Do you understand the enterprise-wide risk appetite")
     assert "You capture the risk appetite" in first.text  # the criteria row below, joined
     assert questions[-1].number == "O-OM-B-3-1" and questions[-1].section == "Operational Management"
@@ -341,7 +397,10 @@ def test_asvs_sample_imports_every_requirement_with_its_id(rfp):
     assert rfp.questions.count() == 278  # 286 rows, 8 of them [DELETED, …]
     assert [b["reason"] for b in record.bad_rows] == ["deleted requirement"] * 8
     first = rfp.questions.order_by("order").first()
-    assert (first.number, first.section) == ("V1.1.1", "Architecture, Design and Threat Modeling › Secure Software Development Lifecycle")
+    assert (first.number, first.section) == (
+        "V1.1.1",
+        "Architecture, Design and Threat Modeling › Secure Software Development Lifecycle",
+    )
     assert rfp.questions.get(number="V1.1.3").text.endswith("""anyone else's profile\"""")
 
 
@@ -380,11 +439,17 @@ def test_a_person_confirms_the_proposed_choice(rfp, user_client):
     data, _ = workbooks.answer_columns()
     import_file(rfp, "a.xlsx", data)
     question = rfp.questions.order_by("order").first()
-    Answer.objects.create(question=question, draft_text="Access is logged [1].", citations=[CITATION],
-                          **choices.choice_fields("Access is logged [1]."))
+    Answer.objects.create(
+        question=question,
+        draft_text="Access is logged [1].",
+        citations=[CITATION],
+        **choices.choice_fields("Access is logged [1]."),
+    )
     page = user_client.get(reverse("rfp_manager:answer_edit", args=[question.pk])).content.decode()
     assert "please check" in page
-    user_client.post(reverse("rfp_manager:answer_edit", args=[question.pk]), {"final_text": "Yes, logged [1].", "choice": "yes"})
+    user_client.post(
+        reverse("rfp_manager:answer_edit", args=[question.pk]), {"final_text": "Yes, logged [1].", "choice": "yes"}
+    )
     answer = Answer.objects.get(question=question)
     assert (answer.choice, answer.choice_needs_review, answer.final_text) == ("yes", False, "Yes, logged [1].")
 
@@ -393,11 +458,18 @@ def test_controls_matrix_roles_answer_in_the_answer_column_not_the_ownership_one
     data, _ = workbooks.controls_matrix()
     record = import_file(rfp, "matrix.xlsx", data)
     sheet = record.mapping["sheets"][1]
-    assert (sheet["header_row"], sheet["roles"]) == (2, {"1": "id", "2": "question", "3": "choice", "4": "choice",
-                                                         "5": "text", "10": "section"})
+    assert (sheet["header_row"], sheet["roles"]) == (
+        2,
+        {"1": "id", "2": "question", "3": "choice", "4": "choice", "5": "text", "10": "section"},
+    )
     assert [(b["row"], b["reason"]) for b in record.bad_rows] == [
-        (9, "end of the questions or copyright notice"), (10, "below the end of the questions")]
-    assert rfp.questions.filter(text="Are audit and assurance policies reviewed and updated at least annually?").count() == 2
+        (9, "end of the questions or copyright notice"),
+        (10, "below the end of the questions"),
+    ]
+    assert (
+        rfp.questions.filter(text="Are audit and assurance policies reviewed and updated at least annually?").count()
+        == 2
+    )
 
 
 def test_merged_answer_boxes_and_unanswered_questions(rfp):
@@ -416,13 +488,19 @@ def test_merged_answer_boxes_and_unanswered_questions(rfp):
     data = workbooks.save(workbook)
     import_file(rfp, "boxes.xlsx", data)
     for number in ("Q1", "Q3"):
-        Answer.objects.create(question=rfp.questions.get(number=number), draft_text="Yes [1]", citations=[CITATION],
-                              review_verdict="approved")
+        Answer.objects.create(
+            question=rfp.questions.get(number=number),
+            draft_text="Yes [1]",
+            citations=[CITATION],
+            review_verdict="approved",
+        )
     content, _, report = export.export_into_source_file(rfp)
     result = load_workbook(io.BytesIO(content)).active
     assert (result["C2"].value, result["C3"].value) == ("Yes", "Please describe")
     assert [(line.where, line.outcome, line.detail) for line in report.lines] == [
-        ("Sheet!C2", "written", ""), ("Sheet!C3", "empty", "no answer yet"),
-        ("Sheet!C4", "empty", "the cell lies inside a merged box")]
+        ("Sheet!C2", "written", ""),
+        ("Sheet!C3", "empty", "no answer yet"),
+        ("Sheet!C4", "empty", "the cell lies inside a merged box"),
+    ]
     assert result["B4"].value == "Do you keep offline copies?"
     assert sorted(str(r) for r in result.merged_cells.ranges) == ["B4:C4", "C2:D2"]

@@ -5,6 +5,7 @@ reviewer (answering.judge: its mechanical checks with the default embedding
 model, then the chat model's rubric on the fake server) must not approve it,
 and must say why. Then: a redraft or an edit leaves the earlier verdict stale.
 """
+
 import pytest
 
 from llm_manager.models import LLMModel
@@ -13,14 +14,22 @@ from solution_library.testing import add_library_document
 
 from .conftest import make_rfp
 
-SECURITY = ("All customer data is encrypted at rest with AES-256 and in transit with TLS 1.3.\n\n"
-            "Access to production systems requires single sign-on and hardware security keys.")
-OPERATIONS = ("Backups are taken every hour and kept for 35 days; restores are tested every quarter.\n\n"
-              "Support is available 24 hours a day, 7 days a week, with a one hour response time for severity one.")
-API_GUIDE = ("## Authentication\n\nThe API uses OAuth 2.0 with the client credentials flow.\n\n"
-             "## Rate limits\n\nEach tenant may make 600 requests per minute per integration.")
-PRICE_LIST = ("## What the licence includes\n\nEvery licence includes hosting, backups, upgrades, the API, "
-              "single sign-on, multi-factor authentication and support.")
+SECURITY = (
+    "All customer data is encrypted at rest with AES-256 and in transit with TLS 1.3.\n\n"
+    "Access to production systems requires single sign-on and hardware security keys."
+)
+OPERATIONS = (
+    "Backups are taken every hour and kept for 35 days; restores are tested every quarter.\n\n"
+    "Support is available 24 hours a day, 7 days a week, with a one hour response time for severity one."
+)
+API_GUIDE = (
+    "## Authentication\n\nThe API uses OAuth 2.0 with the client credentials flow.\n\n"
+    "## Rate limits\n\nEach tenant may make 600 requests per minute per integration."
+)
+PRICE_LIST = (
+    "## What the licence includes\n\nEvery licence includes hosting, backups, upgrades, the API, "
+    "single sign-on, multi-factor authentication and support."
+)
 ENCRYPTION_QUESTION = "How is customer data encrypted at rest and in transit?"
 BACKUP_QUESTION = "How often are backups taken and how long are they kept?"
 API_QUESTION = "Describe the API available to the council's developers, including authentication and rate limits."
@@ -45,51 +54,77 @@ def judge(rfp, chat_model, question, answer, given):
 
 
 def test_a_correct_answer_is_approved(rfp, chat_model):
-    review = judge(rfp, chat_model, ENCRYPTION_QUESTION,
-                   "All customer data is encrypted at rest with AES-256 and in transit with TLS 1.3 [1].",
-                   passages(SECURITY, OPERATIONS))
+    review = judge(
+        rfp,
+        chat_model,
+        ENCRYPTION_QUESTION,
+        "All customer data is encrypted at rest with AES-256 and in transit with TLS 1.3 [1].",
+        passages(SECURITY, OPERATIONS),
+    )
     assert review["verdict"] == "approved", review
 
 
 def test_an_answer_from_a_passage_about_another_topic_is_rejected_for_that(rfp, chat_model):
-    review = judge(rfp, chat_model, ENCRYPTION_QUESTION,
-                   "Support is available 24 hours a day, 7 days a week [1].", passages(OPERATIONS))
+    review = judge(
+        rfp,
+        chat_model,
+        ENCRYPTION_QUESTION,
+        "Support is available 24 hours a day, 7 days a week [1].",
+        passages(OPERATIONS),
+    )
     assert review["verdict"] == "rejected"
     assert "Does not address the question: the answer is about another topic" in review["feedback"]
 
 
 def test_an_answer_that_shares_words_but_misses_what_a_given_passage_answers_is_flagged(rfp, chat_model):
     """The demo's fault: the API question answered from the price list, which names "the API" and "authentication"."""
-    review = judge(rfp, chat_model, API_QUESTION,
-                   "Every licence includes hosting, backups, upgrades, the API, single sign-on, multi-factor "
-                   "authentication and support [2].", passages(API_GUIDE, PRICE_LIST))
+    review = judge(
+        rfp,
+        chat_model,
+        API_QUESTION,
+        "Every licence includes hosting, backups, upgrades, the API, single sign-on, multi-factor "
+        "authentication and support [2].",
+        passages(API_GUIDE, PRICE_LIST),
+    )
     assert review["verdict"] != "approved"
     assert "Does not answer" in review["feedback"] and "rate limits" in review["feedback"]
 
 
 def test_a_changed_figure_is_flagged(rfp, chat_model):
-    review = judge(rfp, chat_model, BACKUP_QUESTION, "Backups are taken every hour and kept for 30 days [1].",
-                   passages(OPERATIONS))
+    review = judge(
+        rfp, chat_model, BACKUP_QUESTION, "Backups are taken every hour and kept for 30 days [1].", passages(OPERATIONS)
+    )
     assert review["verdict"] == "rejected" and "figure 30" in review["feedback"]
 
 
 def test_a_negation_is_flagged(rfp, chat_model):
-    review = judge(rfp, chat_model, ENCRYPTION_QUESTION,
-                   "Customer data is not encrypted at rest, and in transit it uses TLS 1.3 [1].", passages(SECURITY))
+    review = judge(
+        rfp,
+        chat_model,
+        ENCRYPTION_QUESTION,
+        "Customer data is not encrypted at rest, and in transit it uses TLS 1.3 [1].",
+        passages(SECURITY),
+    )
     assert review["verdict"] != "approved" and "negation" in review["feedback"]
 
 
 def test_a_citation_swapped_to_a_real_passage_that_does_not_say_it_is_flagged(rfp, chat_model):
-    review = judge(rfp, chat_model, ENCRYPTION_QUESTION,
-                   "All customer data is encrypted at rest with AES-256 and in transit with TLS 1.3 [2].",
-                   passages(SECURITY, OPERATIONS))
+    review = judge(
+        rfp,
+        chat_model,
+        ENCRYPTION_QUESTION,
+        "All customer data is encrypted at rest with AES-256 and in transit with TLS 1.3 [2].",
+        passages(SECURITY, OPERATIONS),
+    )
     assert review["verdict"] != "approved" and "Not supported by the passage it cites" in review["feedback"]
 
 
 BREACHED_QUESTION = "Are new passwords checked against lists of passwords known to have been exposed in breaches?"
-DENY_LIST = ("## Password checks\n\nNew passwords are compared with a deny list. This list should include passwords "
-             "from previous breach corpuses, dictionary words, and specific words (such as the name of the service "
-             "itself) that users are likely to choose.")
+DENY_LIST = (
+    "## Password checks\n\nNew passwords are compared with a deny list. This list should include passwords "
+    "from previous breach corpuses, dictionary words, and specific words (such as the name of the service "
+    "itself) that users are likely to choose."
+)
 
 
 def test_the_offline_chat_does_not_reject_by_words_alone_what_the_embedding_model_finds_on_topic(user, library):
@@ -106,16 +141,23 @@ def test_the_offline_chat_does_not_reject_by_words_alone_what_the_embedding_mode
     make_default(LLMModel.objects.get(api__kind=LLMApi.KIND_LOCAL, name="all-MiniLM-L6-v2"))
     offline_chat = LLMModel.objects.get(api__kind=LLMApi.KIND_OFFLINE, model_type=LLMModel.TYPE_CHAT)
     rfp = make_rfp(user, [BREACHED_QUESTION, ENCRYPTION_QUESTION], name="Passwords")
-    answer = ("This list should include passwords from previous breach corpuses, dictionary words, and specific "
-              "words that users are likely to choose [1].")
+    answer = (
+        "This list should include passwords from previous breach corpuses, dictionary words, and specific "
+        "words that users are likely to choose [1]."
+    )
     by_words = offline.review(BREACHED_QUESTION, answer, {1: DENY_LIST})
     assert by_words["verdict"] == "rejected" and "another topic" in by_words["feedback"]  # what used to win
     assert not grounding.support_problems(grounding.cited_sentences(answer), {1: DENY_LIST})
 
     review = judge(rfp, offline_chat, BREACHED_QUESTION, answer, passages(DENY_LIST))
     assert review["verdict"] == "approved", review
-    off_topic = judge(rfp, offline_chat, ENCRYPTION_QUESTION, "Support is available 24 hours a day, 7 days a week [1].",
-                      passages(OPERATIONS))
+    off_topic = judge(
+        rfp,
+        offline_chat,
+        ENCRYPTION_QUESTION,
+        "Support is available 24 hours a day, 7 days a week [1].",
+        passages(OPERATIONS),
+    )
     assert off_topic["verdict"] == "rejected" and "another topic" in off_topic["feedback"]
 
 
@@ -136,7 +178,9 @@ def test_an_edit_or_a_redraft_makes_the_verdict_stale_until_the_next_review(rfp,
     assert not answering.review_answer(question, model=chat_model).review_is_stale
     edited.final_text = ""
     edited.save(update_fields=["final_text"])
-    add_library_document("Backup policy", "Backups are also copied every night to a second region and kept there for 90 days.")
+    add_library_document(
+        "Backup policy", "Backups are also copied every night to a second region and kept there for 90 days."
+    )
     redrafted = answering.generate_answer(question, model=chat_model)
     assert redrafted.draft_text != edited.reviewed_text and redrafted.review_is_stale
     assert "stale: the answer changed" in user_client.get(f"/rfps/{rfp.pk}/").content.decode()

@@ -6,6 +6,7 @@ DATABASE_URL, so this test can create the library and the RFP and read the
 job's counts. The kill is what the kernel's OOM killer does: SIGKILL to the
 batch worker's main process (its pool processes die with it).
 """
+
 import os
 import re
 import signal
@@ -42,8 +43,13 @@ def supervised_stack(transactional_db, tmp_path):
     (SIGTERM to the script alone, as a service manager stops it; tests/test_fresh_clone.py checks Ctrl-C.)
     """
     run_dir = tmp_path / "run"
-    env = {**os.environ, "DATABASE_URL": database_url_for_current_connection(), "SPELUNKER_RUN_DIR": str(run_dir),
-           "SPELUNKER_PORT": str(free_port()), "FLOWER_PORT": str(free_port())}
+    env = {
+        **os.environ,
+        "DATABASE_URL": database_url_for_current_connection(),
+        "SPELUNKER_RUN_DIR": str(run_dir),
+        "SPELUNKER_PORT": str(free_port()),
+        "FLOWER_PORT": str(free_port()),
+    }
     run = RunStack([str(ROOT / "bin" / "run-stack")], cwd=ROOT, env=env, log_path=tmp_path / "run-stack.log")
     try:
         run.start().wait_ready(timeout=240)
@@ -55,8 +61,12 @@ def supervised_stack(transactional_db, tmp_path):
 
 
 def supervisorctl(run_dir: Path, *args: str) -> str:
-    result = subprocess.run([str(ROOT / ".venv" / "bin" / "supervisorctl"), "-c", str(run_dir / "supervisord.conf"), *args],
-                            capture_output=True, text=True, timeout=30)
+    result = subprocess.run(
+        [str(ROOT / ".venv" / "bin" / "supervisorctl"), "-c", str(run_dir / "supervisord.conf"), *args],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
     return result.stdout
 
 
@@ -124,13 +134,19 @@ def test_killed_batch_worker_is_restarted_and_its_job_completes(supervised_stack
 
     # Given a responder job started through the supervised web and running on the batch worker,
     web = sign_in(run.web_url, "alice", "pw-alice-123")
-    start = web.post(reverse("rfp_manager:start_responder", args=[rfp.pk]),
-                     data={"csrfmiddlewaretoken": csrf_token(web.get("/").text)})
+    start = web.post(
+        reverse("rfp_manager:start_responder", args=[rfp.pk]),
+        data={"csrfmiddlewaretoken": csrf_token(web.get("/").text)},
+    )
     assert start.status_code == 302, start.text[:1000]
     job = RFPBatchJob.objects.get(rfp=rfp, job_type="responder")
-    wait_for(lambda: RFPBatchJob.objects.get(pk=job.pk).processed_items >= 3, timeout=120, message="progress before the kill")
+    wait_for(
+        lambda: RFPBatchJob.objects.get(pk=job.pk).processed_items >= 3, timeout=120, message="progress before the kill"
+    )
     job.refresh_from_db()
-    wait_for(lambda: job.celery_task_id in active_task_ids(broker_url), timeout=20, message="the job on the batch worker")
+    wait_for(
+        lambda: job.celery_task_id in active_task_ids(broker_url), timeout=20, message="the job on the batch worker"
+    )
     before = program_pids(run_dir)
     health = HealthPoller(run.web_url)
     health.start()
@@ -145,8 +161,11 @@ def test_killed_batch_worker_is_restarted_and_its_job_completes(supervised_stack
 
     new_pid = wait_for(restarted_pid, timeout=60, message="a new batch worker")
     wait_for(lambda: batch_worker_pid(broker_url) == new_pid, timeout=90, message="the new worker to answer")
-    job = wait_for(lambda: RFPBatchJob.objects.filter(pk=job.pk, status="completed").first(), timeout=180,
-                   message="the job to complete")
+    job = wait_for(
+        lambda: RFPBatchJob.objects.filter(pk=job.pk, status="completed").first(),
+        timeout=180,
+        message="the job to complete",
+    )
     assert (job.total_items, job.processed_items, job.successful_items, job.failed_items) == (TOTAL, TOTAL, TOTAL, 0)
     assert Answer.objects.filter(question__rfp=rfp).count() == TOTAL
     health.done.set()
@@ -154,8 +173,9 @@ def test_killed_batch_worker_is_restarted_and_its_job_completes(supervised_stack
 
     # while everything else kept running and the web answered throughout,
     after = program_pids(run_dir)
-    assert {name: pid for name, pid in after.items() if name != "worker-batch"} == \
-           {name: pid for name, pid in before.items() if name != "worker-batch"}
+    assert {name: pid for name, pid in after.items() if name != "worker-batch"} == {
+        name: pid for name, pid in before.items() if name != "worker-batch"
+    }
     assert len(health.results) >= 10 and set(health.results) == {200}, health.results
     # and the terminal said what happened, and shows the new worker's own lines under its name.
     output = run.output(tail=200_000)

@@ -1,4 +1,5 @@
 """Pages and guards that need no worker: duplicate-job guard, reviewer rule, answers, escaping, access."""
+
 import pytest
 from django.conf import settings
 from django.urls import reverse
@@ -36,8 +37,12 @@ def test_reviewer_needs_a_completed_responder(rfp, user_client):
 
 def test_rfp_page_escapes_what_users_and_models_wrote(rfp, user_client):
     question = rfp.questions.first()
-    Answer.objects.create(question=question, draft_text="<img src=x onerror=alert(2)>", review_verdict="approved",
-                          review_feedback="<b>ok</b>")
+    Answer.objects.create(
+        question=question,
+        draft_text="<img src=x onerror=alert(2)>",
+        review_verdict="approved",
+        review_feedback="<b>ok</b>",
+    )
     page = user_client.get(reverse("rfp_manager:detail", args=[rfp.pk])).content.decode()
     assert "<script>alert(1)" not in page and "&lt;script&gt;alert(1)" in page
     assert "<img src=x" not in page and "<b>ok</b>" not in page
@@ -46,11 +51,17 @@ def test_rfp_page_escapes_what_users_and_models_wrote(rfp, user_client):
 def test_edit_final_answer_keeps_the_draft(rfp, user, user_client):
     question = rfp.questions.first()
     Answer.objects.create(question=question, draft_text="Draft [1]")
-    response = user_client.post(reverse("rfp_manager:answer_edit", args=[question.pk]), {"final_text": "Edited answer."})
+    response = user_client.post(
+        reverse("rfp_manager:answer_edit", args=[question.pk]), {"final_text": "Edited answer."}
+    )
     assert response.status_code == 302
     answer = Answer.objects.get(question=question)
     assert (answer.draft_text, answer.final_text, answer.final_answer, answer.edited_by) == (
-        "Draft [1]", "Edited answer.", "Edited answer.", user)
+        "Draft [1]",
+        "Edited answer.",
+        "Edited answer.",
+        user,
+    )
 
 
 def test_rfps_are_private_to_owner_and_shared_groups(rfp, client, django_user_model):
@@ -80,8 +91,10 @@ def test_only_the_owner_shares_an_rfp_and_only_with_their_own_groups(rfp, user, 
     rfp.shared_with.add(team)
     client.force_login(member)
     assert 'name="shared_with"' not in client.get(reverse("rfp_manager:edit", args=[rfp.pk])).content.decode()
-    client.post(reverse("rfp_manager:edit", args=[rfp.pk]),
-                {"name": rfp.name, "client": "", "status": "draft", "shared_with": [outsiders.pk]})
+    client.post(
+        reverse("rfp_manager:edit", args=[rfp.pk]),
+        {"name": rfp.name, "client": "", "status": "draft", "shared_with": [outsiders.pk]},
+    )
     assert list(rfp.shared_with.all()) == [team]
 
 
@@ -107,10 +120,17 @@ def test_cancel_marks_the_job_cancelled(rfp, user, user_client):
     assert job.status == "cancelled" and job.completed_at
 
 
-@pytest.mark.parametrize("reply, verdict, score", [
-    ('{"verdict": "approved", "score": 0.9, "feedback": "supported"}', "approved", 0.9),
-    ('Here is my review:\n```json\n{"verdict": "needs_revision", "score": 1.7, "feedback": "x"}\n```', "needs_revision", 1.0),
-])
+@pytest.mark.parametrize(
+    "reply, verdict, score",
+    [
+        ('{"verdict": "approved", "score": 0.9, "feedback": "supported"}', "approved", 0.9),
+        (
+            'Here is my review:\n```json\n{"verdict": "needs_revision", "score": 1.7, "feedback": "x"}\n```',
+            "needs_revision",
+            1.0,
+        ),
+    ],
+)
 def test_parse_review_is_lenient(reply, verdict, score):
     review = parse_review(reply)
     assert (review["verdict"], review["score"]) == (verdict, score)
@@ -123,7 +143,9 @@ def test_parse_review_rejects_what_it_cannot_read(reply):
 
 
 def test_create_rfp_sets_owner(user, user_client):
-    response = user_client.post(reverse("rfp_manager:create"), {"name": "Globex", "client": "Globex", "status": "draft"})
+    response = user_client.post(
+        reverse("rfp_manager:create"), {"name": "Globex", "client": "Globex", "status": "draft"}
+    )
     rfp = RFP.objects.get(name="Globex")
     assert response.url == reverse("rfp_manager:detail", args=[rfp.pk]) and rfp.owner == user
     assert not Question.objects.filter(rfp=rfp).exists()

@@ -3,6 +3,7 @@
 The screenshots (preview, export report) are written to docs/img/ when
 SPELUNKER_WRITE_DOCS=1, like the tour's.
 """
+
 import io
 import os
 from pathlib import Path
@@ -46,8 +47,12 @@ def test_word_questionnaire_preview_import_and_answered_download(logged_in_page,
 
     # Two answers are ready to send (one approved, one edited); the other two are not.
     questions = {q.number: q for q in rfp.questions.all()}
-    Answer.objects.create(question=questions["AC-1"], draft_text="Through single sign-on [1].", review_verdict="approved")
-    Answer.objects.create(question=questions["DP-1"], draft_text="AES-256 [1].", final_text="AES-256 at rest, TLS 1.3 in transit.")
+    Answer.objects.create(
+        question=questions["AC-1"], draft_text="Through single sign-on [1].", review_verdict="approved"
+    )
+    Answer.objects.create(
+        question=questions["DP-1"], draft_text="AES-256 [1].", final_text="AES-256 at rest, TLS 1.3 in transit."
+    )
     Answer.objects.create(question=questions["DP-2"], draft_text="Hourly [1].", review_verdict="rejected")
     page.reload()
     page.click("#export-document")
@@ -61,4 +66,8 @@ def test_word_questionnaire_preview_import_and_answered_download(logged_in_page,
     assert download_info.value.suggested_filename == "city-questionnaire-answered.docx"
     table = Document(io.BytesIO(download_info.value.path().read_bytes())).tables[1]
     assert [table.cell(row, 2).text for row in (2, 3, 5, 6)] == [
-        "Through single sign-on.", "", "AES-256 at rest, TLS 1.3 in transit.", ""]
+        "Through single sign-on.",
+        "",
+        "AES-256 at rest, TLS 1.3 in transit.",
+        "",
+    ]

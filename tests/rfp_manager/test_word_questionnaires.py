@@ -5,6 +5,7 @@ download) and reopens the download with python-docx or pypdf: each answer is
 where it belongs, and every other part of the file is unchanged (compared as
 canonical XML, element by element).
 """
+
 import io
 import zipfile
 
@@ -53,6 +54,7 @@ def download_document(client, rfp, **choices) -> tuple[bytes, str]:
 
 
 # --- comparing two DOCX packages --------------------------------------------------------------------
+
 
 def canonical(element) -> bytes:
     return etree.tostring(element, method="c14n")
@@ -104,11 +106,14 @@ def properties(paragraph) -> bytes:
 
 
 def cell_text(tc) -> str:
-    return "\n".join("".join(t.text or "" if t.tag == qn("w:t") else "\n" for t in p.iter(qn("w:t"), qn("w:br")))
-                     for p in tc.findall(qn("w:p")))
+    return "\n".join(
+        "".join(t.text or "" if t.tag == qn("w:t") else "\n" for t in p.iter(qn("w:t"), qn("w:br")))
+        for p in tc.findall(qn("w:p"))
+    )
 
 
 # --- a question / response table --------------------------------------------------------------------------
+
 
 def test_table_questionnaire_round_trip(rfp, user_client):
     original = word_fixtures.table_questionnaire()
@@ -119,11 +124,18 @@ def test_table_questionnaire_round_trip(rfp, user_client):
     assert not sheets["Table 1"]["include"] and sheets["Table 2"]["include"]
     questions = list(rfp.questions.order_by("order").values_list("number", "section", "sheet", "answer_cells"))
     assert questions == [
-        ("AC-1", "A. Access control", "Table 2", {"text": "C3"}), ("AC-2", "A. Access control", "Table 2", {"text": "C4"}),
-        ("DP-1", "B. Data protection", "Table 2", {"text": "C6"}), ("DP-2", "B. Data protection", "Table 2", {"text": "C7"})]
+        ("AC-1", "A. Access control", "Table 2", {"text": "C3"}),
+        ("AC-2", "A. Access control", "Table 2", {"text": "C4"}),
+        ("DP-1", "B. Data protection", "Table 2", {"text": "C6"}),
+        ("DP-2", "B. Data protection", "Table 2", {"text": "C7"}),
+    ]
     # Approved with citations; edited by a person; a placeholder; rejected.
-    answer(rfp, "AC-1", draft_text="Access is granted through single sign-on [1] and revoked the same day [2].",
-           review_verdict="approved")
+    answer(
+        rfp,
+        "AC-1",
+        draft_text="Access is granted through single sign-on [1] and revoked the same day [2].",
+        review_verdict="approved",
+    )
     answer(rfp, "AC-2", draft_text="Yes [1].", final_text="Yes, for every administrator account.")
     answer(rfp, "DP-1", draft_text="No supporting content in the library answers this question.", needs_expert=True)
     answer(rfp, "DP-2", draft_text="Backups are hourly [1].", review_verdict="rejected")
@@ -134,7 +146,8 @@ def test_table_questionnaire_round_trip(rfp, user_client):
     changed = changed_cells(original, exported)
     assert {place: cell_text(tc) for place, tc in changed.items()} == {
         (1, 2, 2): "Access is granted through single sign-on and revoked the same day.",
-        (1, 3, 2): "Yes, for every administrator account."}
+        (1, 3, 2): "Yes, for every administrator account.",
+    }
     assert_other_parts_unchanged(original, exported)
     table = Document(io.BytesIO(exported)).tables[1]
     assert table.cell(5, 2).text == "[Insert response]" and table.cell(6, 2).text == ""  # left as the client had them
@@ -146,6 +159,7 @@ def test_table_questionnaire_round_trip(rfp, user_client):
 
 # --- numbered questions in the body -------------------------------------------------------------------------
 
+
 def test_numbered_questionnaire_round_trip(rfp, user_client):
     original = word_fixtures.numbered_questionnaire()
     import_file(user_client, rfp, "hosting rfp.docx", original)
@@ -156,7 +170,8 @@ def test_numbered_questionnaire_round_trip(rfp, user_client):
         ("2", "1 General", "Which data centres host the service?"),
         ("3", "2 Operations", "How often are backups taken and how long are they kept?"),
         ("4", "2 Operations", "What support hours and response times do you offer?"),
-        ("3.1", "3 Contacts", "Provide the name of your security officer.")]
+        ("3.1", "3 Contacts", "Provide the name of your security officer."),
+    ]
     answer(rfp, "1", draft_text="Acme runs managed hosting for public bodies [1].", review_verdict="approved")
     answer(rfp, "2", draft_text="Frankfurt [1].", final_text="Frankfurt and Dublin [1].")
     answer(rfp, "3", draft_text="Hourly, kept 35 days [1].")  # not reviewed yet: stays out
@@ -170,8 +185,12 @@ def test_numbered_questionnaire_round_trip(rfp, user_client):
     changed = {i: new for i, (old, new) in enumerate(zip(before, after)) if canonical(old) != canonical(new)}
     paragraphs = Document(io.BytesIO(exported)).paragraphs
     texts = {i: paragraphs[i].text for i in changed}
-    assert texts == {6: "Acme runs managed hosting for public bodies.", 8: "Response: Frankfurt and Dublin.",
-                     13: "Response: Around the clock.\nSeverity one within an hour.", 16: "Jane Doe, CISO"}
+    assert texts == {
+        6: "Acme runs managed hosting for public bodies.",
+        8: "Response: Frankfurt and Dublin.",
+        13: "Response: Around the clock.\nSeverity one within an hour.",
+        16: "Jane Doe, CISO",
+    }
     for i in changed:  # the slot keeps its paragraph properties (style, spacing)
         assert properties(before[i]) == properties(after[i])
     assert [r.bold for r in paragraphs[8].runs] == [True, None]  # the bold "Response:" label stays bold, the answer not
@@ -187,8 +206,11 @@ def test_numbered_questionnaire_round_trip(rfp, user_client):
 
 def test_a_numbered_question_without_a_slot_gets_a_new_paragraph_after_it(rfp, user_client):
     document = Document()
-    for question in ("What is your uptime commitment?", "Which certifications do you hold?",
-                     "How do you report incidents?"):
+    for question in (
+        "What is your uptime commitment?",
+        "Which certifications do you hold?",
+        "How do you report incidents?",
+    ):
         document.add_paragraph(question, style="List Number")
     document.add_paragraph("Signature: ________")
     buffer = io.BytesIO()
@@ -199,8 +221,12 @@ def test_a_numbered_question_without_a_slot_gets_a_new_paragraph_after_it(rfp, u
     exported, report = download_document(user_client, rfp)
 
     assert [p.text for p in Document(io.BytesIO(exported)).paragraphs] == [
-        "What is your uptime commitment?", "Which certifications do you hold?", "ISO 27001.",
-        "How do you report incidents?", "Signature: ________"]
+        "What is your uptime commitment?",
+        "Which certifications do you hold?",
+        "ISO 27001.",
+        "How do you report incidents?",
+        "Signature: ________",
+    ]
     assert "a new paragraph after the question" in report
 
 
@@ -231,12 +257,14 @@ def test_a_content_control_after_a_numbered_question_takes_its_answer(rfp, user_
 
 # --- PDF -------------------------------------------------------------------------------------------------------
 
+
 def test_fillable_pdf_round_trip(rfp, user_client):
     original = word_fixtures.fillable_pdf()
     import_file(user_client, rfp, "form.pdf", original)
     assert list(rfp.questions.order_by("order").values_list("number", "text", "answer_cells")) == [
         ("", "Company name", {"text": "C2"}),
-        *[(n, q, {"text": f"C{int(n) + 2}"}) for n, q in word_fixtures.PDF_QUESTIONS]]
+        *[(n, q, {"text": f"C{int(n) + 2}"}) for n, q in word_fixtures.PDF_QUESTIONS],
+    ]
     answer(rfp, "1", draft_text="AES-256 at rest [1] and TLS 1.3 in transit [1].", review_verdict="approved")
     answer(rfp, "3", draft_text="Frankfurt and Dublin.", final_text="Frankfurt and Dublin.")
     answer(rfp, "2", draft_text="Hourly [1].", review_verdict="needs_revision")
@@ -245,8 +273,12 @@ def test_fillable_pdf_round_trip(rfp, user_client):
 
     reader = PdfReader(io.BytesIO(exported))
     values = {name: field.get("/V", "") for name, field in reader.get_fields().items()}
-    assert values == {"company": "", "answer_1": "AES-256 at rest and TLS 1.3 in transit.", "answer_2": "",
-                      "answer_3": "Frankfurt and Dublin."}
+    assert values == {
+        "company": "",
+        "answer_1": "AES-256 at rest and TLS 1.3 in transit.",
+        "answer_2": "",
+        "answer_3": "Frankfurt and Dublin.",
+    }
     assert reader.trailer["/Root"]["/AcroForm"]["/NeedAppearances"]
     assert reader.pages[0].extract_text() == PdfReader(io.BytesIO(original)).pages[0].extract_text()
     assert "form field “answer_1” (page 1)" in report and "2 of 4 answers will be written" in report
@@ -254,10 +286,12 @@ def test_fillable_pdf_round_trip(rfp, user_client):
 
 def test_text_pdf_imports_numbered_questions_and_exports_them_with_the_same_numbers(rfp, user_client):
     record = import_file(user_client, rfp, "questions.pdf", word_fixtures.text_pdf())
-    expected = [("1.1", "Security", "How is customer data encrypted at rest and in transit?"),
-                ("1.2", "Security", "Describe how access to production systems is granted and revoked for administrators."),
-                ("2.1", "Operations", "How often are backups taken and how long are they kept?"),
-                ("2.2", "Operations", "Which data centres host the service?")]
+    expected = [
+        ("1.1", "Security", "How is customer data encrypted at rest and in transit?"),
+        ("1.2", "Security", "Describe how access to production systems is granted and revoked for administrators."),
+        ("2.1", "Operations", "How often are backups taken and how long are they kept?"),
+        ("2.2", "Operations", "Which data centres host the service?"),
+    ]
     assert list(rfp.questions.order_by("order").values_list("number", "section", "text")) == expected
     answer(rfp, "1.1", draft_text="AES-256 at rest [1].", review_verdict="approved")
     # A text PDF has no place for answers: no write-back, a fresh DOCX or XLSX instead.
@@ -267,15 +301,23 @@ def test_text_pdf_imports_numbered_questions_and_exports_them_with_the_same_numb
     docx = Document(io.BytesIO(user_client.get(reverse("rfp_manager:export_docx", args=[rfp.pk])).content))
     texts = [(p.style.name, p.text) for p in docx.paragraphs]
     assert texts[1:] == [
-        ("Heading 1", "Security"), ("Normal", f"1.1 {expected[0][2]}"), ("Normal", "AES-256 at rest."),
-        ("Normal", f"1.2 {expected[1][2]}"), ("Normal", ""),
-        ("Heading 1", "Operations"), ("Normal", f"2.1 {expected[2][2]}"), ("Normal", ""),
-        ("Normal", f"2.2 {expected[3][2]}"), ("Normal", "")]
+        ("Heading 1", "Security"),
+        ("Normal", f"1.1 {expected[0][2]}"),
+        ("Normal", "AES-256 at rest."),
+        ("Normal", f"1.2 {expected[1][2]}"),
+        ("Normal", ""),
+        ("Heading 1", "Operations"),
+        ("Normal", f"2.1 {expected[2][2]}"),
+        ("Normal", ""),
+        ("Normal", f"2.2 {expected[3][2]}"),
+        ("Normal", ""),
+    ]
     sheet = load_workbook(io.BytesIO(user_client.get(reverse("rfp_manager:export_xlsx", args=[rfp.pk])).content)).active
     assert [row[1] for row in sheet.iter_rows(min_row=2, values_only=True)] == ["1.1", "1.2", "2.1", "2.2"]
 
 
 # --- bad input -----------------------------------------------------------------------------------------------
+
 
 def encrypted(data: bytes) -> bytes:
     from msoffcrypto.format.ooxml import OOXMLFile
@@ -312,18 +354,31 @@ def password_pdf() -> bytes:
     return buffer.getvalue()
 
 
-@pytest.mark.parametrize("name, data, message", [
-    ("locked.docx", encrypted(word_fixtures.table_questionnaire()), "password-protected"),
-    ("old.doc", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\0" * 512, "save it as .docx"),
-    ("renamed.docx", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\0" * 512, "legacy Word 97–2003"),
-    ("broken.docx", word_fixtures.table_questionnaire()[:3000], "cannot be read as .docx"),
-    ("macros.docm", word_fixtures.table_questionnaire(), "macro-enabled"),
-    ("macros inside.docx", with_macros(word_fixtures.table_questionnaire()), "macro-enabled"),
-    ("notes.docx", no_questions_docx(), "No questions were found"),
-    ("locked.pdf", password_pdf(), "The PDF is password-protected"),
-    ("broken.pdf", b"%PDF-1.7\n" + b"garbage" * 100, "The PDF cannot be read"),
-], ids=["encrypted-docx", "legacy-doc", "doc-renamed-docx", "corrupt-docx", "docm", "vba-in-docx", "no-questions",
-        "encrypted-pdf", "corrupt-pdf"])
+@pytest.mark.parametrize(
+    "name, data, message",
+    [
+        ("locked.docx", encrypted(word_fixtures.table_questionnaire()), "password-protected"),
+        ("old.doc", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\0" * 512, "save it as .docx"),
+        ("renamed.docx", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\0" * 512, "legacy Word 97–2003"),
+        ("broken.docx", word_fixtures.table_questionnaire()[:3000], "cannot be read as .docx"),
+        ("macros.docm", word_fixtures.table_questionnaire(), "macro-enabled"),
+        ("macros inside.docx", with_macros(word_fixtures.table_questionnaire()), "macro-enabled"),
+        ("notes.docx", no_questions_docx(), "No questions were found"),
+        ("locked.pdf", password_pdf(), "The PDF is password-protected"),
+        ("broken.pdf", b"%PDF-1.7\n" + b"garbage" * 100, "The PDF cannot be read"),
+    ],
+    ids=[
+        "encrypted-docx",
+        "legacy-doc",
+        "doc-renamed-docx",
+        "corrupt-docx",
+        "docm",
+        "vba-in-docx",
+        "no-questions",
+        "encrypted-pdf",
+        "corrupt-pdf",
+    ],
+)
 def test_bad_documents_get_a_message_that_says_what_to_do(rfp, user_client, name, data, message):
     response = user_client.post(reverse("rfp_manager:import", args=[rfp.pk]), {"file": SimpleUploadedFile(name, data)})
     assert response.status_code == 400
@@ -345,14 +400,20 @@ def test_an_unreadable_stored_document_gives_a_message_not_a_half_written_file(r
 
 # --- Word's own form fields (content controls) ------------------------------------------------------------------
 
+
 def test_content_controls_take_the_answer_and_an_item_of_their_own_drop_down(rfp, user_client):
     original = word_fixtures.content_control_questionnaire()
     record = import_file(user_client, rfp, "compliance.docx", original)
     table = next(s for s in record.mapping["sheets"] if s["include"])
     assert table["roles"] == {"1": "id", "2": "question", "3": "choice", "4": "text"}  # the drop-downs say "choice"
     answer(rfp, "R1", draft_text="Yes, with AES-256 [1].", review_verdict="approved", choice="yes")
-    answer(rfp, "R2", draft_text="Not applicable: no card data is processed [2].", final_text="Not applicable: no card data is processed.",
-           choice="na")
+    answer(
+        rfp,
+        "R2",
+        draft_text="Not applicable: no card data is processed [2].",
+        final_text="Not applicable: no card data is processed.",
+        choice="na",
+    )
     answer(rfp, "R3", draft_text="We triage within an hour [1].", choice="yes")  # unreviewed: nothing goes out
 
     exported, report = download_document(user_client, rfp)
@@ -360,14 +421,20 @@ def test_content_controls_take_the_answer_and_an_item_of_their_own_drop_down(rfp
     changed = changed_cells(original, exported)
     assert sorted(changed) == [(0, 1, 2), (0, 1, 3), (0, 2, 2), (0, 2, 3)]
     texts = {place: "".join(tc.xpath(".//w:sdtContent//w:t/text()")) for place, tc in changed.items()}
-    assert texts == {(0, 1, 2): "Yes", (0, 1, 3): "Yes, with AES-256.",
-                     (0, 2, 2): "Not applicable", (0, 2, 3): "Not applicable: no card data is processed."}
+    assert texts == {
+        (0, 1, 2): "Yes",
+        (0, 1, 3): "Yes, with AES-256.",
+        (0, 2, 2): "Not applicable",
+        (0, 2, 3): "Not applicable: no card data is processed.",
+    }
     for tc in changed.values():  # the control stays a control (same kind, same list), no longer showing its placeholder
         sdt = tc.find(".//" + qn("w:sdt"))
         assert sdt.find(qn("w:sdtPr") + "/" + qn("w:showingPlcHdr")) is None
         assert not tc.xpath(".//w:rStyle[@w:val='PlaceholderText']")
-        assert sdt.find(qn("w:sdtPr") + "/" + qn("w:dropDownList")) is not None or sdt.find(
-            qn("w:sdtPr") + "/" + qn("w:text")) is not None
+        assert (
+            sdt.find(qn("w:sdtPr") + "/" + qn("w:dropDownList")) is not None
+            or sdt.find(qn("w:sdtPr") + "/" + qn("w:text")) is not None
+        )
     assert_other_parts_unchanged(original, exported)
     assert "Yes in Table 1, row 2, column C" in report
     assert "Not applicable in Table 1, row 3, column C (“N/A” → “Not applicable”)" in report
@@ -381,5 +448,8 @@ def test_a_choice_the_drop_down_cannot_say_is_left_empty_with_the_reason(rfp, us
     exported, report = download_document(user_client, rfp)
 
     dropdown = Document(io.BytesIO(exported)).tables[0].rows[2].cells[2]._tc
-    assert dropdown.xpath(".//w:showingPlcHdr") and "".join(dropdown.xpath(".//w:sdtContent//w:t/text()")) == "Choose an item."
+    assert (
+        dropdown.xpath(".//w:showingPlcHdr")
+        and "".join(dropdown.xpath(".//w:sdtContent//w:t/text()")) == "Choose an item."
+    )
     assert "left empty: the cell&#x27;s list has no option meaning “N/A”" in report

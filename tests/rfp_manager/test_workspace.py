@@ -1,4 +1,5 @@
 """The answers workspace without a browser: status per question, RFP progress, paging, filters, actions on rows and many."""
+
 import re
 
 import pytest
@@ -36,6 +37,7 @@ def answer(question, **fields) -> Answer:
 
 # --- status per question and the RFP's status and progress ---------------------------------------
 
+
 def test_a_question_goes_unanswered_drafted_in_review_approved_and_the_rfp_follows(rfp, user):
     first, second, third = rfp.questions.order_by("order")
     assert {q.status for q in (first, second, third)} == {"unanswered"} and rfp.status == "draft"
@@ -48,7 +50,9 @@ def test_a_question_goes_unanswered_drafted_in_review_approved_and_the_rfp_follo
     assert workflow.approve([first], user) == (1, 0)
     draft.refresh_from_db()
     assert status(first) == "approved" and draft.approved_by == user
-    assert workflow.approve([first], user) == (1, 0) and Answer.objects.get(pk=draft.pk).approved_at == draft.approved_at
+    assert (
+        workflow.approve([first], user) == (1, 0) and Answer.objects.get(pk=draft.pk).approved_at == draft.approved_at
+    )
 
     # An edit withdraws the approval: it approved another text.
     answering.save_final_text(Answer.objects.get(pk=draft.pk), "Yes, AES-256 with keys in an HSM [1].", user)
@@ -105,6 +109,7 @@ def test_rfp_list_and_home_show_the_status_and_percentage(rfp, user, user_client
 
 # --- the workspace: pages and filters ------------------------------------------------------------
 
+
 @pytest.fixture
 def big_rfp(user):
     rfp = make_rfp(user, [f"Question {i} about {'backups' if i % 2 else 'encryption'}?" for i in range(60)], name="Big")
@@ -112,8 +117,12 @@ def big_rfp(user):
         q.section = "Security" if q.order < 20 else "Operations"
         q.save(update_fields=["section"])
         if q.order < 30:
-            answer(q, draft_text=f"Answer {q.order}.", confidence=0.3 if q.order < 10 else 0.9,
-                   review_verdict="rejected" if q.order < 5 else "")
+            answer(
+                q,
+                draft_text=f"Answer {q.order}.",
+                confidence=0.3 if q.order < 10 else 0.9,
+                review_verdict="rejected" if q.order < 5 else "",
+            )
     return rfp
 
 
@@ -130,25 +139,30 @@ def test_workspace_is_paged_on_the_server(big_rfp, user_client):
     assert not set(row_ids(first)) & set(row_ids(last))
     # htmx asks for the workspace alone: no navigation, no import panel.
     partial = user_client.get(url, {"page": 2}, headers={**HTMX, "HX-Target": "workspace"}).content.decode()
-    assert partial.lstrip().startswith("<div id=\"workspace\">") and "topbar" not in partial and len(row_ids(partial)) == 25
+    assert (
+        partial.lstrip().startswith('<div id="workspace">') and "topbar" not in partial and len(row_ids(partial)) == 25
+    )
 
 
-@pytest.mark.parametrize(("params", "expected"), [
-    ({"status": "unanswered"}, 30),
-    ({"status": "drafted"}, 25),
-    ({"status": "in_review"}, 5),
-    ({"section": "Security"}, 20),
-    ({"verdict": "rejected"}, 5),
-    ({"verdict": "none"}, 55),
-    ({"band": "low"}, 10),
-    ({"band": "high"}, 20),
-    ({"band": "none"}, 30),
-    ({"origin": "drafted"}, 30),
-    ({"origin": "edited"}, 0),
-    ({"q": "encryption"}, 30),
-    ({"q": "Answer 7."}, 1),
-    ({"section": "Operations", "status": "drafted"}, 10),
-])
+@pytest.mark.parametrize(
+    ("params", "expected"),
+    [
+        ({"status": "unanswered"}, 30),
+        ({"status": "drafted"}, 25),
+        ({"status": "in_review"}, 5),
+        ({"section": "Security"}, 20),
+        ({"verdict": "rejected"}, 5),
+        ({"verdict": "none"}, 55),
+        ({"band": "low"}, 10),
+        ({"band": "high"}, 20),
+        ({"band": "none"}, 30),
+        ({"origin": "drafted"}, 30),
+        ({"origin": "edited"}, 0),
+        ({"q": "encryption"}, 30),
+        ({"q": "Answer 7."}, 1),
+        ({"section": "Operations", "status": "drafted"}, 10),
+    ],
+)
 def test_workspace_filters(big_rfp, user_client, params, expected):
     page = user_client.get(reverse("rfp_manager:detail", args=[big_rfp.pk]), params).content.decode()
     count = int(re.search(r"of (\d+)</span>", page).group(1)) if expected else 0
@@ -170,6 +184,7 @@ def test_workspace_sorts(big_rfp, user_client):
 
 
 # --- actions on one row and on many ---------------------------------------------------------------
+
 
 def test_approve_one_row_swaps_the_row_with_its_confirmation(rfp, user_client):
     question = rfp.questions.get(order=0)
@@ -202,13 +217,17 @@ def test_bulk_actions_act_on_the_selection_only(big_rfp, user, user_client):
     drafted = list(big_rfp.questions.filter(status="drafted").order_by("order").values_list("pk", flat=True))
     unanswered = big_rfp.questions.filter(status="unanswered").values_list("pk", flat=True)[0]
 
-    page = user_client.post(url, {"action": "approve", "question": [*drafted[:4], unanswered]}, headers=HTMX).content.decode()
+    page = user_client.post(
+        url, {"action": "approve", "question": [*drafted[:4], unanswered]}, headers=HTMX
+    ).content.decode()
     assert "Approved 4 of 5 selected; 1 had no answer to approve." in page
     assert big_rfp.questions.filter(status="approved").count() == 4
     assert "Questions 1–21 of 21" in page  # re-rendered with the filter it was posted from: drafted only
 
     page = user_client.post(url, {"action": "expert", "question": drafted[4:6]}, headers=HTMX).content.decode()
-    assert "Marked 2 for a subject-matter expert." in page and big_rfp.questions.filter(status="needs_expert").count() == 2
+    assert (
+        "Marked 2 for a subject-matter expert." in page and big_rfp.questions.filter(status="needs_expert").count() == 2
+    )
 
     page = user_client.post(url, {"action": "clear", "question": drafted[6:9]}, headers=HTMX).content.decode()
     assert "Cleared the answers of 3 questions." in page
@@ -217,14 +236,19 @@ def test_bulk_actions_act_on_the_selection_only(big_rfp, user, user_client):
     page = user_client.post(url, {"action": "redraft", "question": drafted[9:12]}, headers=HTMX).content.decode()
     assert RFPBatchJob.objects.get(rfp=big_rfp).question_ids == drafted[9:12] and "Re-drafting 3 questions" in page
 
-    assert "Select at least one question first." in user_client.post(url, {"action": "approve"}, headers=HTMX).content.decode()
+    assert (
+        "Select at least one question first."
+        in user_client.post(url, {"action": "approve"}, headers=HTMX).content.decode()
+    )
 
 
 def test_bulk_actions_never_reach_another_rfp(big_rfp, rfp, user, user_client, django_user_model):
     other = make_rfp(django_user_model.objects.create_user("bob", password="pw-bob-12345"), ["Theirs?"], name="Bob's")
     theirs = other.questions.get()
     answer(theirs, draft_text="Their answer.")
-    user_client.post(reverse("rfp_manager:workspace_bulk", args=[big_rfp.pk]), {"action": "approve", "question": [theirs.pk]})
+    user_client.post(
+        reverse("rfp_manager:workspace_bulk", args=[big_rfp.pk]), {"action": "approve", "question": [theirs.pk]}
+    )
     assert status(theirs) == "drafted"
     assert user_client.post(reverse("rfp_manager:question_approve", args=[theirs.pk])).status_code == 404
 
@@ -262,7 +286,9 @@ def test_assignee_filter_mine_and_the_assign_action(big_rfp, user, user_client, 
     form = user_client.get(assign_page).content.decode()
     assert all(re.search(rf'value="{pk}"[^>]*checked', form) for pk in selected)
     user_client.post(assign_page, {"questions": selected, "assignee": bob.pk})
-    assert set(row_ids(bob_client.get(url, {"mine": "on"}).content.decode())) == {q.pk for q in ordered[:5]} | set(selected)
+    assert set(row_ids(bob_client.get(url, {"mine": "on"}).content.decode())) == {q.pk for q in ordered[:5]} | set(
+        selected
+    )
 
 
 def test_saved_to_the_library_is_shown_instead_of_offered_again(rfp, user, user_client):
@@ -290,6 +316,7 @@ def test_an_edit_after_the_review_marks_the_verdict_stale(rfp, user, user_client
 
 # --- the editor's inserts ------------------------------------------------------------------------
 
+
 def test_inserted_passages_and_entries_keep_their_citations(rfp, user, user_client, library):
     from solution_library.models import Chunk
 
@@ -300,11 +327,20 @@ def test_inserted_passages_and_entries_keep_their_citations(rfp, user, user_clie
     sources = user_client.get(reverse("rfp_manager:answer_sources", args=[question.pk]), {"q": "encrypted at rest"})
     assert f'data-id="{chunk.pk}"' in sources.content.decode() and "<mark>encrypted</mark>" in sources.content.decode()
 
-    user_client.post(reverse("rfp_manager:answer_edit", args=[question.pk]), {
-        "final_text": "Draft [1]. Data is encrypted with AES-256 [2]. We encrypt everything [3].",
-        # [4] was inserted and then deleted from the text before saving; [1] is taken.
-        "cite": [f"2:chunk:{chunk.pk}", f"3:entry:{entry.pk}", f"4:chunk:{chunk.pk}", f"1:chunk:{chunk.pk}", "bogus"],
-    })
+    user_client.post(
+        reverse("rfp_manager:answer_edit", args=[question.pk]),
+        {
+            "final_text": "Draft [1]. Data is encrypted with AES-256 [2]. We encrypt everything [3].",
+            # [4] was inserted and then deleted from the text before saving; [1] is taken.
+            "cite": [
+                f"2:chunk:{chunk.pk}",
+                f"3:entry:{entry.pk}",
+                f"4:chunk:{chunk.pk}",
+                f"1:chunk:{chunk.pk}",
+                "bogus",
+            ],
+        },
+    )
     citations = {c["n"]: c for c in Answer.objects.get(question=question).citations}
     assert sorted(citations) == [1, 2, 3]
     assert citations[2]["chunk_id"] == chunk.pk and citations[2]["cited"] and "AES-256" in citations[2]["text"]

@@ -4,6 +4,7 @@
 Writes the README's screenshots of the workspace (docs/img/workspace-30.png, workspace-2000.png).
 No worker: the answers are written as a responder job would leave them.
 """
+
 import re
 from pathlib import Path
 
@@ -88,7 +89,9 @@ def test_filters_paging_and_bulk_approve_at_two_thousand_questions(logged_in_pag
     page.click("#page-next")
     expect(page.locator("#page-summary")).to_have_text(f"Questions 26–50 of {resilient}")
     on_page = [int(row.get_attribute("id")[1:]) for row in page.locator("#answers tr.ws-row").all()]
-    assert len(on_page) == 25 and set(Question.objects.filter(pk__in=on_page).values_list("section", flat=True)) == {"Resilience"}
+    assert len(on_page) == 25 and set(Question.objects.filter(pk__in=on_page).values_list("section", flat=True)) == {
+        "Resilience"
+    }
 
     page.check("#select-page")
     assert page.inner_text("#selected-count") == "25 selected"

@@ -1,5 +1,6 @@
 """A small world for the security tests: an RFP owned by alice with everything under it,
 library content, a source, jobs of every kind — and bob, who owns none of it."""
+
 from types import SimpleNamespace
 
 import pytest
@@ -36,23 +37,32 @@ def _import_questions(owner_client, rfp) -> int:
 def world(db, offline_embedding, user, staff_user, client_factory):
     """Alice's RFP with a question, an import, a document and a job; shared library and staff objects."""
     rfp = RFP.objects.create(name="Alice's confidential RFP", client="Acme", owner=user)
-    question = Question.objects.create(rfp=rfp, number="1", text="Do you encrypt data at rest?", order=0,
-                                       import_key="n:|1")
+    question = Question.objects.create(
+        rfp=rfp, number="1", text="Do you encrypt data at rest?", order=0, import_key="n:|1"
+    )
     information_document = InformationDocument(rfp=rfp, title="Client brief", uploaded_by=user)
     information_document.file.save("brief.txt", ContentFile(b"The client wants answers by Friday."))
-    job = RFPBatchJob.objects.create(rfp=rfp, job_type="responder", started_by=user, question_ids=[question.pk],
-                                     total_items=1, status="completed")
+    job = RFPBatchJob.objects.create(
+        rfp=rfp, job_type="responder", started_by=user, question_ids=[question.pk], total_items=1, status="completed"
+    )
     document = add_library_document("Security handbook", "All customer data is encrypted at rest with AES-256.")
-    source = DocumentationSource.objects.create(name="Docs", start_url="https://docs.example.com/",
-                                                allowed_host="docs.example.com")
+    source = DocumentationSource.objects.create(
+        name="Docs", start_url="https://docs.example.com/", allowed_host="docs.example.com"
+    )
     api = offline_embedding.api
     return SimpleNamespace(
-        rfp=rfp, question=question, information_document=information_document, rfp_job=job,
+        rfp=rfp,
+        question=question,
+        information_document=information_document,
+        rfp_job=job,
         question_import=SimpleNamespace(pk=_import_questions(client_factory(user), rfp)),
-        document=document, chunk=document.chunks.order_by("pk").first(), source=source,
+        document=document,
+        chunk=document.chunks.order_by("pk").first(),
+        source=source,
         sync_job=SyncJob.objects.create(source=source, status="completed"),
         embed_job=EmbedBatchJob.objects.create(status="completed"),
-        llm_api=api, validation_run=ValidationRun.objects.create(api=api, status="completed"),
+        llm_api=api,
+        validation_run=ValidationRun.objects.create(api=api, status="completed"),
         system_check=SystemCheck.objects.create(status="completed"),
         notification=_failed_email(user),
         **_library_world(question, user),
@@ -62,8 +72,13 @@ def world(db, offline_embedding, user, staff_user, client_factory):
 def _failed_email(user):
     from teamwork.models import Notification
 
-    return Notification.objects.create(recipient=user, kind="assigned", text="Assigned Q1",
-                                       email_status=Notification.Email.FAILED, email_error="550 no such user")
+    return Notification.objects.create(
+        recipient=user,
+        kind="assigned",
+        text="Assigned Q1",
+        email_status=Notification.Email.FAILED,
+        email_error="550 no such user",
+    )
 
 
 def member_client(world, client_factory, django_user_model, name: str, role: str):
@@ -88,7 +103,9 @@ def _library_world(question, user) -> dict:
     library_import = LibraryImport(original_name="past.csv", kind="csv", created_by=user)
     library_import.file.save("past.csv", ContentFile(b"Question,Answer\nIs data encrypted?,Yes\n"))
     return {
-        "answer": answer, "candidate": candidate, "library_entry": first,
+        "answer": answer,
+        "candidate": candidate,
+        "library_entry": first,
         "finding": Finding.objects.create(kind="duplicate", first=first, second=second, similarity=0.9),
         "library_import": library_import,
         "library_job": LibraryJob.objects.create(job_type="import", library_import=library_import, status="completed"),

@@ -1,4 +1,5 @@
 """What every fuzz test holds: no 500, a clear message, and nothing already stored changed or lost."""
+
 import html
 import re
 
@@ -16,7 +17,10 @@ EXAMPLES = {"import": 25, "upload": 25, "form": 20}
 def fuzz_settings(kind: str):
     """Hypothesis settings for one kind of fuzz test; the test remembers its count for the docs."""
     apply = settings(
-        max_examples=EXAMPLES[kind], deadline=None, derandomize=True, database=None,
+        max_examples=EXAMPLES[kind],
+        deadline=None,
+        derandomize=True,
+        database=None,
         # The Django test database is a function-scoped fixture on purpose: each example sees what the
         # earlier ones stored, so "nothing already stored changed" covers fuzzed rows too.
         suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.data_too_large],

@@ -1,5 +1,6 @@
 """The Content-Security-Policy, in Chromium: every HTML page shows no violation, and the
 live features (the upload script, htmx refreshes, the passage page's scroll) still work."""
+
 import pytest
 
 from tests.solution_library import files
@@ -21,10 +22,21 @@ document.addEventListener("htmx:load", (e) => { if (e.target === document.body) 
 PAGE_SETTLED = """() => document.readyState === "complete" && (!window.htmx || window.__htmxStarted === true)
     && !document.querySelector(".htmx-request")"""
 # What a GET page of url_access.py may answer instead of HTML: status endpoints and exports.
-NOT_PAGES = ("application/json", "text/csv", "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
-             "application/vnd.openxmlformats-officedocument.wordprocessingml.document", "application/pdf")
-ADMIN_PAGES = ["/admin/", "/admin/django_celery_beat/periodictask/add/", "/admin/rfp_manager/rfp/",
-               "/admin/solution_library/document/", "/admin/llm_manager/llmapi/", "/admin/auth/user/"]
+NOT_PAGES = (
+    "application/json",
+    "text/csv",
+    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+    "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+    "application/pdf",
+)
+ADMIN_PAGES = [
+    "/admin/",
+    "/admin/django_celery_beat/periodictask/add/",
+    "/admin/rfp_manager/rfp/",
+    "/admin/solution_library/document/",
+    "/admin/llm_manager/llmapi/",
+    "/admin/auth/user/",
+]
 
 
 def _watched(page):
@@ -81,17 +93,23 @@ def test_every_page_shows_no_csp_violation(live_server, world, user, staff_user,
     assert staff_page.locator(".field-crontab_translation").is_hidden()
 
 
-def test_upload_htmx_and_passage_scroll_work_under_the_policy(live_worker, offline_embedding, user, logged_in_page,
-                                                              tmp_path):
+def test_upload_htmx_and_passage_scroll_work_under_the_policy(
+    live_worker, offline_embedding, user, logged_in_page, tmp_path
+):
     long_doc = tmp_path / "runbook.md"
-    long_doc.write_bytes(files.markdown_bytes("Runbook", files.long_paragraphs("failover", 120)
-                                              + ["Restores are rehearsed on the first Monday of every quarter."]))
+    long_doc.write_bytes(
+        files.markdown_bytes(
+            "Runbook",
+            files.long_paragraphs("failover", 120) + ["Restores are rehearsed on the first Monday of every quarter."],
+        )
+    )
     page = _watched(logged_in_page(user, "pw-alice-123"))
     page.goto("/library/")
     page.set_input_files("#file-input", [str(long_doc)])  # the upload script (static/js/library_upload.js)
     page.wait_for_function(
         "() => document.querySelector('li[data-filename=\"runbook.md\"]')?.dataset.status === 'pending_review'",
-        timeout=60_000)
+        timeout=60_000,
+    )
     page.locator("#documents").get_by_text("Runbook").wait_for()  # htmx refreshed the documents table
 
     page.goto("/library/search/?q=When+are+restores+rehearsed%3F")

@@ -1,4 +1,5 @@
 """The Content-Security-Policy header itself: scripts only from our files, a nonce only where asked."""
+
 import pytest
 
 pytestmark = pytest.mark.django_db

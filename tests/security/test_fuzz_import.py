@@ -1,6 +1,7 @@
 """Fuzzing the question import through its HTTP surface (upload, preview, apply), so these
 tests hold whatever the import does inside: CSV dialects and encodings, XLSX with formulas,
 merged cells and empty sheets, raw bytes, pasted text, and 10,000 rows."""
+
 import csv
 import io
 
@@ -18,12 +19,24 @@ from .fuzz import changed_or_lost, error_messages, fuzz_settings, snapshot
 pytestmark = pytest.mark.django_db
 
 ENCODINGS = ["utf-8", "utf-8-sig", "utf-16", "latin-1", "cp1252"]
-FORMULAS = ["=A1&B1", "=1/0", "=SUM(A1:A3)", '=HYPERLINK("https://example.com","click")', "=cmd|' /C calc'!A0",
-            '=IF(TRUE,"Do you encrypt?","")', "=#REF!"]
+FORMULAS = [
+    "=A1&B1",
+    "=1/0",
+    "=SUM(A1:A3)",
+    '=HYPERLINK("https://example.com","click")',
+    "=cmd|' /C calc'!A0",
+    '=IF(TRUE,"Do you encrypt?","")',
+    "=#REF!",
+]
 # Text a workbook can hold (openpyxl refuses control characters) and a CSV can carry.
 cell_text = st.text(st.characters(blacklist_categories=("Cs", "Cc")), max_size=80)
-cell_value = st.one_of(cell_text, st.integers(-10**6, 10**6), st.floats(allow_nan=False, allow_infinity=False),
-                       st.sampled_from(FORMULAS), st.none())
+cell_value = st.one_of(
+    cell_text,
+    st.integers(-(10**6), 10**6),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.sampled_from(FORMULAS),
+    st.none(),
+)
 table = st.lists(st.lists(cell_text, min_size=1, max_size=4), max_size=25)
 
 
@@ -43,8 +56,12 @@ def xlsx_bytes(sheets: list[list[list]], merges: list[tuple[int, int, int, int] 
             for c, value in enumerate(row, start=1):
                 sheet.cell(r, c, value)
         if index < len(merges) and merges[index]:
-            sheet.merge_cells(start_row=merges[index][0], start_column=merges[index][1],
-                              end_row=merges[index][2], end_column=merges[index][3])
+            sheet.merge_cells(
+                start_row=merges[index][0],
+                start_column=merges[index][1],
+                end_row=merges[index][2],
+                end_column=merges[index][3],
+            )
     if not sheets:
         workbook.create_sheet("Empty")
     output = io.BytesIO()
@@ -57,9 +74,13 @@ def csv_files(draw):
     rows = draw(table)
     if draw(st.booleans()):
         rows = [["ID", "Question", "Answer", "Notes"][: max(1, len(rows[0]) if rows else 2)], *rows]
-    data = csv_bytes(rows, delimiter=draw(st.sampled_from([",", ";", "\t", "|"])),
-                     quoting=draw(st.sampled_from([csv.QUOTE_MINIMAL, csv.QUOTE_ALL, csv.QUOTE_NONNUMERIC])),
-                     lineterminator=draw(st.sampled_from(["\r\n", "\n"])), encoding=draw(st.sampled_from(ENCODINGS)))
+    data = csv_bytes(
+        rows,
+        delimiter=draw(st.sampled_from([",", ";", "\t", "|"])),
+        quoting=draw(st.sampled_from([csv.QUOTE_MINIMAL, csv.QUOTE_ALL, csv.QUOTE_NONNUMERIC])),
+        lineterminator=draw(st.sampled_from(["\r\n", "\n"])),
+        encoding=draw(st.sampled_from(ENCODINGS)),
+    )
     return draw(st.sampled_from(["questions.csv", "questions.tsv", "questions.txt"])), data
 
 
@@ -75,11 +96,14 @@ def _merge_within(rows):
     if height < 1 or width < 1:
         return st.none()
     return st.tuples(st.integers(1, height), st.integers(1, width)).map(
-        lambda rc: (rc[0], rc[1], rc[0] + 1, rc[1]))  # a cell merged with the one below (a section spanning rows)
+        lambda rc: (rc[0], rc[1], rc[0] + 1, rc[1])
+    )  # a cell merged with the one below (a section spanning rows)
 
 
-raw_files = st.tuples(st.sampled_from(["q.csv", "q.xlsx", "q.tsv", "q.txt", "q.xlsm", "q.docx", "q.docm", "q.pdf"]),
-                      st.binary(max_size=3000))
+raw_files = st.tuples(
+    st.sampled_from(["q.csv", "q.xlsx", "q.tsv", "q.txt", "q.xlsm", "q.docx", "q.docm", "q.pdf"]),
+    st.binary(max_size=3000),
+)
 
 
 @st.composite
@@ -87,10 +111,17 @@ def damaged_documents(draw):
     """A real Word or PDF questionnaire with a few bytes overwritten or its end cut off."""
     from tests.questionnaires import word_fixtures
 
-    name, data = draw(st.sampled_from([
-        ("table.docx", word_fixtures.table_questionnaire()), ("numbered.docx", word_fixtures.numbered_questionnaire()),
-        ("controls.docx", word_fixtures.content_control_questionnaire()), ("form.pdf", word_fixtures.fillable_pdf()),
-        ("text.pdf", word_fixtures.text_pdf())]))
+    name, data = draw(
+        st.sampled_from(
+            [
+                ("table.docx", word_fixtures.table_questionnaire()),
+                ("numbered.docx", word_fixtures.numbered_questionnaire()),
+                ("controls.docx", word_fixtures.content_control_questionnaire()),
+                ("form.pdf", word_fixtures.fillable_pdf()),
+                ("text.pdf", word_fixtures.text_pdf()),
+            ]
+        )
+    )
     data = bytearray(data)
     for _ in range(draw(st.integers(0, 4))):
         data[draw(st.integers(0, len(data) - 1))] = draw(st.integers(0, 255))
@@ -158,8 +189,9 @@ def test_csv_dialects_and_encodings(world, owner_client, upload):
 @example(upload=("empty.xlsx", xlsx_bytes([])))
 @example(upload=("empty-sheets.xlsx", xlsx_bytes([[], [], []])))
 @example(upload=("formulas.xlsx", xlsx_bytes([[["Question"], *([f] for f in FORMULAS)]])))
-@example(upload=("merged.xlsx", xlsx_bytes([[["Section A", "Q1 Do you encrypt?"], [None, "Q2 Backups?"]]],
-                                            [(1, 1, 2, 1)])))
+@example(
+    upload=("merged.xlsx", xlsx_bytes([[["Section A", "Q1 Do you encrypt?"], [None, "Q2 Backups?"]]], [(1, 1, 2, 1)]))
+)
 def test_workbooks_with_formulas_merged_cells_and_empty_sheets(world, owner_client, upload):
     _import(owner_client, _fresh_rfp(world.rfp.owner), *upload)
 
@@ -185,10 +217,14 @@ def test_pasted_text(world, owner_client, text):
 TEN_THOUSAND = [[str(i), f"Question {i}: do you support requirement {i}?"] for i in range(1, 10_001)]
 
 
-@pytest.mark.parametrize("name, data", [
-    ("ten-thousand.csv", csv_bytes([["ID", "Question"], *TEN_THOUSAND])),
-    ("ten-thousand.xlsx", xlsx_bytes([[["ID", "Question"], *TEN_THOUSAND]])),
-], ids=["csv", "xlsx"])
+@pytest.mark.parametrize(
+    "name, data",
+    [
+        ("ten-thousand.csv", csv_bytes([["ID", "Question"], *TEN_THOUSAND])),
+        ("ten-thousand.xlsx", xlsx_bytes([[["ID", "Question"], *TEN_THOUSAND]])),
+    ],
+    ids=["csv", "xlsx"],
+)
 def test_ten_thousand_rows_upload_preview_and_apply(world, owner_client, name, data):
     """The whole way through: a 10,000-question file is previewed and applied in one request each."""
     rfp = _fresh_rfp(world.rfp.owner)

@@ -1,5 +1,6 @@
 """Only JSON on the wire: a pickled task message, published straight to each queue, is refused
 by a real worker; nothing is unpickled, nothing runs, and the worker goes on consuming."""
+
 import pathlib
 import pickle
 import uuid
@@ -29,15 +30,35 @@ class TouchWhenUnpickled:
 def _publish_pickled_task(queue: str, kwargs: dict, gadget) -> str:
     """A Celery protocol 2 task message whose body is pickle, sent past Celery's own serializer."""
     task_id = str(uuid.uuid4())
-    body = pickle.dumps(((), kwargs, {"callbacks": None, "errbacks": None, "chain": None, "chord": None,
-                                      "gadget": gadget}))
-    headers = {"lang": "py", "task": "spelunker.probe_queue", "id": task_id, "root_id": task_id, "parent_id": None,
-               "group": None, "retries": 0, "eta": None, "expires": None, "timelimit": [None, None],
-               "argsrepr": "()", "kwargsrepr": repr(kwargs), "origin": "test_json_only_on_the_wire"}
+    body = pickle.dumps(
+        ((), kwargs, {"callbacks": None, "errbacks": None, "chain": None, "chord": None, "gadget": gadget})
+    )
+    headers = {
+        "lang": "py",
+        "task": "spelunker.probe_queue",
+        "id": task_id,
+        "root_id": task_id,
+        "parent_id": None,
+        "group": None,
+        "retries": 0,
+        "eta": None,
+        "expires": None,
+        "timelimit": [None, None],
+        "argsrepr": "()",
+        "kwargsrepr": repr(kwargs),
+        "origin": "test_json_only_on_the_wire",
+    }
     with app.connection_for_write() as conn:
-        conn.Producer().publish(body, exchange="", routing_key=queue, headers=headers, correlation_id=task_id,
-                                content_type="application/x-python-serialize", content_encoding="binary",
-                                delivery_mode=2)
+        conn.Producer().publish(
+            body,
+            exchange="",
+            routing_key=queue,
+            headers=headers,
+            correlation_id=task_id,
+            content_type="application/x-python-serialize",
+            content_encoding="binary",
+            delivery_mode=2,
+        )
     return task_id
 
 

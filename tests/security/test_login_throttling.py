@@ -1,4 +1,5 @@
 """Password guessing is throttled (django-axes) on the login form and the admin login alike."""
+
 import pytest
 from axes.models import AccessAttempt
 from django.conf import settings
@@ -50,5 +51,7 @@ def test_the_lock_lifts_after_the_cool_off(client, user):
     _fail(client, "/login/", "alice", settings.AXES_FAILURE_LIMIT)
     assert _attempt(client, "/login/", "alice", "pw-alice-123").status_code == 429
     # Let the cool-off pass: the failures now lie further back than it.
-    AccessAttempt.objects.update(attempt_time=timezone.now() - settings.AXES_COOLOFF_TIME - timezone.timedelta(minutes=1))
+    AccessAttempt.objects.update(
+        attempt_time=timezone.now() - settings.AXES_COOLOFF_TIME - timezone.timedelta(minutes=1)
+    )
     assert _attempt(client, "/login/", "alice", "pw-alice-123").status_code == 302

@@ -1,5 +1,6 @@
 """Production settings: `check --deploy` is clean with production values, and `make run`
 warns when development secrets would listen beyond this machine (spelunker/checks.py)."""
+
 import json
 import os
 import subprocess
@@ -18,15 +19,24 @@ PRODUCTION_ENV = {
 }
 # Left out of the subprocess: what the tests set, plus the browser tests' DJANGO_ALLOW_ASYNC_UNSAFE
 # (tests/conftest.py), which production never has and `check --deploy` rightly refuses.
-NOT_FROM_THIS_PROCESS = ("DJANGO_SECRET_KEY", "DJANGO_DEBUG", "DJANGO_HTTPS", "DJANGO_BEHIND_TLS_PROXY",
-                         "DJANGO_ALLOWED_HOSTS", "DJANGO_CSRF_TRUSTED_ORIGINS", "SPELUNKER_HOST", "FLOWER_BASIC_AUTH",
-                         "DJANGO_ALLOW_ASYNC_UNSAFE")
+NOT_FROM_THIS_PROCESS = (
+    "DJANGO_SECRET_KEY",
+    "DJANGO_DEBUG",
+    "DJANGO_HTTPS",
+    "DJANGO_BEHIND_TLS_PROXY",
+    "DJANGO_ALLOWED_HOSTS",
+    "DJANGO_CSRF_TRUSTED_ORIGINS",
+    "SPELUNKER_HOST",
+    "FLOWER_BASIC_AUTH",
+    "DJANGO_ALLOW_ASYNC_UNSAFE",
+)
 
 
 def _manage(*args, **env) -> subprocess.CompletedProcess:
     base = {k: v for k, v in os.environ.items() if k not in NOT_FROM_THIS_PROCESS}
-    return subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env={**base, **env},
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "manage.py", *args], cwd=ROOT, env={**base, **env}, capture_output=True, text=True, timeout=120
+    )
 
 
 def test_check_deploy_is_clean_with_production_values():
@@ -44,13 +54,22 @@ def test_check_deploy_flags_the_development_defaults():
 
 
 def test_production_values_come_from_the_environment():
-    script = ("from django.conf import settings as s; import json; print(json.dumps([s.DEBUG, s.ALLOWED_HOSTS, "
-              "s.CSRF_TRUSTED_ORIGINS, s.SECURE_PROXY_SSL_HEADER, s.SECURE_SSL_REDIRECT, s.SESSION_COOKIE_SECURE, "
-              "s.CSRF_COOKIE_SECURE, s.SECURE_HSTS_SECONDS]))")
+    script = (
+        "from django.conf import settings as s; import json; print(json.dumps([s.DEBUG, s.ALLOWED_HOSTS, "
+        "s.CSRF_TRUSTED_ORIGINS, s.SECURE_PROXY_SSL_HEADER, s.SECURE_SSL_REDIRECT, s.SESSION_COOKIE_SECURE, "
+        "s.CSRF_COOKIE_SECURE, s.SECURE_HSTS_SECONDS]))"
+    )
     result = _manage("shell", "-c", script, **PRODUCTION_ENV)
     assert json.loads(result.stdout.strip().splitlines()[-1]) == [
-        False, ["spelunker.example.com"], ["https://spelunker.example.com"], ["HTTP_X_FORWARDED_PROTO", "https"],
-        True, True, True, 365 * 24 * 3600]
+        False,
+        ["spelunker.example.com"],
+        ["https://spelunker.example.com"],
+        ["HTTP_X_FORWARDED_PROTO", "https"],
+        True,
+        True,
+        True,
+        365 * 24 * 3600,
+    ]
 
 
 def _exposure(**env) -> subprocess.CompletedProcess:

@@ -3,18 +3,37 @@
 Each check loops over all patterns and reports every URL that breaks the
 rule at once. The table of who may reach what is url_access.py.
 """
+
 from urllib.parse import urlsplit
 
 import pytest
 
 from .conftest import member_client
-from .url_access import (ADMIN, EDITOR, OPEN, OWNER, RFP_OWNER, SIGNED_IN, STAFF, URL_ACCESS, VIEWER, all_routes, rule_for,
-                         sample_path)
+from .url_access import (
+    ADMIN,
+    EDITOR,
+    OPEN,
+    OWNER,
+    RFP_OWNER,
+    SIGNED_IN,
+    STAFF,
+    URL_ACCESS,
+    VIEWER,
+    all_routes,
+    rule_for,
+    sample_path,
+)
 
 pytestmark = pytest.mark.django_db
 
 LOGIN_PATHS = {"/login/", "/admin/login/"}
-EXPECTED_OPEN = {"healthz", "readyz", "login", "admin:login", "favicon"}  # the icon: browsers fetch it before signing in
+EXPECTED_OPEN = {
+    "healthz",
+    "readyz",
+    "login",
+    "admin:login",
+    "favicon",
+}  # the icon: browsers fetch it before signing in
 
 
 def _walk(world, *access_classes):
@@ -35,8 +54,11 @@ def _is_login_redirect(response) -> bool:
 
 
 def _is_401_json(response) -> bool:
-    return (response.status_code == 401 and response["Content-Type"].startswith("application/json")
-            and response.json()["login_url"] in LOGIN_PATHS)
+    return (
+        response.status_code == 401
+        and response["Content-Type"].startswith("application/json")
+        and response.json()["login_url"] in LOGIN_PATHS
+    )
 
 
 def _report(problems: list[str]) -> str:
@@ -48,7 +70,8 @@ def test_every_url_has_an_access_rule():
     unclassified = sorted(r.key for r in routes if rule_for(r) is None)
     assert not unclassified, (
         "These URL names have no row in tests/security/url_access.py URL_ACCESS; add one per name "
-        "(OPEN / SIGNED_IN / OWNER / STAFF, the world object for <pk>, GET or POST):\n  " + "\n  ".join(unclassified))
+        "(OPEN / SIGNED_IN / OWNER / STAFF, the world object for <pk>, GET or POST):\n  " + "\n  ".join(unclassified)
+    )
     stale = sorted(set(URL_ACCESS) - {r.key for r in routes})
     assert not stale, f"URL_ACCESS rows for URLs that no longer exist: {stale}"
 
@@ -60,8 +83,11 @@ def test_only_health_and_login_are_open():
 
 
 def test_open_urls_answer_anyone(world, client):
-    problems = [f"{path}: {r.status_code}" for _, rule, path in _walk(world, OPEN)
-                if (r := _request(client, rule, path)).status_code != 200]
+    problems = [
+        f"{path}: {r.status_code}"
+        for _, rule, path in _walk(world, OPEN)
+        if (r := _request(client, rule, path)).status_code != 200
+    ]
     assert not problems, _report(problems)
 
 
@@ -86,7 +112,8 @@ def _refused_and_granted(world, access, refused_status, other_client, rightful_c
         if (status := _request(other_client, rule, path).status_code) != refused_status:
             problems.append(f"{rule.method} {path} ({route.key}): another user got {status}, not {refused_status}")
         if rule.method == "GET" and (status := _request(rightful_client, rule, path).status_code) != (
-                rule.rightful_status or 200):
+            rule.rightful_status or 200
+        ):
             problems.append(f"GET {path} ({route.key}): the rightful user got {status}")
     return problems
 
@@ -102,20 +129,29 @@ def test_staff_pages_refuse_other_users_and_answer_staff(world, bob_client, clie
 
 
 def test_the_admin_sends_non_staff_to_its_login(world, bob_client):
-    problems = [f"{path} ({route.key}): {r.status_code}" for route, rule, path in _walk(world, ADMIN)
-                if not _is_login_redirect(r := _request(bob_client, rule, path))]
+    problems = [
+        f"{path} ({route.key}): {r.status_code}"
+        for route, rule, path in _walk(world, ADMIN)
+        if not _is_login_redirect(r := _request(bob_client, rule, path))
+    ]
     assert not problems, _report(problems)
 
 
 def test_shared_pages_answer_every_signed_in_user(world, bob_client):
-    problems = [f"{path} ({route.key}): {r.status_code}" for route, rule, path in _walk(world, SIGNED_IN)
-                if rule.method == "GET" and (r := _request(bob_client, rule, path)).status_code != 200]
+    problems = [
+        f"{path} ({route.key}): {r.status_code}"
+        for route, rule, path in _walk(world, SIGNED_IN)
+        if rule.method == "GET" and (r := _request(bob_client, rule, path)).status_code != 200
+    ]
     assert not problems, _report(problems)
 
 
 def test_library_editing_refuses_those_who_are_not_editors(world, bob_client):
-    problems = [f"{rule.method} {path} ({route.key}): {r.status_code}" for route, rule, path in _walk(world, EDITOR)
-                if (r := _request(bob_client, rule, path)).status_code != 403]
+    problems = [
+        f"{rule.method} {path} ({route.key}): {r.status_code}"
+        for route, rule, path in _walk(world, EDITOR)
+        if (r := _request(bob_client, rule, path)).status_code != 403
+    ]
     assert not problems, _report(problems)
 
 
@@ -127,13 +163,17 @@ def test_a_viewer_reads_the_rfp_and_is_refused_every_change(world, client_factor
         status = _request(carol, rule, path).status_code
         expected = (rule.rightful_status or 200) if rule.role == VIEWER else 403
         if status != expected:
-            problems.append(f"{rule.method} {path} ({route.key}, needs {rule.role}): a viewer got {status}, not {expected}")
+            problems.append(
+                f"{rule.method} {path} ({route.key}, needs {rule.role}): a viewer got {status}, not {expected}"
+            )
     assert not problems, _report(problems)
 
 
 def test_a_contributor_is_refused_what_only_owners_do(world, client_factory, django_user_model):
     dave = member_client(world, client_factory, django_user_model, "dave", "contributor")
-    problems = [f"{rule.method} {path} ({route.key}): a contributor got {r.status_code}"
-                for route, rule, path in _walk(world, OWNER)
-                if rule.role == RFP_OWNER and (r := _request(dave, rule, path)).status_code != 403]
+    problems = [
+        f"{rule.method} {path} ({route.key}): a contributor got {r.status_code}"
+        for route, rule, path in _walk(world, OWNER)
+        if rule.role == RFP_OWNER and (r := _request(dave, rule, path)).status_code != 403
+    ]
     assert not problems, _report(problems)

@@ -10,20 +10,21 @@ Adding a URL: pick its access class, the fixture object whose pk fills
 (POST for views that only accept POST, so the check reaches the permission
 test rather than a 405).
 """
+
 import re
 from dataclasses import dataclass
 
 from django.urls import URLPattern, URLResolver, get_resolver
 
-OPEN = "open"            # anyone: health checks and the login pages
+OPEN = "open"  # anyone: health checks and the login pages
 SIGNED_IN = "signed_in"  # any signed-in user (the library, search, LLM list are shared)
-OWNER = "owner"          # the people on the RFP (owner, roles, shared groups); others get 404
-STAFF = "staff"          # staff only; other signed-in users get 403
-EDITOR = "editor"        # answer library editors (answer_library.edit_library); other signed-in users get 403
+OWNER = "owner"  # the people on the RFP (owner, roles, shared groups); others get 404
+STAFF = "staff"  # staff only; other signed-in users get 403
+EDITOR = "editor"  # answer library editors (answer_library.edit_library); other signed-in users get 403
 
 # The least RFP role an OWNER-class URL needs (teamwork.services.roles); a lesser role gets 403.
 VIEWER, CONTRIBUTOR, RFP_OWNER = "viewer", "contributor", "owner"
-ADMIN = "admin"          # the Django admin: staff only, others are sent to the admin login
+ADMIN = "admin"  # the Django admin: staff only, others are sent to the admin login
 
 
 @dataclass(frozen=True)
@@ -140,8 +141,8 @@ URL_ACCESS: dict[str, Rule] = {
 
 @dataclass(frozen=True)
 class Route:
-    key: str        # the URL name, or the route itself for an unnamed pattern
-    route: str      # the pattern as written, prefixes included
+    key: str  # the URL name, or the route itself for an unnamed pattern
+    route: str  # the pattern as written, prefixes included
     namespace: str  # "" or e.g. "admin"
     open_in_code: bool  # its view is marked @login_not_required
 
@@ -172,8 +173,8 @@ def rule_for(route: Route) -> Rule | None:
 
 def sample_path(route: Route, pk: int | None) -> str:
     """A concrete path for the pattern: <pk> is the given object, any other part a plausible value."""
-    path = re.sub(r"\(\?P<url>\.\*\)", "no-such-page/", route.route)     # the admin's catch-all
-    path = re.sub(r"\(\?P<\w+>([\w-]+)[^)]*\)", r"\1", path)            # a regex group: its first choice
+    path = re.sub(r"\(\?P<url>\.\*\)", "no-such-page/", route.route)  # the admin's catch-all
+    path = re.sub(r"\(\?P<\w+>([\w-]+)[^)]*\)", r"\1", path)  # a regex group: its first choice
     path = re.sub(r"<(?:\w+:)?pk>", str(pk), path)
-    path = re.sub(r"<(?:\w+:)?\w+>", "1", path)                        # admin object ids
+    path = re.sub(r"<(?:\w+:)?\w+>", "1", path)  # admin object ids
     return "/" + path.replace("^", "").replace("$", "")

@@ -1,4 +1,5 @@
 """Real files of every kind the library meets, made by the tests themselves."""
+
 import io
 
 import docx

@@ -7,6 +7,7 @@ vector ranking of its own shared index (`vector`), search_passages()'s chunk
 ids (`passages`), its pid and the pid that wrote the index generation it used.
 It keeps its index open between queries, as a long-running process does.
 """
+
 import json
 import os
 import sys

@@ -1,4 +1,5 @@
 """In Chromium: upload three files (one bad), watch them become ready without reloading, then search."""
+
 import pytest
 
 from . import files
@@ -21,12 +22,14 @@ def test_upload_watch_ready_and_search(live_worker, offline_embedding, user, log
     rows = page.locator("#upload-list li")
     bad_row = rows.filter(has_text="photo.png")
     page.wait_for_function(
-        "() => document.querySelector('li[data-filename=\"photo.png\"]')?.dataset.status === 'refused'")
+        "() => document.querySelector('li[data-filename=\"photo.png\"]')?.dataset.status === 'refused'"
+    )
     assert "not supported" in bad_row.inner_text()
     for name in ("security.pdf", "onboarding.md"):
         page.wait_for_function(
             f"() => document.querySelector('li[data-filename=\"{name}\"]')?.dataset.status === 'pending_review'",
-            timeout=60_000)
+            timeout=60_000,
+        )
         assert "Ready" in rows.filter(has_text=name).inner_text()
     # The documents table refreshed itself too.
     page.locator("#documents").get_by_text("onboarding").wait_for()

@@ -1,16 +1,27 @@
 """A small, fast run of `make eval`'s measures on the test database: the pipeline holds together."""
+
 import pytest
 
 from evaluation.dataset import document_paths, ingest, load_questions
 from evaluation.library import evaluate_library
 from evaluation.library import load as load_library_set
 from evaluation.measures import (
-    FAULT_KINDS, draft_answers, evaluate_retrieval, evaluate_reviewer, score_drafts, word_overlap,
+    FAULT_KINDS,
+    draft_answers,
+    evaluate_retrieval,
+    evaluate_reviewer,
+    score_drafts,
+    word_overlap,
 )
 from evaluation.report import render
 
-DOCUMENTS = {"debian-handbook-backup", "debian-handbook-quotas", "postgresql-ddl-rowsecurity", "postgresql-ssl-tcp",
-             "owasp-file-upload"}
+DOCUMENTS = {
+    "debian-handbook-backup",
+    "debian-handbook-quotas",
+    "postgresql-ddl-rowsecurity",
+    "postgresql-ssl-tcp",
+    "owasp-file-upload",
+}
 
 
 @pytest.fixture
@@ -44,9 +55,18 @@ def test_eval_measures_a_small_subset_end_to_end(subset, offline_embedding, user
     assert set(reviewer["test"].faults) == set(FAULT_KINDS)
     library = evaluate_library(offline_embedding, user, _small_library_set())
     assert library.recall_at_1 == 1.0 and library.false_match_rate == 0.0  # each entry's own wording finds it
-    report = render(retrieval=retrieval, overlap=overlap, library=[library], drafts=drafts, draft_scores=draft_scores,
-                    reviewer=reviewer, documents={"HTML": 4, "Markdown": 1}, questions=questions,
-                    models=("m", "c"), seconds=1)
+    report = render(
+        retrieval=retrieval,
+        overlap=overlap,
+        library=[library],
+        drafts=drafts,
+        draft_scores=draft_scores,
+        reviewer=reviewer,
+        documents={"HTML": 4, "Markdown": 1},
+        questions=questions,
+        models=("m", "c"),
+        seconds=1,
+    )
     assert "| hybrid recall@5" in report and "| fault (test) | planted" in report and "## Answer library" in report
     assert "source hash `" in report
     assert "## Word overlap" in report and "| test | client-worded (v3) |" in report

@@ -1,4 +1,5 @@
 """Hybrid retrieval: the database's full-text ranking, kept in step with chunks, fused with vectors."""
+
 import os
 import subprocess
 import sys
@@ -50,8 +51,9 @@ def test_lexical_votes_go_to_what_the_meaning_ranking_finds_plausible_and_to_its
     vector_list = [(3, 0.9), (5, 0.8), (4, 0.7), (2, 0.1)]
     # 2 shares words but the model places it fourth: no vote; 1, the exact match, keeps its vote.
     assert plausible_lexical(lexical_list, vector_list, plausible=3) == [(1, 9.0), (3, 1.0), (4, 0.5)]
-    fused = [chunk_id for chunk_id, _ in fuse([(plausible_lexical(lexical_list, vector_list, 3), 1.0),
-                                              (vector_list, 1.0)])]
+    fused = [
+        chunk_id for chunk_id, _ in fuse([(plausible_lexical(lexical_list, vector_list, 3), 1.0), (vector_list, 1.0)])
+    ]
     assert fused.index(2) > fused.index(5)  # a shared word no longer lifts 2 above the model's second
 
 
@@ -65,7 +67,8 @@ def test_only_an_embedding_that_ranks_by_meaning_restricts_the_lexical_votes():
 
 def test_questionnaire_phrasing_is_dropped_before_lexical_search():
     assert questionnaire_terms("Please describe how your organization encrypts backups, if so provide evidence.") == [
-        "encrypts", "backups"
+        "encrypts",
+        "backups",
     ]
     assert plain_terms("Do you encrypt backups?") == ["encrypt", "backups"]
 
@@ -121,7 +124,9 @@ def test_only_words_rare_enough_for_the_row_budget_are_scored(library, monkeypat
     add_library_document("Backup addendum", "Backups of the pricing database are kept too.")
     model_id = library["codes"].embedding_model_id
     monkeypatch.setattr(lexical_service, "LEXICAL_ROW_BUDGET", 2)
-    assert lexical_service.affordable_terms(["backups", "licence", "kept"], model_id) == ["licence"]  # 2, 1 and 2 chunks
+    assert lexical_service.affordable_terms(["backups", "licence", "kept"], model_id) == [
+        "licence"
+    ]  # 2, 1 and 2 chunks
     monkeypatch.setattr(lexical_service, "LEXICAL_ROW_BUDGET", 0)
     assert lexical_service.affordable_terms(["backups", "licence"], model_id) == []  # the vector ranking decides alone
 
@@ -184,11 +189,14 @@ print("RESULT", connection.vendor, steps, triggers)
 def test_sqlite_fts5_index_follows_chunk_changes(tmp_path):
     """The embedded default: migrations create the FTS5 table and its triggers, which keep it current."""
     env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
-    env.update(SPELUNKER_VAR_DIR=str(tmp_path), SPELUNKER_MEDIA_ROOT=str(tmp_path / "media"), AUTO_EMBED_DOCUMENTS="false")
+    env.update(
+        SPELUNKER_VAR_DIR=str(tmp_path), SPELUNKER_MEDIA_ROOT=str(tmp_path / "media"), AUTO_EMBED_DOCUMENTS="false"
+    )
 
     def manage(*args):
-        return subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=env, capture_output=True, text=True,
-                              timeout=180)
+        return subprocess.run(
+            [sys.executable, "manage.py", *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=180
+        )
 
     migrated = manage("migrate", "--noinput")
     assert migrated.returncode == 0, migrated.stderr

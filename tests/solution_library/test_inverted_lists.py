@@ -6,6 +6,7 @@ The recall tests would fail if probing chose the wrong lists (recall falls far
 below 0.95), and the scan-share check if it probed every list (then it would be
 exact search, not an index).
 """
+
 import numpy as np
 import pytest
 
@@ -23,8 +24,14 @@ def exact_and_grouped(vectors: np.ndarray, documents: np.ndarray | None = None) 
     ids = np.arange(1, len(vectors) + 1, dtype=np.int64)
     documents = ids // 10 if documents is None else documents
     order, lists = group(columns)
-    grouped = Segment("grouped", ids[order], documents[order], np.ascontiguousarray(columns[:, order]),
-                      lists=lists, by_id=np.argsort(ids[order]))
+    grouped = Segment(
+        "grouped",
+        ids[order],
+        documents[order],
+        np.ascontiguousarray(columns[:, order]),
+        lists=lists,
+        by_id=np.argsort(ids[order]),
+    )
     return VectorIndex(1, segments=[Segment("exact", ids, documents, columns)]), VectorIndex(1, segments=[grouped])
 
 
@@ -96,7 +103,9 @@ def test_a_document_filter_finds_that_documents_chunks_even_outside_the_nearest_
     vectors, queries = clustered
     exact, grouped = exact_and_grouped(vectors)
     for query in queries[:20]:
-        far_documents = [int(d) for d in np.unique((np.argsort(vectors @ query)[:50] + 1) // 10)][:3]  # the least similar
+        far_documents = [int(d) for d in np.unique((np.argsort(vectors @ query)[:50] + 1) // 10)][
+            :3
+        ]  # the least similar
         filtered = grouped.top(query, 10, far_documents)
         wanted = exact.top(query, 10, far_documents)
         assert [chunk_id for chunk_id, _ in filtered] == [chunk_id for chunk_id, _ in wanted]

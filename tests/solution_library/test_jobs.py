@@ -1,4 +1,5 @@
 """The batch embedding job and the scheduled sync, run by the real worker."""
+
 import importlib
 from datetime import timedelta
 
@@ -35,8 +36,9 @@ def test_embed_batch_job_reports_progress_and_is_idempotent(live_worker, offline
 def test_scheduled_sync_skips_sources_with_an_active_job(live_worker, staff_user):
     busy = DocumentationSource.objects.create(name="busy", start_url="http://127.0.0.1:9/", allowed_host="127.0.0.1:9")
     idle = DocumentationSource.objects.create(name="idle", start_url="http://127.0.0.1:9/", allowed_host="127.0.0.1:9")
-    DocumentationSource.objects.create(name="manual", start_url="http://127.0.0.1:9/", allowed_host="x",
-                                       sync_interval_hours=0)
+    DocumentationSource.objects.create(
+        name="manual", start_url="http://127.0.0.1:9/", allowed_host="x", sync_interval_hours=0
+    )
     SyncJob.objects.create(source=busy, status=JobStatus.PROCESSING)
 
     result = sync_all_documentation_sources.delay().get(timeout=30)
@@ -54,7 +56,9 @@ def test_scheduled_sync_skips_sources_with_an_active_job(live_worker, staff_user
 
 @pytest.mark.django_db
 def test_a_sync_job_whose_worker_was_lost_no_longer_blocks_its_source(staff_user, django_capture_on_commit_callbacks):
-    source = DocumentationSource.objects.create(name="docs", start_url="http://127.0.0.1:9/", allowed_host="127.0.0.1:9")
+    source = DocumentationSource.objects.create(
+        name="docs", start_url="http://127.0.0.1:9/", allowed_host="127.0.0.1:9"
+    )
     lost = SyncJob.objects.create(source=source, status=JobStatus.PROCESSING)
     SyncJob.objects.filter(pk=lost.pk).update(updated_at=timezone.now() - timedelta(minutes=STALE_SYNC_MINUTES + 1))
     sent = []
@@ -69,7 +73,9 @@ def test_a_sync_job_whose_worker_was_lost_no_longer_blocks_its_source(staff_user
 
 @pytest.mark.django_db
 def test_a_live_sync_job_still_blocks_a_second_one(staff_user):
-    source = DocumentationSource.objects.create(name="docs", start_url="http://127.0.0.1:9/", allowed_host="127.0.0.1:9")
+    source = DocumentationSource.objects.create(
+        name="docs", start_url="http://127.0.0.1:9/", allowed_host="127.0.0.1:9"
+    )
     SyncJob.objects.create(source=source, status=JobStatus.PROCESSING)
     assert create_sync_job(source, staff_user, dispatch=lambda job: None) is None
 

@@ -1,4 +1,5 @@
 """Changing the default embedding model: the library is re-embedded beside the serving index, then switched."""
+
 import pytest
 
 from llm_manager.models import LLMModel
@@ -77,8 +78,9 @@ def test_a_document_that_fails_keeps_the_old_index_serving(library, new_model, f
     assert all(d.is_ready for d in Document.objects.all())  # a failed re-embed does not hide a document
 
 
-def test_making_a_new_embedding_model_default_in_the_admin_starts_the_reembed(staff_client, library, new_model,
-                                                                               offline_embedding):
+def test_making_a_new_embedding_model_default_in_the_admin_starts_the_reembed(
+    staff_client, library, new_model, offline_embedding
+):
     response = staff_client.post(
         "/admin/llm_manager/llmmodel/", {"action": "make_default", "_selected_action": [new_model.pk]}, follow=True
     )

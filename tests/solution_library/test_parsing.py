@@ -1,4 +1,5 @@
 """File recognition, text extraction and chunking, on real files."""
+
 import pytest
 
 from solution_library.models import DocumentType
@@ -114,8 +115,12 @@ def test_pdf_with_a_damaged_page_tree_is_refused_not_a_server_error():
 def test_table_rows_read_as_sentences_labelled_by_the_header():
     from solution_library.services.parsing import table_rows_as_text
 
-    rows = [["Control", "Status", "Evidence"], ["Encryption at rest", "Yes", "AES-256 on every volume"],
-            ["MFA", "Yes", ""], ["", "", ""]]
+    rows = [
+        ["Control", "Status", "Evidence"],
+        ["Encryption at rest", "Yes", "AES-256 on every volume"],
+        ["MFA", "Yes", ""],
+        ["", "", ""],
+    ]
     assert table_rows_as_text(rows) == [
         "Control: Encryption at rest. Status: Yes. Evidence: AES-256 on every volume.",
         "Control: MFA. Status: Yes.",

@@ -9,6 +9,7 @@ Chunks are of a real chunk's size (~1,000 characters of varied words, a 384-dime
 the tsvector of such a row must stay in it (migration 0009); moved out of line, ranking reads the
 TOAST index and table for every matching chunk, and the pages the query reads show it.
 """
+
 import json
 import os
 import random
@@ -35,12 +36,27 @@ def chunk_text(i: int) -> str:
 
 @pytest.fixture
 def large_library(db, offline_embedding):
-    document = Document.objects.create(title="Plan", content_hash="plan", file_type=DocumentType.TEXT,
-                                       review_status=ReviewStatus.PENDING_REVIEW, embedding_model=offline_embedding)
+    document = Document.objects.create(
+        title="Plan",
+        content_hash="plan",
+        file_type=DocumentType.TEXT,
+        review_status=ReviewStatus.PENDING_REVIEW,
+        embedding_model=offline_embedding,
+    )
     Chunk.objects.bulk_create(
-        [Chunk(document=document, position=i, title="Plan", start_char=0, end_char=0, embedding=os.urandom(384 * 4),
-               embedding_model=offline_embedding, text=chunk_text(i))
-         for i in range(CHUNKS)],
+        [
+            Chunk(
+                document=document,
+                position=i,
+                title="Plan",
+                start_char=0,
+                end_char=0,
+                embedding=os.urandom(384 * 4),
+                embedding_model=offline_embedding,
+                text=chunk_text(i),
+            )
+            for i in range(CHUNKS)
+        ],
         batch_size=1000,
     )
     with connection.cursor() as cursor:

@@ -5,6 +5,7 @@ deleting a document deletes its object; wrong credentials and a missing bucket r
 with a sentence that says which, and leave nothing behind. (The storage going away mid-work is a
 case of the fault suite: tests/faults/test_s3_storage.py.)
 """
+
 from pathlib import Path
 
 import pytest
@@ -45,8 +46,11 @@ def test_an_upload_goes_to_the_bucket_a_worker_reads_it_there_and_delete_removes
     assert s3_media.read(document.file.name) == TEXT.encode()
     assert local_media_files() == local_before  # nothing on this machine's disk
 
-    document = wait_for(lambda: Document.objects.filter(pk=document.pk).exclude(
-        review_status=ReviewStatus.PROCESSING).first(), timeout=90, message="the worker to process the document")
+    document = wait_for(
+        lambda: Document.objects.filter(pk=document.pk).exclude(review_status=ReviewStatus.PROCESSING).first(),
+        timeout=90,
+        message="the worker to process the document",
+    )
     assert (document.review_status, document.status_message) == (ReviewStatus.PENDING_REVIEW, "")
     assert document.chunk_count == Chunk.objects.filter(document=document).count() == len(chunk_text(TEXT))
 
@@ -55,12 +59,18 @@ def test_an_upload_goes_to_the_bucket_a_worker_reads_it_there_and_delete_removes
     assert not Document.objects.filter(pk=document.pk).exists()
 
 
-@pytest.mark.parametrize("storage, says", [
-    pytest.param({"secret_key": "not-the-secret"}, "the file storage refused our credentials", id="wrong-secret"),
-    pytest.param({"access_key": "AKIANOBODY", "secret_key": "x"}, "the file storage refused our credentials",
-                 id="unknown-key"),
-    pytest.param({"bucket": "no-such-bucket"}, "bucket does not exist", id="missing-bucket"),
-])
+@pytest.mark.parametrize(
+    "storage, says",
+    [
+        pytest.param({"secret_key": "not-the-secret"}, "the file storage refused our credentials", id="wrong-secret"),
+        pytest.param(
+            {"access_key": "AKIANOBODY", "secret_key": "x"},
+            "the file storage refused our credentials",
+            id="unknown-key",
+        ),
+        pytest.param({"bucket": "no-such-bucket"}, "bucket does not exist", id="missing-bucket"),
+    ],
+)
 def test_an_upload_the_storage_refuses_is_refused_with_the_reason_and_leaves_nothing(
     storage, says, transactional_db, settings, offline_embedding, user_client
 ):

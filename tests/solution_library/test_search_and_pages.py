@@ -1,4 +1,5 @@
 """Retrieval service, passage page and the library pages (in-process, no worker)."""
+
 import pytest
 from django.test import override_settings
 
@@ -60,7 +61,9 @@ def test_search_page_shows_passages_with_links(library, user_client):
 
 
 def test_chunk_page_highlights_the_passage_and_escapes_text(offline_embedding, user_client):
-    document = add_library_document("Evil <b>title</b>", "Intro paragraph.\n\n<script>alert(1)</script> is shown as text.")
+    document = add_library_document(
+        "Evil <b>title</b>", "Intro paragraph.\n\n<script>alert(1)</script> is shown as text."
+    )
     chunk = Chunk.objects.filter(document=document).first()
     response = user_client.get(f"/library/chunks/{chunk.pk}/")
     assert response.status_code == 200
@@ -71,8 +74,12 @@ def test_chunk_page_highlights_the_passage_and_escapes_text(offline_embedding, u
 
 
 def test_pages_need_a_login(client, library):
-    for url in ["/library/", "/library/search/?q=x", f"/library/documents/{library['sso'].pk}/status/",
-                f"/library/chunks/{Chunk.objects.first().pk}/"]:
+    for url in [
+        "/library/",
+        "/library/search/?q=x",
+        f"/library/documents/{library['sso'].pk}/status/",
+        f"/library/chunks/{Chunk.objects.first().pk}/",
+    ]:
         assert client.get(url).status_code == 302, url
 
 
@@ -82,7 +89,11 @@ def test_source_pages_are_staff_only(user_client):
 
 def test_library_page_lists_documents(library, user_client):
     response = user_client.get("/library/")
-    assert b"Pricing sheet" in response.content and b"Ready" in response.content and b"Pending review" not in response.content
+    assert (
+        b"Pricing sheet" in response.content
+        and b"Ready" in response.content
+        and b"Pending review" not in response.content
+    )
 
 
 @override_settings(AUTO_EMBED_DOCUMENTS=False)
@@ -105,8 +116,10 @@ def test_admin_deletes_a_document_with_its_chunks_and_its_file(library, staff_cl
     if how == "delete page":
         response = staff_client.post(f"/admin/solution_library/document/{document.pk}/delete/", {"post": "yes"})
     else:
-        response = staff_client.post("/admin/solution_library/document/",
-                                     {"action": "delete_selected", "_selected_action": [document.pk], "post": "yes"})
+        response = staff_client.post(
+            "/admin/solution_library/document/",
+            {"action": "delete_selected", "_selected_action": [document.pk], "post": "yes"},
+        )
     assert response.status_code == 302
     assert not Document.objects.filter(pk=document.pk).exists()
     assert not Chunk.objects.filter(document_id=document.pk).exists()
@@ -127,9 +140,11 @@ def test_admin_action_creates_an_embed_batch_job(library, staff_client):
 def test_snippet_is_the_sentence_that_answers_with_the_words_marked():
     from solution_library.services.snippets import best_snippet
 
-    passage = ("# Key management\n\nAll keys live in hardware security modules operated by the provider, which are "
-               "certified to FIPS 140-2 level 3 and audited every year by an independent firm. "
-               "Encryption keys are rotated every 90 days, and at once after an incident. Access to <keys> is logged.")
+    passage = (
+        "# Key management\n\nAll keys live in hardware security modules operated by the provider, which are "
+        "certified to FIPS 140-2 level 3 and audited every year by an independent firm. "
+        "Encryption keys are rotated every 90 days, and at once after an incident. Access to <keys> is logged."
+    )
     snippet = best_snippet("How often are encryption keys rotated?", passage)
     assert snippet.html.startswith("… <mark>Encryption</mark> <mark>keys</mark> are <mark>rotated</mark> every 90 days")
     assert "&lt;<mark>keys</mark>&gt;" in snippet.html  # the passage's own text stays escaped

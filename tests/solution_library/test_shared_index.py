@@ -5,6 +5,7 @@ searches with its own long-lived view of the files, and this process searches
 too; after every change their answers must equal an exact ranking read
 straight from the database.
 """
+
 import json
 import os
 import subprocess
@@ -36,7 +37,11 @@ class Reader:
         env = {**os.environ, "DATABASE_URL": database_url_for_current_connection()}
         self.proc = subprocess.Popen(
             [sys.executable, str(ROOT / "tests" / "solution_library" / "index_reader.py")],
-            cwd=ROOT, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+            cwd=ROOT,
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
         )
 
     def ask(self, query: str) -> dict:
@@ -165,7 +170,9 @@ def test_segments_are_merged_and_deletions_compacted_without_changing_results(
         return index
 
     for n in range(search_index.MAX_SEGMENTS + 1):  # one change, one new segment, each time
-        documents.append(add_library_document(f"Topic {n}", f"Fact about topic {n}: " + f"{BACKUPS} {ACCESS} " * (n % 3)))
+        documents.append(
+            add_library_document(f"Topic {n}", f"Fact about topic {n}: " + f"{BACKUPS} {ACCESS} " * (n % 3))
+        )
         assert len(check().segments) <= search_index.MAX_SEGMENTS + 1
     assert len(check().segments) == 2  # the base and the merged small ones
 

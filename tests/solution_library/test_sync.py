@@ -1,4 +1,5 @@
 """Documentation-source sync against a real loopback website, through real workers."""
+
 import socket
 import threading
 import time
@@ -53,15 +54,19 @@ def sync_via_page(client, source) -> SyncJob:
 
 def counts(job: SyncJob) -> dict:
     return {
-        "created": job.documents_created, "updated": job.documents_updated, "skipped": job.documents_skipped,
-        "failed": job.documents_failed, "removed": job.documents_removed,
+        "created": job.documents_created,
+        "updated": job.documents_updated,
+        "skipped": job.documents_skipped,
+        "failed": job.documents_failed,
+        "removed": job.documents_removed,
     }
 
 
 def wait_until_source_ready(source):
     wait_for(
         lambda: not Document.objects.filter(source=source).exclude(review_status=ReviewStatus.PENDING_REVIEW).exists(),
-        60, message="synced documents to be embedded",
+        60,
+        message="synced documents to be embedded",
     )
 
 
@@ -96,13 +101,23 @@ def test_sitemap_sync_counts(live_worker, offline_embedding, staff_client, websi
     website.sitemap_paths = paths
     source = make_source(website, "/sitemap.xml")
     assert counts(sync_via_page(staff_client, source)) == {
-        "created": 3, "updated": 0, "skipped": 0, "failed": 0, "removed": 0}
+        "created": 3,
+        "updated": 0,
+        "skipped": 0,
+        "failed": 0,
+        "removed": 0,
+    }
 
     website.page(paths[0], "Page 0", ["Rewritten page zero."])
     website.page("/docs/new", "New page", ["A brand new page about exports."])
     website.sitemap_paths = [paths[0], paths[1], "/docs/new"]
     assert counts(sync_via_page(staff_client, source)) == {
-        "created": 1, "updated": 1, "skipped": 1, "failed": 0, "removed": 1}
+        "created": 1,
+        "updated": 1,
+        "skipped": 1,
+        "failed": 0,
+        "removed": 1,
+    }
     assert Document.objects.filter(source=source).count() == 3
 
 
@@ -132,14 +147,19 @@ def test_two_concurrent_syncs_of_one_source_never_both_run(memcached, make_worke
     # The same job delivered twice at once (e.g. a duplicate publish): two task ids.
     results = [
         sync_documentation_source.apply_async(
-            kwargs={"source_id": source.pk, "user_id": None, "job_id": job.pk}, queue=LOCK_TEST_QUEUE)
+            kwargs={"source_id": source.pk, "user_id": None, "job_id": job.pk}, queue=LOCK_TEST_QUEUE
+        )
         for _ in range(2)
     ]
     outcomes = sorted((r.get(timeout=60) for r in results), key=lambda r: r.get("skipped", False))
 
     assert outcomes[0]["success"] is True and outcomes[0]["created"] == 6
-    assert outcomes[1] == {"success": False, "job_id": job.pk, "skipped": True,
-                           "error": "Another sync of this source is already running."}
+    assert outcomes[1] == {
+        "success": False,
+        "job_id": job.pk,
+        "skipped": True,
+        "error": "Another sync of this source is already running.",
+    }
     for path in ["/", *paths]:
         assert website.hits(path) == 1, f"{path} fetched {website.hits(path)} times"
     job.refresh_from_db()
@@ -155,14 +175,18 @@ def test_sync_killed_mid_way_is_finished_by_another_worker(make_worker, offline_
     job = SyncJob.objects.create(source=source)
     first = make_worker(queues=LOCK_TEST_QUEUE, concurrency=1)
     sync_documentation_source.apply_async(
-        kwargs={"source_id": source.pk, "user_id": None, "job_id": job.pk}, queue=LOCK_TEST_QUEUE)
+        kwargs={"source_id": source.pk, "user_id": None, "job_id": job.pk}, queue=LOCK_TEST_QUEUE
+    )
     wait_for(lambda: SyncJob.objects.get(pk=job.pk).processed_items >= 3, 30, message="sync to be under way")
 
     first.kill()  # SIGKILL mid-task: the message is not acked, RabbitMQ redelivers it
     make_worker(queues=LOCK_TEST_QUEUE, concurrency=1)
 
-    wait_for(lambda: SyncJob.objects.get(pk=job.pk).status == SyncJob.STATUS_COMPLETED, 60,
-             message="the second worker to finish the sync")
+    wait_for(
+        lambda: SyncJob.objects.get(pk=job.pk).status == SyncJob.STATUS_COMPLETED,
+        60,
+        message="the second worker to finish the sync",
+    )
     job.refresh_from_db()
     assert job.documents_created + job.documents_skipped == len(paths) + 1
     assert job.documents_updated == job.documents_failed == 0
@@ -211,7 +235,8 @@ def test_a_stale_cache_lock_without_a_database_lease_does_not_block_the_source(o
     try:
         job = SyncJob.objects.create(source=source)
         result = sync_documentation_source.apply(
-            kwargs={"source_id": source.pk, "user_id": None, "job_id": job.pk}).get()
+            kwargs={"source_id": source.pk, "user_id": None, "job_id": job.pk}
+        ).get()
         job.refresh_from_db()
         assert result["success"] is True, result
         assert job.status == SyncJob.STATUS_COMPLETED and job.documents_created == 2
@@ -252,8 +277,13 @@ def test_a_gone_page_deleted_while_its_embedding_run_stores_chunks_leaves_no_orp
                 run_holds_the_row.set()
                 with connection.cursor() as cursor:
                     _wait_until_a_lock_is_awaited(cursor)
-                Chunk.objects.create(document_id=document.pk, position=1, text="Stored by the run.",
-                                     embedding=template.embedding, embedding_model_id=template.embedding_model_id)
+                Chunk.objects.create(
+                    document_id=document.pk,
+                    position=1,
+                    text="Stored by the run.",
+                    embedding=template.embedding,
+                    embedding_model_id=template.embedding_model_id,
+                )
         finally:
             connection.close()
 

@@ -1,4 +1,5 @@
 """Upload → real worker → chunks, end to end on the real broker and database."""
+
 import pytest
 from django.core.files.base import ContentFile
 from django.core.files.uploadedfile import SimpleUploadedFile

@@ -1,4 +1,5 @@
 """A real documentation website on loopback, which a test can change between syncs."""
+
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -36,7 +37,9 @@ class Website:
 
     def _sitemap(self) -> bytes:
         locs = "".join(f"<url><loc>{self.url(p)}</loc></url>" for p in self.sitemap_paths or [])
-        return f'<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">{locs}</urlset>'.encode()
+        return (
+            f'<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">{locs}</urlset>'.encode()
+        )
 
     def _handler(self):
         site = self

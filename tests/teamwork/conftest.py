@@ -1,4 +1,5 @@
 """Alice owns an RFP of eight questions; bob is a contributor on it, with an email address."""
+
 import pytest
 
 from rfp_manager.models import RFP, Answer, Question
@@ -7,16 +8,23 @@ from teamwork.models import Membership, Role
 from tests.solution_library.conftest import offline_embedding  # noqa: F401  (library tests need it)
 
 QUESTIONS = [
-    "Do you encrypt data at rest?", "Do you encrypt data in transit?", "How often are backups taken?",
-    "Where are your data centres?", "Do you hold an ISO 27001 certificate?", "How do you rotate keys?",
-    "Who may access production?", "How fast do you patch critical vulnerabilities?",
+    "Do you encrypt data at rest?",
+    "Do you encrypt data in transit?",
+    "How often are backups taken?",
+    "Where are your data centres?",
+    "Do you hold an ISO 27001 certificate?",
+    "How do you rotate keys?",
+    "Who may access production?",
+    "How fast do you patch critical vulnerabilities?",
 ]
 
 
 def make_rfp(owner, name="Acme tender", questions=QUESTIONS) -> RFP:
     rfp = RFP.objects.create(name=name, client="Acme", owner=owner)
-    Question.objects.bulk_create(Question(rfp=rfp, number=str(i + 1), text=text, order=i, import_key=f"n:|{i + 1}")
-                                 for i, text in enumerate(questions))
+    Question.objects.bulk_create(
+        Question(rfp=rfp, number=str(i + 1), text=text, order=i, import_key=f"n:|{i + 1}")
+        for i, text in enumerate(questions)
+    )
     return rfp
 
 
@@ -32,8 +40,9 @@ def rfp(user):
 
 
 def add_member(rfp, django_user_model, name: str, role: str, email: str = ""):
-    member = django_user_model.objects.create_user(name, email=email or f"{name}@example.com",
-                                                   password=f"pw-{name}-12345")
+    member = django_user_model.objects.create_user(
+        name, email=email or f"{name}@example.com", password=f"pw-{name}-12345"
+    )
     Membership.objects.create(rfp=rfp, user=member, role=role)
     return member
 

@@ -1,4 +1,5 @@
 """Assigning questions: who may be given them, "My questions", when an assignment is answered, due reminders."""
+
 from datetime import timedelta
 
 import pytest
@@ -16,8 +17,10 @@ pytestmark = pytest.mark.django_db
 
 
 def _assign(client, rfp, questions, assignee, due=""):
-    return client.post(reverse("teamwork:assign", args=[rfp.pk]),
-                       {"questions": [q.pk for q in questions], "assignee": assignee.pk, "due_date": due})
+    return client.post(
+        reverse("teamwork:assign", args=[rfp.pk]),
+        {"questions": [q.pk for q in questions], "assignee": assignee.pk, "due_date": due},
+    )
 
 
 def test_an_owner_assigns_questions_with_a_due_date_and_the_assignee_is_notified(rfp, user, user_client, bob):
@@ -70,8 +73,9 @@ def test_only_owners_assign(rfp, bob, client):
 def test_my_questions_lists_open_assignments_across_rfps_soonest_first(rfp, user, bob, client):
     other = make_rfp(user, name="Globex renewal", questions=["Do you offer single sign-on?"])
     today = timezone.localdate()
-    assignments.assign_questions(rfp, list(rfp.questions.filter(number__in=["1", "2"])), bob,
-                                 today + timedelta(days=5), user)
+    assignments.assign_questions(
+        rfp, list(rfp.questions.filter(number__in=["1", "2"])), bob, today + timedelta(days=5), user
+    )
     Membership.objects.create(rfp=other, user=bob, role=Role.CONTRIBUTOR)
     assignments.assign_questions(other, list(other.questions.all()), bob, today - timedelta(days=1), user)
 

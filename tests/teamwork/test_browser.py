@@ -3,6 +3,7 @@ finds them under "My questions", answers one with a passage inserted from the li
 comments with a mention, whose email reaches alice; she approves the answer for the library, bulk-approves the
 page of answers and exports; a viewer is refused an edit. SPELUNKER_WRITE_DOCS=1 writes the README's screenshots
 to docs/img/."""
+
 import csv
 import io
 from datetime import timedelta
@@ -24,7 +25,8 @@ PASSAGE = "encrypted at rest with AES-256"
 
 
 def test_assign_answer_with_an_insert_mention_bulk_approve_export_and_a_viewer_refused(
-        logged_in_page, live_server, live_worker, mail_server, user, django_user_model, offline_embedding, tmp_path):
+    logged_in_page, live_server, live_worker, mail_server, user, django_user_model, offline_embedding, tmp_path
+):
     rfp = make_rfp(user)
     make_rfp(user, name="Globex renewal", questions=["Do you offer single sign-on?"])
     draft_answers(rfp.questions.exclude(number="1"))  # the responder drafted all but the first
@@ -92,7 +94,10 @@ def test_assign_answer_with_an_insert_mention_bulk_approve_export_and_a_viewer_r
     # then alice gets the mention by email through the SMTP server and in the app, and approves the answer for the
     # library,
     [mention] = mail_server.wait_for("alice@example.com")
-    assert "bob mentioned you on Q1" in mention["Subject"] and "please check the wording" in mention.get_body(("plain",)).get_content()
+    assert (
+        "bob mentioned you on Q1" in mention["Subject"]
+        and "please check the wording" in mention.get_body(("plain",)).get_content()
+    )
     alice.goto("/")
     alice.click("#nav-notifications")
     alice.click("text=bob mentioned you on Q1")
@@ -121,8 +126,14 @@ def test_assign_answer_with_an_insert_mention_bulk_approve_export_and_a_viewer_r
     alice.select_option("select[name=rfp]", label="Acme tender")
     alice.click("#audit-filters button")
     story = alice.inner_text("#audit-events")
-    for line in ("alice assigned Q1, Q2, Q3, Q4, Q5 of", "bob edited the answer to Q1", "bob commented on Q1",
-                 "alice saved version 1 of answer library entry", "alice approved", "alice exported the answers of"):
+    for line in (
+        "alice assigned Q1, Q2, Q3, Q4, Q5 of",
+        "bob edited the answer to Q1",
+        "bob commented on Q1",
+        "alice saved version 1 of answer library entry",
+        "alice approved",
+        "alice exported the answers of",
+    ):
         assert line in story, line
     shot(alice, tmp_path, "audit")
 

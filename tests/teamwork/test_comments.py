@@ -1,4 +1,5 @@
 """Comments on a question, kept with the answer's history; an @mention notifies."""
+
 import pytest
 from django.urls import reverse
 
@@ -55,11 +56,14 @@ def test_comments_are_shown_escaped(rfp, user_client):
     assert "<script>alert(1)</script>" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
 
 
-@pytest.mark.parametrize("text, names", [
-    pytest.param("@bob please", {"bob"}, id="one"),
-    pytest.param("ask @Bob.", {"bob"}, id="sentence-end"),
-    pytest.param("mail bob@example.com", set(), id="an-address-is-not-a-mention"),
-    pytest.param("@bob and @carol.x", {"bob", "carol.x"}, id="two"),
-])
+@pytest.mark.parametrize(
+    "text, names",
+    [
+        pytest.param("@bob please", {"bob"}, id="one"),
+        pytest.param("ask @Bob.", {"bob"}, id="sentence-end"),
+        pytest.param("mail bob@example.com", set(), id="an-address-is-not-a-mention"),
+        pytest.param("@bob and @carol.x", {"bob", "carol.x"}, id="two"),
+    ],
+)
 def test_mentions_are_read_like_usernames(text, names):
     assert mentioned_names(text) == names

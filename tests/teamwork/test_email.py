@@ -3,6 +3,7 @@
 The session's mail server (tests/mail_server.py) is where every worker sends
 mail; stopping it is a real outage: connections are refused.
 """
+
 import smtplib
 import time
 
@@ -40,8 +41,10 @@ def _notification(recipient) -> Notification | None:
 
 def test_the_assignment_email_reaches_the_smtp_server(live_worker, mail_server, rfp, user, user_client, bob):
     questions = list(rfp.questions.order_by("order")[:5])
-    response = user_client.post(reverse("teamwork:assign", args=[rfp.pk]),
-                                {"questions": [q.pk for q in questions], "assignee": bob.pk, "due_date": "2030-01-31"})
+    response = user_client.post(
+        reverse("teamwork:assign", args=[rfp.pk]),
+        {"questions": [q.pk for q in questions], "assignee": bob.pk, "due_date": "2030-01-31"},
+    )
     assert response.status_code == 302
 
     [message] = mail_server.wait_for("bob@example.com")
@@ -52,12 +55,14 @@ def test_the_assignment_email_reaches_the_smtp_server(live_worker, mail_server, 
     assert sent.email_attempts == 1 and sent.email_sent_at is not None
 
 
-def test_an_unreachable_mail_server_delays_the_email_never_the_action(live_worker, mail_server, rfp, user, user_client,
-                                                                      bob):
+def test_an_unreachable_mail_server_delays_the_email_never_the_action(
+    live_worker, mail_server, rfp, user, user_client, bob
+):
     mail_server.stop()
     try:
-        response = user_client.post(reverse("teamwork:assign", args=[rfp.pk]),
-                                    {"questions": [rfp.questions.first().pk], "assignee": bob.pk})
+        response = user_client.post(
+            reverse("teamwork:assign", args=[rfp.pk]), {"questions": [rfp.questions.first().pk], "assignee": bob.pk}
+        )
         assert response.status_code == 302  # the action succeeded; the email waits
         waiting = _wait_until(lambda: (n := _notification(bob)) and n.email_attempts >= 1 and n, what="a failed try")
         assert waiting.email_status == "queued" and "ConnectionRefusedError" in waiting.email_error
@@ -70,11 +75,13 @@ def test_an_unreachable_mail_server_delays_the_email_never_the_action(live_worke
     assert delivered.email_attempts >= 2 and delivered.email_error == ""
 
 
-def test_a_refused_address_fails_at_once_and_staff_see_why(live_worker, mail_server, rfp, user, user_client,
-                                                           staff_user, django_user_model):
+def test_a_refused_address_fails_at_once_and_staff_see_why(
+    live_worker, mail_server, rfp, user, user_client, staff_user, django_user_model
+):
     zoe = add_member(rfp, django_user_model, "zoe", "contributor", email="zoe@refused.test")
-    user_client.post(reverse("teamwork:assign", args=[rfp.pk]), {"questions": [rfp.questions.first().pk],
-                                                                 "assignee": zoe.pk})
+    user_client.post(
+        reverse("teamwork:assign", args=[rfp.pk]), {"questions": [rfp.questions.first().pk], "assignee": zoe.pk}
+    )
 
     failed = _wait_until(lambda: (n := _notification(zoe)) and n.email_status == "failed" and n, what="failed")
 
@@ -101,16 +108,19 @@ def test_no_email_address_means_no_email_but_the_notification_is_there(user):
     assert notification.email_status == "none" and not mail.outbox
 
 
-@pytest.mark.parametrize("error, transient", [
-    pytest.param(ConnectionRefusedError(111, "Connection refused"), True, id="refused"),
-    pytest.param(TimeoutError("timed out"), True, id="timeout"),
-    pytest.param(smtplib.SMTPServerDisconnected("gone"), True, id="disconnected"),
-    pytest.param(smtplib.SMTPResponseException(421, b"try later"), True, id="421"),
-    pytest.param(smtplib.SMTPRecipientsRefused({"a@b": (450, b"mailbox busy")}), True, id="450-recipient"),
-    pytest.param(smtplib.SMTPRecipientsRefused({"a@b": (550, b"no such user")}), False, id="550-recipient"),
-    pytest.param(smtplib.SMTPDataError(554, b"rejected"), False, id="554"),
-    pytest.param(smtplib.SMTPAuthenticationError(535, b"bad password"), False, id="535-auth"),
-    pytest.param(smtplib.SMTPNotSupportedError("no STARTTLS"), False, id="not-supported"),
-])
+@pytest.mark.parametrize(
+    "error, transient",
+    [
+        pytest.param(ConnectionRefusedError(111, "Connection refused"), True, id="refused"),
+        pytest.param(TimeoutError("timed out"), True, id="timeout"),
+        pytest.param(smtplib.SMTPServerDisconnected("gone"), True, id="disconnected"),
+        pytest.param(smtplib.SMTPResponseException(421, b"try later"), True, id="421"),
+        pytest.param(smtplib.SMTPRecipientsRefused({"a@b": (450, b"mailbox busy")}), True, id="450-recipient"),
+        pytest.param(smtplib.SMTPRecipientsRefused({"a@b": (550, b"no such user")}), False, id="550-recipient"),
+        pytest.param(smtplib.SMTPDataError(554, b"rejected"), False, id="554"),
+        pytest.param(smtplib.SMTPAuthenticationError(535, b"bad password"), False, id="535-auth"),
+        pytest.param(smtplib.SMTPNotSupportedError("no STARTTLS"), False, id="not-supported"),
+    ],
+)
 def test_only_passing_failures_are_retried(error, transient):
     assert email.is_transient(error) is transient

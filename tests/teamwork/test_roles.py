@@ -1,4 +1,5 @@
 """Roles per RFP, enforced on the server: owner, contributor (what is assigned, or everything when shared), viewer."""
+
 import pytest
 from django.contrib.auth.models import Group, Permission
 from django.test import Client
@@ -33,8 +34,16 @@ def test_a_viewer_reads_but_an_edit_is_refused_with_the_reason(rfp, carol, clien
 
 # --- the workspace shows each person the controls they may use; the server refuses the rest --------------
 
-OWNER_CONTROLS = ['approve-button"', 'assign-control"', 'id="bulk-approve"', 'id="bulk-assign"',
-                  'row-select"', 'id="start-responder"', 'id="import-submit"', 'id="assign-questions"']
+OWNER_CONTROLS = [
+    'approve-button"',
+    'assign-control"',
+    'id="bulk-approve"',
+    'id="bulk-assign"',
+    'row-select"',
+    'id="start-responder"',
+    'id="import-submit"',
+    'id="assign-questions"',
+]
 
 
 def _workspace(client, rfp) -> str:
@@ -58,8 +67,12 @@ def test_a_viewer_sees_no_control_they_would_be_refused_and_a_direct_post_is_ref
     refused = [
         client.post(reverse("rfp_manager:question_approve", args=[question.pk])),
         client.post(reverse("rfp_manager:question_redraft", args=[question.pk])),
-        client.post(reverse("rfp_manager:workspace_bulk", args=[rfp.pk]), {"action": "approve", "question": [question.pk]}),
-        client.post(reverse("rfp_manager:workspace_bulk", args=[rfp.pk]), {"action": "assign", "question": [question.pk]}),
+        client.post(
+            reverse("rfp_manager:workspace_bulk", args=[rfp.pk]), {"action": "approve", "question": [question.pk]}
+        ),
+        client.post(
+            reverse("rfp_manager:workspace_bulk", args=[rfp.pk]), {"action": "assign", "question": [question.pk]}
+        ),
         client.get(reverse("teamwork:assign", args=[rfp.pk])),
         client.post(reverse("answer_library:approve", args=[question.answer.pk]), {"mode": "new"}),
     ]
@@ -112,26 +125,33 @@ def test_the_owner_gives_and_takes_roles_and_each_change_is_audited(rfp, user, u
     user_client.post(reverse("teamwork:people", args=[rfp.pk]), {"user": hank.pk, "role": "viewer"})
     assert client.get(reverse("rfp_manager:detail", args=[rfp.pk])).status_code == 200
     user_client.post(reverse("teamwork:people", args=[rfp.pk]), {"user": hank.pk, "role": "owner"})
-    assert client.post(reverse("teamwork:people", args=[rfp.pk]), {"remove": user.pk}).status_code == 404  # not a member
+    assert (
+        client.post(reverse("teamwork:people", args=[rfp.pk]), {"remove": user.pk}).status_code == 404
+    )  # not a member
     user_client.post(reverse("teamwork:people", args=[rfp.pk]), {"remove": hank.pk})
 
     assert not Membership.objects.filter(user=hank).exists()
-    changes = [(e.detail["before"], e.detail["after"]) for e in AuditEvent.objects.filter(action="role_changed")
-               .order_by("pk")]
+    changes = [
+        (e.detail["before"], e.detail["after"]) for e in AuditEvent.objects.filter(action="role_changed").order_by("pk")
+    ]
     assert changes == [("", "viewer"), ("viewer", "owner"), ("owner", "")]
 
 
 def test_a_contributor_may_not_change_roles(rfp, bob, client, django_user_model):
     client.force_login(bob)
     other = django_user_model.objects.create_user("ivan")
-    assert client.post(reverse("teamwork:people", args=[rfp.pk]), {"user": other.pk, "role": "owner"}).status_code == 403
+    assert (
+        client.post(reverse("teamwork:people", args=[rfp.pk]), {"user": other.pk, "role": "owner"}).status_code == 403
+    )
     assert not Membership.objects.filter(user=other).exists()
 
 
 # --- the answer library: editors approve, retire, merge and decide; others propose ----------------------
 
+
 def _entry(user):
     from answer_library.services.entries import save_entry
+
     return save_entry(Entry(), user, "test", question="Is data encrypted at rest?", answer_text="Yes.")
 
 
@@ -142,9 +162,16 @@ def answered(rfp, user):
 
 
 def _approve(client, answer):
-    return client.post(reverse("answer_library:approve", args=[answer.pk]),
-                       {"mode": "new", "question": answer.question.text, "answer_text": answer.final_text,
-                        "owner": answer.question.rfp.owner_id, "review_by": "2031-01-01"})
+    return client.post(
+        reverse("answer_library:approve", args=[answer.pk]),
+        {
+            "mode": "new",
+            "question": answer.question.text,
+            "answer_text": answer.final_text,
+            "owner": answer.question.rfp.owner_id,
+            "review_by": "2031-01-01",
+        },
+    )
 
 
 def test_someone_who_is_not_an_editor_proposes_instead_of_approving(answered, user_client, offline_embedding):

@@ -1,4 +1,5 @@
 """Create the first admin user once (used by `make run`)."""
+
 import os
 import secrets
 
@@ -23,9 +24,11 @@ class Command(BaseCommand):
         password = password or secrets.token_urlsafe(12)
         User.objects.create_superuser(username=username, email="", password=password)
         if generated:
-            self.stdout.write(self.style.WARNING(
-                f"Created admin user '{username}' with password: {password}\n"
-                "It is shown only this once; change it in the admin."
-            ))
+            self.stdout.write(
+                self.style.WARNING(
+                    f"Created admin user '{username}' with password: {password}\n"
+                    "It is shown only this once; change it in the admin."
+                )
+            )
         else:
             self.stdout.write(f"Created admin user '{username}' from SPELUNKER_ADMIN_PASSWORD.")
