@@ -187,8 +187,13 @@ def test_a_review_never_lands_on_an_answer_that_changed_while_it_was_judged(rfp,
         Answer.objects.filter(question=question).update(draft_text="New draft [2]")  # the responder's write
         return '{"verdict": "approved", "score": 0.9, "feedback": "supported"}'
 
+    from llm_manager.models import LLMApi, LLMModel
+
+    # A chat model that reads (not the offline one, whose review is judge()'s own checks); never called over HTTP.
+    api = LLMApi.objects.create(name="A chat API", kind=LLMApi.KIND_OPENAI, base_url="http://127.0.0.1:9")
+    chat_model = LLMModel.objects.create(api=api, name="a-chat-model", model_type=LLMModel.TYPE_CHAT)
     monkeypatch.setattr(answering, "chat_with_retries", judge_while_redrafted)
     with pytest.raises(AnswerError, match="changed"):
-        answering.review_answer(question, model=None)
+        answering.review_answer(question, model=chat_model)
     answer = Answer.objects.get(question=question)
     assert (answer.draft_text, answer.review_verdict) == ("New draft [2]", "")
