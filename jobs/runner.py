@@ -17,6 +17,7 @@ message and code, and returns the structured result dict.
 
 import logging
 from collections.abc import Callable
+from contextlib import contextmanager
 
 from celery.exceptions import Reject, Retry, SoftTimeLimitExceeded
 from django.conf import settings
@@ -48,28 +49,43 @@ DATABASE_ERRORS = (OperationalError, InterfaceError)
 DATABASE_RETRY_SECONDS = 5
 
 
-def run_job(task, job_model: type[BaseJob], job_id: int, work: Callable[[BaseJob], dict | None]) -> dict:
-    """Run `work(job)` under the job toolkit's rules (see the module docstring)."""
+def run_job(
+    task, job_model: type[BaseJob], job_id: int, work: Callable[[BaseJob], dict | None], matches: dict | None = None
+) -> dict:
+    """Run `work(job)` under the job toolkit's rules (see the module docstring).
+
+    `matches` holds what the message says of the row (its RFP, its kind): a message naming a row that
+    differs is refused without touching it. It is read here, inside the database guard, because a task
+    that reads the database before this guard dies of a restart instead of waiting for it.
+    """
+    with retried_while_the_database_is_down(task, f"{job_model.__name__} {job_id}", job_id=job_id):
+        return _run_job(task, job_model, job_id, work, matches or {})
+
+
+@contextmanager
+def retried_while_the_database_is_down(task, what: str, **context):
+    """Turn a lost database inside the block into a retry of `task`, without limit.
+
+    While the database is down no job can run or fail anyway, and the job's own state (processing, its
+    finished items) is still there when it returns, so the retry resumes it. Every read a task makes
+    before its work belongs inside this block: one outside it kills the message instead.
+    """
     try:
-        return _run_job(task, job_model, job_id, work)
+        yield
     except DATABASE_ERRORS as exc:
-        # Retried without limit: while the database is down no job can run or fail anyway, and the job's
-        # own state (processing, its finished items) is still there when it returns, so the retry resumes it.
         countdown = backoff_seconds(task.request.retries, base=DATABASE_RETRY_SECONDS, cap=DATABASE_RETRY_SECONDS)
-        logger.warning(
-            "Database unavailable during %s %s; retrying in %.1f s: %s",
-            job_model.__name__,
-            job_id,
-            countdown,
-            exc,
-            extra={"job_id": job_id},
-        )
+        logger.warning("Database unavailable during %s; retrying in %.1f s: %s", what, countdown, exc, extra=context)
         raise task.retry(exc=exc, countdown=countdown, max_retries=None) from None
 
 
-def _run_job(task, job_model: type[BaseJob], job_id: int, work: Callable[[BaseJob], dict | None]) -> dict:
+def _run_job(
+    task, job_model: type[BaseJob], job_id: int, work: Callable[[BaseJob], dict | None], matches: dict
+) -> dict:
     label = job_model._meta.verbose_name
     context = {"job_id": job_id, "job_type": job_model.__name__}
+    if matches and job_model.objects.filter(pk=job_id).exclude(**matches).exists():
+        logger.error("%s %s does not match its message %s", label, job_id, matches, extra=context)
+        return {"success": False, "job_id": job_id, "error": f"{label} {job_id} does not match its message {matches}"}
     # Counts this delivery and marks the job processing in one transaction (four round trips).
     job, deliveries = job_model.begin_run(job_id, task.request.id or "", max_unfinished_deliveries())
     if job is None:

@@ -17,7 +17,7 @@ from django.db import transaction
 from jobs.backoff import backoff_seconds
 from jobs.dispatch import dispatch_after_commit
 from jobs.models import ACTIVE_STATUSES, fail_stale_jobs
-from jobs.runner import run_job
+from jobs.runner import retried_while_the_database_is_down, run_job
 
 from . import services
 from .exceptions import ValidationFailed
@@ -79,9 +79,10 @@ def validate_all_llm_apis(self, job_id: int | None = None) -> dict:
     The run row is keyed by this task's id, so a redelivered message continues
     the same row instead of creating a second one.
     """
-    if job_id is None:
-        job_id = _schedule_run_for(self.request.id).pk
-    api_ids = services.active_api_ids()
+    with retried_while_the_database_is_down(self, "the scheduled validation run"):
+        if job_id is None:
+            job_id = _schedule_run_for(self.request.id).pk
+        api_ids = services.active_api_ids()
     return run_job(
         self, ValidationRun, job_id, lambda run: services.validate_apis_for_run(run, api_ids, schedule_retry)
     )

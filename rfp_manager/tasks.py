@@ -31,10 +31,7 @@ SUMMARY_BACKOFF_MAX_SECONDS = 600
 
 
 def _run_batch_task(task, rfp_id: int, job_id: int, job_type: str, work) -> dict:
-    job = RFPBatchJob.objects.filter(pk=job_id).values("rfp_id", "job_type").first()
-    if job and (job["rfp_id"] != rfp_id or job["job_type"] != job_type):
-        return {"success": False, "job_id": job_id, "error": f"job {job_id} is not a {job_type} job of RFP {rfp_id}"}
-    return run_job(task, RFPBatchJob, job_id, work)
+    return run_job(task, RFPBatchJob, job_id, work, matches={"rfp_id": rfp_id, "job_type": job_type})
 
 
 @shared_task(

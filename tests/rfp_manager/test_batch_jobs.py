@@ -206,3 +206,19 @@ def test_redelivered_job_resumes_without_duplicate_answers(
     assert Answer.objects.filter(question__rfp=rfp).count() == total
     job.refresh_from_db()
     assert (job.processed_items, job.successful_items) == (total, total)
+
+
+@pytest.mark.django_db
+def test_a_message_naming_another_rfp_or_kind_is_refused_and_the_job_left_untouched(user):
+    from rfp_manager.tasks import batch_generate_responder_answers, batch_generate_reviewer_answers
+
+    rfp, other = make_rfp(user, QUESTIONS[:1]), make_rfp(user, QUESTIONS[:1], name="Other RFP")
+    job = RFPBatchJob.objects.create(rfp=rfp, job_type="responder", total_items=1, started_by=user)
+
+    wrong_rfp = batch_generate_responder_answers.apply(args=(other.pk, user.pk, job.pk)).get()
+    wrong_kind = batch_generate_reviewer_answers.apply(args=(rfp.pk, user.pk, job.pk)).get()
+
+    assert "does not match its message" in wrong_rfp["error"] and wrong_rfp["success"] is False
+    assert "does not match its message" in wrong_kind["error"]
+    job.refresh_from_db()
+    assert (job.status, job.celery_task_id, job.unfinished_deliveries) == ("pending", "", 0)
