@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from openpyxl import load_workbook
 
+from llm_manager.models import LLMModel
 from solution_library.models import Document, ReviewStatus, SyncJob
 from tests.workers import wait_for
 
@@ -35,7 +36,11 @@ def wait_for_status(page, filename: str, status: str) -> None:
     )
 
 
-def test_five_step_tour_on_the_demo_data(live_worker, load_demo, staff_user, logged_in_page, tmp_path):
+def test_five_step_tour_on_the_demo_data(
+    live_worker, fresh_install_models, load_demo, staff_user, logged_in_page, tmp_path
+):
+    """With a fresh install's models: the screenshots show what `make run`'s demo shows."""
+    assert LLMModel.objects.get(model_type="embedding", is_system_default=True).name == "all-MiniLM-L6-v2"
     page = logged_in_page(staff_user, "pw-staff-123")
     page.goto("/")
     page.wait_for_selector("#next-steps")
