@@ -4,7 +4,6 @@ The screenshots in docs/img/ come from this test, so they show the app as it
 is: run `make test PYTEST_ARGS="tests/demo/test_tour.py"` and commit them.
 """
 
-import io
 from pathlib import Path
 
 import pytest
@@ -102,7 +101,8 @@ def test_five_step_tour_on_the_demo_data(
     page.wait_for_selector("#export-report")
     with page.expect_download() as download:
         page.click("#download-workbook")
-    exported = load_workbook(io.BytesIO(download.value.path().read_bytes()))
+    download.value.save_as(tmp_path / "answered.xlsx")  # kept with the test's files (pytest --basetemp) to open
+    exported = load_workbook(tmp_path / "answered.xlsx")
     assert exported.sheetnames == ["Instructions", "Questionnaire"]
 
     # The home page after the tour: what it says once there is something to say.
