@@ -11,6 +11,8 @@ from django.urls import reverse
 from jobs.models import OutboxMessage
 from rfp_manager.models import RFPBatchJob
 from solution_library.models import SyncJob
+from tests.security.conftest import client_factory, offline_embedding, world  # noqa: F401  (fixtures)
+from tests.security.url_access import OWNER, SIGNED_IN, STAFF, walk
 from tests.solution_library.test_sync import docs_site, make_source
 from tests.solution_library.website import Website
 from tests.workers import wait_for
@@ -76,51 +78,48 @@ def test_rabbitmq_stopped_20_s_while_jobs_run_and_three_are_started(
 
 
 def test_memcached_stopped_every_page_answers_and_one_sync_per_source(
-    record, stack, live_worker, chat_library, staff_user, staff_client, user
+    record, stack, world, live_worker, chat_library, staff_user, user
 ):
     case = record(
         "Memcached stopped",
-        "Memcached is stopped for the whole case; every page is requested and two syncs of one "
+        "Memcached is stopped for the whole case; every page of the security URL walk that a signed-in user may "
+        "open is requested (the RFP's pages as its owner, the staff pages as staff), and two syncs of one "
         "documentation source are started at the same instant",
     )
-    rfp = rfp_with_questions(user, 3)
     with Website() as site:
         docs_site(site, pages=4)
         source = make_source(site)
+        owner, staff = signed_in(user), signed_in(staff_user)  # sessions made while the cache is up
         stack.stop("memcached")
         case.event("Memcached stopped")
-        pages = [
-            "home",
-            "solution_library:index",
-            "solution_library:documents",
-            "solution_library:sources",
-            "rfp_manager:index",
-            "llm_manager:index",
-            "system",
-            "jobs:index",
-        ]
-        urls = [reverse(name) for name in pages] + [
-            reverse("solution_library:source", args=[source.pk]),
-            reverse("rfp_manager:detail", args=[rfp.pk]),
-            reverse("solution_library:search") + "?q=backups",
-            "/healthz",
-        ]
-        statuses = {url: staff_client.get(url).status_code for url in urls}
-        case.check("pages answering 200", sorted(url for url, status in statuses.items() if status != 200), [])
+        answers = signed_in_pages_answer(world, owner=owner, staff=staff)
+        case.check(
+            "pages that did not answer as they do with the cache up (200, or the page's own answer when the "
+            "fixture has nothing to show, e.g. 404 for a workbook export without a client workbook)",
+            [page for page in answers if page["status"] != page["expected"]],
+            [],
+        )
         case.figure(
-            "/readyz (a readiness probe: reports the cache as down, by design)", staff_client.get("/readyz").status_code
+            "pages requested (GET pages of the URL walk: signed-in, RFP owner's and staff's; admin pages not included)",
+            len(answers),
+        )
+        case.figure(
+            "pages that answered as with the cache up, by URL name",
+            [page["page"] for page in answers if page["status"] == page["expected"]],
+        )
+        case.figure(
+            "/readyz (a readiness probe: reports the cache as down, by design)",
+            staff.get("/readyz").status_code,
         )
 
         barrier = threading.Barrier(2)
         codes = []
 
-        def click():
-            client = Client()
-            client.force_login(staff_user)
+        def click(client):
             barrier.wait()
             codes.append(client.post(reverse("solution_library:source_sync", args=[source.pk])).status_code)
 
-        clicks = [threading.Thread(target=click) for _ in range(2)]
+        clicks = [threading.Thread(target=click, args=(signed_in(staff_user),)) for _ in range(2)]
         for thread in clicks:
             thread.start()
         for thread in clicks:
@@ -135,6 +134,28 @@ def test_memcached_stopped_every_page_answers_and_one_sync_per_source(
         case.event(f"the sync {job.status}")
         case.check("the sync's outcome", (job.status, job.documents_created), ("completed", 5))
         case.figure("responses to the two clicks", sorted(codes))
+
+
+def signed_in(user) -> Client:
+    """A client signed in as `user` that answers a view's exception with its 500, as a browser sees it."""
+    client = Client(raise_request_exception=False)
+    client.force_login(user)
+    return client
+
+
+def signed_in_pages_answer(world, *, owner, staff) -> list[dict]:
+    """Every GET page of the URL walk a signed-in user may open, requested by the user who may open it."""
+    by_access = {SIGNED_IN: owner, OWNER: owner, STAFF: staff}
+    return [
+        {
+            "page": route.key,
+            "path": path,
+            "status": by_access[rule.access].get(path).status_code,
+            "expected": rule.rightful_status or 200,
+        }
+        for route, rule, path in walk(world, *by_access)
+        if rule.method == "GET"
+    ]
 
 
 def test_postgresql_restarted_mid_job(
