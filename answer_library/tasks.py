@@ -10,7 +10,6 @@ periodic and idempotent (absolute values), so Beat may run it twice.
 import logging
 
 from celery import shared_task
-from django.db import transaction
 
 from jobs.dispatch import dispatch_after_commit
 from jobs.runner import run_job
@@ -60,11 +59,3 @@ JOB_TASKS = {
 def dispatch_job(job: LibraryJob) -> None:
     """Queue the job's task after commit (also what the sweeper calls to send a lost job again)."""
     dispatch_after_commit(job, JOB_TASKS[job.job_type], args=[job.pk])
-
-
-def dispatch_conflicts_scan(user) -> LibraryJob:
-    """Write the scan's row and queue it; the database refuses a second active scan (IntegrityError)."""
-    with transaction.atomic():
-        job = LibraryJob.objects.create(job_type=LibraryJob.CONFLICTS, started_by=user)
-        dispatch_job(job)
-    return job

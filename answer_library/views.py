@@ -235,7 +235,9 @@ def findings(request):
 @editor_required
 def findings_scan(request):
     try:
-        job = tasks.dispatch_conflicts_scan(request.user)
+        with transaction.atomic():
+            job = conflicts.create_scan_job(request.user)
+            tasks.dispatch_job(job)
     except IntegrityError:
         messages.warning(request, "A scan is already running.")
         return redirect("answer_library:findings")

@@ -74,8 +74,11 @@ def bench_chunks(model) -> int:
 
 def reembed(documents: list[bytes], target) -> tuple[float, int]:
     """Seconds the library re-embed job takes through the worker, from the offline baseline to `target`; chunks made."""
+    from django.db import transaction
+
     from solution_library.models import EmbedBatchJob
-    from solution_library.tasks import dispatch_library_reembed
+    from solution_library.services.documents import create_library_reembed_job
+    from solution_library.tasks import dispatch_embed_batch_job
     from tests.workers import Worker
 
     use_model("offline")
@@ -83,7 +86,9 @@ def reembed(documents: list[bytes], target) -> tuple[float, int]:
     worker = Worker(queues="embedding", concurrency=1).start()
     try:
         start = time.perf_counter()
-        job = dispatch_library_reembed(target, None)
+        with transaction.atomic():
+            job = create_library_reembed_job(target, None)
+            dispatch_embed_batch_job(job)
         while EmbedBatchJob.objects.get(pk=job.pk).is_active:
             time.sleep(0.05)
         elapsed = time.perf_counter() - start

@@ -1,5 +1,23 @@
 """Send a task after commit through the outbox, so a start never gets lost when the broker is down.
 
+One way to start work, everywhere: `dispatch_<work>(row)`, defined in the
+app's tasks.py beside the task it starts, takes a row that already exists
+(the job, document or notification the task works on) and queues its task
+after commit through `dispatch_after_commit`. It never writes that row. The
+row is written by a `create_*` service, and the caller (a view, an admin
+action, a signal, a Beat task) calls both in one transaction:
+
+    with transaction.atomic():
+        job = batch.create_batch_job(rfp, kind, user)
+        tasks.dispatch_batch_job(job)
+
+so a refused row (a second active job) queues nothing, and a rolled-back
+transaction leaves neither row nor message. A `create_*` service that must
+hold its own transaction (a unique constraint it catches) takes the
+dispatch function instead: `scheduling.create_sync_job(source, user,
+dispatch=tasks.dispatch_sync_job)`. Because a dispatch only queues, it is
+also what the sweeper calls to send a lost row again (JobKind.redispatch).
+
 `dispatch_after_commit` writes an OutboxMessage in the caller's transaction
 and tries to publish it once that commits. A refused publish leaves the row
 unsent, the job pending with a note that it waits for the broker, and

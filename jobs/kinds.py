@@ -49,9 +49,6 @@ class JobKind:
             return rows.none()
         return self.visible(rows, user) if self.visible else rows
 
-    def send_again(self, row) -> None:
-        self.redispatch(row)
-
     def url(self, row) -> str:
         if callable(self.detail_url):
             return self.detail_url(row)

@@ -1,9 +1,18 @@
-"""System checks: record each probe's answer; and the Flower link of a task."""
+"""System checks: write a check and its probes, record each probe's answer; and the Flower link of a task."""
 
 from django.conf import settings
 from django.utils import timezone
 
 from .models import JobStatus, QueueProbe, SystemCheck
+
+QUEUES = ("default", "embedding", "batch")  # a worker check sends one probe to each
+
+
+def create_system_check(user) -> SystemCheck:
+    """A worker check and its probe rows, one per queue; the caller dispatches it (dispatch_system_check)."""
+    check = SystemCheck.objects.create(started_by=user, total_items=len(QUEUES))
+    QueueProbe.objects.bulk_create(QueueProbe(check_run=check, queue=q) for q in QUEUES)
+    return check
 
 
 def record_probe_answer(check_id: int, queue: str, worker: str, task_id: str) -> dict:

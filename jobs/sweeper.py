@@ -95,7 +95,7 @@ def _send_again(kind: JobKind, row, cutoff) -> bool:
         if not _claim(kind, row, cutoff, redispatch_count=F("redispatch_count") + 1, **{field: note}):
             return False
         row.refresh_from_db()
-        kind.send_again(row)
+        kind.redispatch(row)
     return True
 
 

@@ -1,16 +1,14 @@
 import logging
 
 from celery import shared_task
-from django.db import transaction
 
 from . import dispatch, sweeper
 from .dispatch import dispatch_after_commit
-from .models import QueueProbe, SystemCheck
+from .models import SystemCheck
 from .services import record_probe_answer
 
 logger = logging.getLogger(__name__)
 
-QUEUES = ("default", "embedding", "batch")  # a worker check sends one probe to each
 
 # These tasks were written when the toolkit lived in the `spelunker` app: their names stay, since Beat's
 # schedules (PeriodicTask rows), the outbox and messages already queued call them by name.
@@ -24,18 +22,13 @@ def probe_queue(self, job_id: int, queue: str) -> dict:
     return result
 
 
-def dispatch_system_check(user) -> SystemCheck:
-    """Create the job and one probe per queue; dispatch after commit."""
-    with transaction.atomic():
-        check = SystemCheck.objects.create(started_by=user, total_items=len(QUEUES))
-        QueueProbe.objects.bulk_create(QueueProbe(check_run=check, queue=q) for q in QUEUES)
-
-        for queue in QUEUES:
-            # A probe nobody picks up within a minute is news, not work.
-            dispatch_after_commit(
-                check, probe_queue, kwargs={"job_id": check.pk, "queue": queue}, queue=queue, expires=60
-            )
-    return check
+def dispatch_system_check(check: SystemCheck) -> None:
+    """Queue one probe per queue after commit, each on its own queue (create_system_check wrote their rows)."""
+    for probe in check.probes.order_by("pk"):
+        # A probe nobody picks up within a minute is news, not work.
+        dispatch_after_commit(
+            check, probe_queue, kwargs={"job_id": check.pk, "queue": probe.queue}, queue=probe.queue, expires=60
+        )
 
 
 @shared_task(bind=True, name="spelunker.publish_outbox", soft_time_limit=50, time_limit=60)

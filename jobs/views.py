@@ -6,6 +6,7 @@ app's own view, which includes the same partial.
 """
 
 from django.contrib import messages
+from django.db import transaction
 from django.http import Http404, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse, reverse_lazy
@@ -18,7 +19,7 @@ from spelunker.permissions import staff_required
 from .kinds import STATUS_FILTERS, acknowledge, get_kind, grouped, job_kinds, job_rows
 from .live_status import status_json
 from .models import SystemCheck
-from .services import flower_task_url
+from .services import create_system_check, flower_task_url
 from .tasks import dispatch_system_check
 
 PROGRESS_PARTIAL = "jobs/_progress.html"
@@ -110,7 +111,9 @@ def system(request):
 @staff_required
 @require_POST
 def system_check_start(request):
-    check = dispatch_system_check(request.user)
+    with transaction.atomic():
+        check = create_system_check(request.user)
+        dispatch_system_check(check)
     messages.info(request, "System check queued: one probe sent to each queue.")
     return redirect("system_check", pk=check.pk)
 

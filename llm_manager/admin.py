@@ -1,12 +1,13 @@
 """Admin for LLM APIs and models, with the actions that validate APIs and choose defaults."""
 
 from django.contrib import admin, messages
+from django.db import transaction
 
 from . import services
 from .forms import LLMApiForm
 from .models import LLMApi, LLMModel, ValidationRun
 from .signals import embedding_default_requested
-from .tasks import dispatch_validation
+from .tasks import dispatch_validation_run
 
 
 class LLMModelInline(admin.TabularInline):
@@ -42,9 +43,18 @@ class LLMApiAdmin(admin.ModelAdmin):
     inlines = [LLMModelInline]
     actions = ["validate_selected"]
 
+    @staticmethod
+    def _queue_validation(api: LLMApi, user) -> bool:
+        """Queue a validation of the API unless one is active; True when one was queued."""
+        with transaction.atomic():
+            run, created = services.get_or_create_validation_run(api, user)
+            if created:
+                dispatch_validation_run(run)
+        return created
+
     @admin.action(description="Validate selected APIs")
     def validate_selected(self, request, queryset):
-        queued = [api.name for api in queryset if dispatch_validation(api, request.user)[1]]
+        queued = [api.name for api in queryset if self._queue_validation(api, request.user)]
         skipped = queryset.count() - len(queued)
         if queued:
             self.message_user(request, f"Validation queued for {', '.join(queued)}.", messages.INFO)

@@ -20,6 +20,8 @@ from dataclasses import asdict, dataclass, field
 from django.db import transaction
 from django.utils import timezone
 
+from jobs.models import ACTIVE_STATUSES, fail_stale_jobs
+
 from .exceptions import LLMError, NoDefaultModel, TransientLLMError
 from .guard import guarded_call, record_failure, record_success
 from .models import LLMApi, LLMModel, ValidationRun
@@ -337,6 +339,23 @@ def summarise(outcomes: list[ValidationOutcome]) -> dict:
             for o in outcomes
         ],
     }
+
+
+def get_or_create_validation_run(api: LLMApi, user=None) -> tuple[ValidationRun, bool]:
+    """The API's active validation run, or a new pending one. Returns (run, created); the caller dispatches a new one.
+
+    The API's row is locked until the caller's transaction ends, so a double
+    click finds the active run instead of writing a second.
+    """
+    with transaction.atomic():
+        LLMApi.objects.select_for_update().filter(pk=api.pk).first()  # serialise concurrent clicks
+        active_runs = ValidationRun.objects.filter(api=api, status__in=ACTIVE_STATUSES)
+        # A hard time limit or a lost message leaves a row active with nobody behind it.
+        fail_stale_jobs(active_runs, after_minutes=STALE_RUN_MINUTES)
+        active = active_runs.first()
+        if active:
+            return active, False
+        return ValidationRun.objects.create(api=api, started_by=user, total_items=1), True
 
 
 def active_api_ids() -> list[int]:

@@ -12,11 +12,9 @@ The API key never appears in arguments, logs or results: tasks get ids only.
 import logging
 
 from celery import shared_task
-from django.db import transaction
 
 from jobs.backoff import backoff_seconds
 from jobs.dispatch import dispatch_after_commit
-from jobs.models import ACTIVE_STATUSES, fail_stale_jobs
 from jobs.runner import retried_while_the_database_is_down, run_job
 
 from . import services
@@ -95,25 +93,6 @@ def _schedule_run_for(task_id: str | None) -> ValidationRun:
         celery_task_id=task_id, defaults={"trigger": ValidationRun.TRIGGER_SCHEDULE}
     )
     return run
-
-
-def dispatch_validation(api: LLMApi, user=None) -> tuple[ValidationRun, bool]:
-    """Queue a validation of one API unless one is already pending or running. Returns (run, created).
-
-    The run row is written first and the task dispatched after commit, so the
-    worker always finds it (and a double click finds the active run instead).
-    """
-    with transaction.atomic():
-        LLMApi.objects.select_for_update().filter(pk=api.pk).first()  # serialise concurrent clicks
-        active_runs = ValidationRun.objects.filter(api=api, status__in=ACTIVE_STATUSES)
-        # A hard time limit or a lost message leaves a row active with nobody behind it.
-        fail_stale_jobs(active_runs, after_minutes=services.STALE_RUN_MINUTES)
-        active = active_runs.first()
-        if active:
-            return active, False
-        run = ValidationRun.objects.create(api=api, started_by=user, total_items=1)
-        dispatch_validation_run(run)
-    return run, True
 
 
 def dispatch_validation_run(run: ValidationRun) -> None:

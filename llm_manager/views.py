@@ -6,6 +6,7 @@ only staff validate. The API key is never put in a context: templates get
 """
 
 from django.contrib import messages
+from django.db import transaction
 from django.db.models import Count, Q
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse, reverse_lazy
@@ -15,8 +16,8 @@ from jobs.views import job_status_response, progress_context
 from spelunker.permissions import staff_required
 
 from .models import LLMApi, ValidationRun
-from .services import embedding_fallback
-from .tasks import dispatch_validation
+from .services import embedding_fallback, get_or_create_validation_run
+from .tasks import dispatch_validation_run
 
 PROGRESS_PARTIAL = "llm_manager/_validation_progress.html"
 
@@ -41,7 +42,10 @@ def api_detail(request, pk):
 @require_POST
 def api_validate(request, pk):
     api = get_object_or_404(LLMApi, pk=pk)
-    run, created = dispatch_validation(api, request.user)
+    with transaction.atomic():
+        run, created = get_or_create_validation_run(api, request.user)
+        if created:
+            dispatch_validation_run(run)
     if created:
         messages.info(request, f"Validation of {api.name} queued.")
     else:

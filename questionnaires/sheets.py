@@ -18,6 +18,7 @@ from lxml import etree
 
 MAX_QUESTIONNAIRE_BYTES = 20 * 1024 * 1024
 OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
+ENCRYPTED, LEGACY = "encrypted", "legacy"  # what an OLE container is (ole_container)
 MAIN_NS = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
 X14_NS = "{http://schemas.microsoft.com/office/spreadsheetml/2009/9/main}"
 XM_NS = "{http://schemas.microsoft.com/office/excel/2006/main}"
@@ -87,6 +88,16 @@ def column_letter(index: int) -> str:
 # --- what kind of file is this -----------------------------------------------------
 
 
+def ole_container(data: bytes) -> str:
+    """ENCRYPTED for a password-protected Office file, LEGACY for a 97–2003 one (.xls, .doc), "" for neither.
+
+    Both are OLE containers; only a password-protected one holds an EncryptedPackage stream.
+    """
+    if not data.startswith(OLE_MAGIC):
+        return ""
+    return ENCRYPTED if "EncryptedPackage".encode("utf-16-le") in data else LEGACY
+
+
 def check_questionnaire_bytes(data: bytes, name: str) -> None:
     """Refuse, with a message a user can act on, the files that are not a readable questionnaire."""
     if len(data) > MAX_QUESTIONNAIRE_BYTES:
@@ -94,13 +105,13 @@ def check_questionnaire_bytes(data: bytes, name: str) -> None:
             f"The file is {len(data) / 1024 / 1024:.0f} MB; questionnaires up to "
             f"{MAX_QUESTIONNAIRE_BYTES // (1024 * 1024)} MB can be imported. Remove images or unused sheets, or split it."
         )
-    if data.startswith(OLE_MAGIC):
-        # Both a password-protected .xlsx and a legacy .xls are OLE containers; only the first has this stream.
-        if "EncryptedPackage".encode("utf-16-le") in data:
-            raise SheetReadError(
-                "The workbook is password-protected (encrypted). Open it in Excel, remove the password "
-                "(File › Info › Protect Workbook) and upload it again."
-            )
+    container = ole_container(data)
+    if container == ENCRYPTED:
+        raise SheetReadError(
+            "The workbook is password-protected (encrypted). Open it in Excel, remove the password "
+            "(File › Info › Protect Workbook) and upload it again."
+        )
+    if container == LEGACY:
         raise SheetReadError(
             "This is a legacy Excel 97–2003 (.xls) file. Open it in Excel and save it as .xlsx, then upload that."
         )

@@ -33,7 +33,7 @@ from docx.text.paragraph import Paragraph
 from lxml import etree
 
 from .analysis import NUMBERED_LINE, looks_like_question
-from .sheets import OLE_MAGIC, Sheet, column_index, column_letter
+from .sheets import ENCRYPTED, LEGACY, Sheet, column_index, column_letter, ole_container
 
 BODY_SHEET = "Numbered questions"
 BODY_HEADERS = ("Section", "No.", "Question", "Response")
@@ -73,12 +73,13 @@ class WordReadError(ValueError):
 
 def check_docx_bytes(data: bytes, name: str) -> None:
     """Refuse, with what to do, a file that is not a plain readable .docx."""
-    if data.startswith(OLE_MAGIC):
-        if "EncryptedPackage".encode("utf-16-le") in data:
-            raise WordReadError(
-                "The document is password-protected (encrypted). Open it in Word, remove the password "
-                "(File › Info › Protect Document › Encrypt with Password, clear it), save and upload it again."
-            )
+    container = ole_container(data)
+    if container == ENCRYPTED:
+        raise WordReadError(
+            "The document is password-protected (encrypted). Open it in Word, remove the password "
+            "(File › Info › Protect Document › Encrypt with Password, clear it), save and upload it again."
+        )
+    if container == LEGACY:
         raise WordReadError(
             "This is a legacy Word 97–2003 (.doc) file. Open it in Word and save it as .docx, then upload that."
         )

@@ -47,7 +47,10 @@ def batch_generate_responder_answers(self, rfp_id: int, user_id: int | None, job
     """
     result = _run_batch_task(self, rfp_id, job_id, RFPBatchJob.JOB_TYPE_RESPONDER, batch.run_responder_job)
     if result.get("status") == JobStatus.COMPLETED:
-        dispatch_chained_reviewer(job_id)
+        with transaction.atomic():
+            reviewer = batch.create_chained_reviewer(RFPBatchJob.objects.get(pk=job_id))
+            if reviewer:
+                dispatch_batch_job(reviewer)
     return result
 
 
@@ -76,13 +79,6 @@ def dispatch_batch_job(job: RFPBatchJob) -> None:
     soft = settings.RFP_BATCH_SOFT_TIME_LIMIT
     dispatch_after_commit(job, task, args=args, soft_time_limit=soft, time_limit=soft + HARD_LIMIT_MARGIN)
     logger.info("Queued %s job %s", job.job_type, job.pk, extra={"job_id": job.pk, "rfp_id": job.rfp_id})
-
-
-def dispatch_chained_reviewer(responder_job_id: int) -> None:
-    with transaction.atomic():
-        reviewer = batch.create_chained_reviewer(RFPBatchJob.objects.get(pk=responder_job_id))
-        if reviewer:
-            dispatch_batch_job(reviewer)
 
 
 @shared_task(

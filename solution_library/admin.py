@@ -1,12 +1,13 @@
 from django.contrib import admin, messages
-from django.db import models
+from django.db import models, transaction
 from django.shortcuts import redirect
 from django.urls import reverse
 from django.utils.html import format_html
 
 from .models import Chunk, Document, DocumentationSource, EmbedBatchJob, SyncJob
-from .services.documents import delete_document
-from .tasks import dispatch_embed_batch, dispatch_source_sync
+from .services.documents import create_embed_batch_job, delete_document
+from .services.scheduling import create_sync_job
+from .tasks import dispatch_embed_batch_job, dispatch_sync_job
 
 
 @admin.register(Document)
@@ -28,7 +29,9 @@ class DocumentAdmin(admin.ModelAdmin):
 
     @admin.action(description="Re-embed the selected documents (batch job)")
     def embed_selected(self, request, queryset):
-        job = dispatch_embed_batch(list(queryset.values_list("pk", flat=True)), request.user)
+        with transaction.atomic():
+            job = create_embed_batch_job(list(queryset.values_list("pk", flat=True)), request.user)
+            dispatch_embed_batch_job(job)
         messages.info(request, f"Embedding job {job.pk} queued for {job.total_items} documents.")
         return redirect("solution_library:embed_job", pk=job.pk)
 
@@ -66,7 +69,7 @@ class DocumentationSourceAdmin(admin.ModelAdmin):
     @admin.action(description="Sync the selected sources now")
     def sync_selected(self, request, queryset):
         for source in queryset:
-            job = dispatch_source_sync(source, request.user)
+            job = create_sync_job(source, request.user, dispatch=dispatch_sync_job)
             if job is None:
                 messages.warning(request, f"{source.name}: a sync is already running.")
             else:

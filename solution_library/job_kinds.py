@@ -4,7 +4,7 @@ from django.urls import reverse
 
 from jobs.kinds import JobKind
 
-from .tasks import dispatch_document_again, dispatch_embed_batch_job, dispatch_sync_job
+from .tasks import dispatch_embed_batch_job, dispatch_embedding, dispatch_sync_job
 
 
 def document_retry_url(document) -> str:
@@ -21,7 +21,7 @@ KINDS = (
         "Document",
         "solution_library.Document",
         "solution_library:document",
-        redispatch=dispatch_document_again,
+        redispatch=dispatch_embedding,
         retry=document_retry_url,
     ),
     JobKind(

@@ -1,6 +1,7 @@
 """post_save/post_delete receivers: queue embedding after commit, keep the search index honest."""
 
 from django.conf import settings
+from django.db import transaction
 from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 
@@ -20,7 +21,7 @@ def dispatch_embedding_of_new_document(sender, instance: Document, created: bool
         return
     from .tasks import dispatch_embedding  # tasks import services → models; avoid the cycle
 
-    dispatch_embedding(instance.pk)
+    dispatch_embedding(instance)
 
 
 @receiver(post_save, sender=Document)
@@ -44,6 +45,10 @@ def reembed_library_before_new_default(sender, model, user, **kwargs):
     """A new default embedding model finds nothing until the library's chunks are embedded with it."""
     if not Chunk.objects.exclude(embedding_model=model).exists():
         return None
-    from .tasks import dispatch_library_reembed  # tasks import services → models; avoid the cycle
+    from .services import documents
+    from .tasks import dispatch_embed_batch_job  # tasks import services → models; avoid the cycle
 
-    return dispatch_library_reembed(model, user)
+    with transaction.atomic():
+        job = documents.create_library_reembed_job(model, user)
+        dispatch_embed_batch_job(job)
+    return job

@@ -5,7 +5,6 @@ import logging
 from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
-from django.db import transaction
 
 from jobs.backoff import backoff_seconds
 from jobs.dispatch import dispatch_after_commit
@@ -14,7 +13,7 @@ from jobs.runner import run_job
 from llm_manager.exceptions import TransientLLMError
 
 from .locks import lock_holder, source_sync_lock
-from .models import Document, DocumentationSource, EmbedBatchJob, SyncJob
+from .models import Document, EmbedBatchJob, SyncJob
 from .services import documents, scheduling
 
 logger = logging.getLogger(__name__)
@@ -86,7 +85,7 @@ def sync_documentation_source(self, source_id: int, user_id: int | None, job_id:
             return _refuse_concurrent_sync(source_id, job_id)
         result = run_job(self, SyncJob, job_id, lambda job: scheduling.run_sync_job(job, user_id))
     for document_id in result.pop("to_embed", []):
-        dispatch_embedding(document_id)
+        dispatch_embedding(Document(pk=document_id))  # the id is all the message carries: no need to read the row
     return result
 
 
@@ -105,54 +104,24 @@ def _refuse_concurrent_sync(source_id: int, job_id: int) -> dict:
 @shared_task(bind=True, name="solution_library.sync_all_documentation_sources", soft_time_limit=120, time_limit=180)
 def sync_all_documentation_sources(self) -> dict:
     """Beat: queue a sync of every due source that has no active job."""
-    queued, skipped = scheduling.dispatch_due_syncs(dispatch=dispatch_sync_job)
+    queued, skipped = scheduling.create_due_sync_jobs(dispatch=dispatch_sync_job)
     logger.info("Queued %s source syncs, skipped %s", len(queued), skipped, extra={"task_id": self.request.id})
     return {"success": True, "queued": len(queued), "skipped": skipped, "job_ids": queued}
 
 
 def dispatch_sync_job(job: SyncJob, countdown: float = 0) -> None:
+    """Queue the sync job's task after commit; `countdown` delays its start (a site not serving yet)."""
     kwargs = {"source_id": job.source_id, "user_id": job.started_by_id, "job_id": job.pk}
     options = {"countdown": countdown} if countdown else {}
     dispatch_after_commit(job, sync_documentation_source, kwargs=kwargs, **options)
 
 
-def dispatch_source_sync(source: DocumentationSource, user, countdown: float = 0) -> SyncJob | None:
-    """Create a sync job for `source` and queue it after commit; None when one is already active.
+def dispatch_embedding(document: Document) -> None:
+    """Queue the document's embedding through the outbox: a broker outage delays it, never loses it.
 
-    `countdown` delays the start, for a site that is not serving yet (the demo
-    documentation, loaded before the web server starts).
+    Also the sweeper's re-send of a document whose worker vanished (processing is idempotent).
     """
-    return scheduling.create_sync_job(source, user, dispatch=lambda job: dispatch_sync_job(job, countdown))
-
-
-def dispatch_embedding(document_id: int) -> None:
-    """Queue the document's embedding through the outbox: a broker outage delays it, never loses it."""
-    dispatch_after_commit(Document(pk=document_id), embed_document, kwargs={"document_id": document_id})
-
-
-def dispatch_document_again(document: Document) -> None:
-    """The sweeper's re-send of a document whose worker vanished (processing is idempotent)."""
-    dispatch_embedding(document.pk)
-
-
-def dispatch_library_reembed(model, user) -> EmbedBatchJob:
-    """Re-embed every ready document with `model`, which becomes the default when all are done."""
-    document_ids = documents.library_document_ids()
-    with transaction.atomic():
-        job = EmbedBatchJob.objects.create(
-            document_ids=document_ids, total_items=len(document_ids), started_by=user, target_model=model
-        )
-        dispatch_after_commit(job, embed_documents_batch, kwargs={"job_id": job.pk})
-    return job
-
-
-def dispatch_embed_batch(document_ids: list[int], user) -> EmbedBatchJob:
-    with transaction.atomic():
-        job = EmbedBatchJob.objects.create(
-            document_ids=sorted(document_ids), total_items=len(document_ids), started_by=user
-        )
-        dispatch_embed_batch_job(job)
-    return job
+    dispatch_after_commit(document, embed_document, kwargs={"document_id": document.pk})
 
 
 def dispatch_embed_batch_job(job: EmbedBatchJob) -> None:

@@ -12,10 +12,10 @@ from jobs.views import job_status_response, progress_context
 from spelunker.permissions import staff_required
 
 from .models import Chunk, Document, DocumentationSource, EmbedBatchJob, SyncJob
-from .services import snippets
+from .services import scheduling, snippets
 from .services.documents import mark_for_reprocessing, max_upload_bytes, store_upload
 from .services.search import search_passages
-from .tasks import dispatch_embedding, dispatch_source_sync
+from .tasks import dispatch_embedding, dispatch_sync_job
 
 DOCUMENTS_PER_PAGE = 50
 SEARCH_LIMIT = 10
@@ -127,7 +127,7 @@ def document_retry(request, pk):
     document = get_object_or_404(Document, pk=pk)
     if document.can_retry:  # a second click while it is queued must not queue it twice
         mark_for_reprocessing(document)
-        dispatch_embedding(document.pk)
+        dispatch_embedding(document)
     if _wants_json(request):
         return JsonResponse(_document_payload(document))
     if getattr(request, "htmx", False):
@@ -190,7 +190,7 @@ def source_detail(request, pk):
 @require_POST
 def source_sync(request, pk):
     source = get_object_or_404(DocumentationSource, pk=pk)
-    job = dispatch_source_sync(source, request.user)
+    job = scheduling.create_sync_job(source, request.user, dispatch=dispatch_sync_job)
     if job is None:
         active = source.sync_jobs.filter(status__in=[SyncJob.STATUS_PENDING, SyncJob.STATUS_PROCESSING]).first()
         messages.warning(request, "A sync of this source is already running.")

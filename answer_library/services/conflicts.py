@@ -15,7 +15,7 @@ from django.db import transaction
 from llm_manager import services as llm
 from llm_manager.providers import grounding
 
-from ..models import Entry, Finding
+from ..models import Entry, Finding, LibraryJob
 from . import matching
 from .entries import save_entry
 
@@ -101,3 +101,8 @@ def run_conflicts_job(job) -> dict:
     job.summary = counts
     job.save(update_fields=["summary", "updated_at"])
     return counts
+
+
+def create_scan_job(user) -> LibraryJob:
+    """The scan's row; the database refuses a second active scan (IntegrityError). The caller dispatches it."""
+    return LibraryJob.objects.create(job_type=LibraryJob.CONFLICTS, started_by=user)

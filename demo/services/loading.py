@@ -24,6 +24,7 @@ from rfp_manager.models import RFP
 from rfp_manager.services import importing
 from solution_library.models import Document, DocumentationSource, SyncJob
 from solution_library.services.documents import store_upload
+from solution_library.services.scheduling import create_sync_job
 
 from .rendering import parse_blocks, render_docx, render_pdf, title_of
 from .workbook import build_workbook, read_demo_rfp
@@ -35,9 +36,9 @@ DOCS_SOURCE_NAME = "Orrery documentation (demo)"
 # waits this long, so the worker does not find the documentation site closed.
 DOCS_SYNC_DELAY_SECONDS = 30
 
-# (source, user, countdown) → the queued SyncJob, or None when one is active:
-# solution_library.tasks.dispatch_source_sync, passed in by the caller (no Celery here).
-DispatchSync = Callable[[DocumentationSource, object, float], SyncJob | None]
+# (sync job, countdown) → None, queues the job after commit:
+# solution_library.tasks.dispatch_sync_job, passed in by the caller (no Celery here).
+DispatchSync = Callable[[SyncJob, float], None]
 
 
 @dataclass
@@ -112,7 +113,7 @@ def _register_docs_source(user, start_url: str, dispatch_sync: DispatchSync, rep
     if not created:
         return  # synced already, or on its schedule
     report.sync_delay_seconds = 0 if site_answers(start_url) else DOCS_SYNC_DELAY_SECONDS
-    job = dispatch_sync(source, user, report.sync_delay_seconds)
+    job = create_sync_job(source, user, dispatch=lambda job: dispatch_sync(job, report.sync_delay_seconds))
     report.sync_job_id = job.pk if job else None
 
 

@@ -24,7 +24,7 @@ from llm_manager import services as llm
 from llm_manager.exceptions import LLMError, TransientLLMError
 from spelunker.storage import STORAGE_ERRORS, describe_storage_error
 
-from ..models import READY_STATUSES, Chunk, Document, ReviewStatus
+from ..models import READY_STATUSES, Chunk, Document, EmbedBatchJob, ReviewStatus
 from . import search_index
 from .chunking import TextChunk, chunk_text
 from .parsing import UnsupportedFile, check_readable, detect_type, extract_text
@@ -400,6 +400,18 @@ def _process_for_batch(document_id: int, model_id: int | None, alongside: bool) 
 def library_document_ids() -> list[int]:
     """The documents a library re-embed covers: every ready one."""
     return list(Document.objects.filter(review_status__in=READY_STATUSES).order_by("pk").values_list("pk", flat=True))
+
+
+def create_embed_batch_job(document_ids: list[int], user, target_model=None) -> EmbedBatchJob:
+    """A pending job re-embedding these documents (with `target_model`: see EmbedBatchJob); the caller dispatches it."""
+    return EmbedBatchJob.objects.create(
+        document_ids=sorted(document_ids), total_items=len(document_ids), started_by=user, target_model=target_model
+    )
+
+
+def create_library_reembed_job(model, user) -> EmbedBatchJob:
+    """Re-embed every ready document with `model`, which becomes the default when all are done."""
+    return create_embed_batch_job(library_document_ids(), user, target_model=model)
 
 
 def finish_library_reembed(job) -> dict:

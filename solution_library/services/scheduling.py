@@ -74,8 +74,8 @@ def due_sources():
             yield source
 
 
-def dispatch_due_syncs(dispatch: Dispatch) -> tuple[list[int], int]:
-    """Create and dispatch a job per due source; sources with an active job are skipped."""
+def create_due_sync_jobs(dispatch: Dispatch) -> tuple[list[int], int]:
+    """Create a job per due source and hand each to `dispatch`; sources with an active job are skipped."""
     system_user = get_user_model().objects.filter(Q(is_superuser=True) | Q(is_staff=True)).order_by("pk").first()
     queued, skipped = [], 0
     for source in due_sources():

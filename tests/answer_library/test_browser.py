@@ -6,25 +6,17 @@ SPELUNKER_WRITE_DOCS=1, like the tour's.
 """
 
 import io
-import os
-from pathlib import Path
 
 import pytest
 from openpyxl import load_workbook
 
 from answer_library.models import Entry
 from rfp_manager.models import Answer
+from tests.screenshots import shot
 
 from .conftest import BACKUP_QUESTION, BACKUP_REWORDED, make_rfp
 
 pytestmark = [pytest.mark.browser, pytest.mark.integration]
-
-DOCS_IMG = Path(__file__).resolve().parents[2] / "docs" / "img"
-
-
-def shot(page, tmp_path, name: str) -> None:
-    folder = DOCS_IMG if os.environ.get("SPELUNKER_WRITE_DOCS") == "1" else tmp_path
-    page.screenshot(path=str(folder / f"{name}.png"), full_page=True)
 
 
 def run_responder(page) -> None:

@@ -13,8 +13,12 @@ pytestmark = [pytest.mark.integration]
 SMOKE = """
 import time
 from django.db import connection
+from django.db import transaction
+from jobs.services import create_system_check
 from jobs.tasks import dispatch_system_check
-check = dispatch_system_check(None)
+with transaction.atomic():
+    check = create_system_check(None)
+    dispatch_system_check(check)
 for _ in range(150):
     check.refresh_from_db()
     if not check.is_active:

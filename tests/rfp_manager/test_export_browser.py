@@ -4,8 +4,6 @@ The screenshot is written to docs/img/ when SPELUNKER_WRITE_DOCS=1 (else to the 
 """
 
 import io
-import os
-from pathlib import Path
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
@@ -13,13 +11,13 @@ from openpyxl import load_workbook
 
 from rfp_manager.models import RFP, Answer
 from rfp_manager.services import importing
+from tests.screenshots import shot
 
 from ..questionnaires import workbooks
 from .test_questionnaires import CITATION
 
 pytestmark = [pytest.mark.browser]
 
-DOCS_IMG = Path(__file__).resolve().parents[2] / "docs" / "img"
 ANSWERS = {  # number → (draft, choice, review verdict, edited text)
     "COMP-01": ("Acme is a private company founded in 2009 [1].", "yes", "approved", ""),
     "COMP-02": ("Yes, a team of six [1].", "yes", "approved", ""),
@@ -59,9 +57,7 @@ def test_export_choices_and_report_then_download(logged_in_page, live_server, tr
     assert "open question: a Yes/No choice does not answer it" in reasons
     assert "rejected by the reviewer" in reasons and "placeholder" in reasons
     assert page.locator("#report-lines tr.outcome-normalised").count() == 1  # Partly → "Partially" (the x14 list)
-    folder = DOCS_IMG if os.environ.get("SPELUNKER_WRITE_DOCS") == "1" else tmp_path
-    page.screenshot(path=str(folder / "export-choices.png"), full_page=True)
-    print("export screenshot:", folder / "export-choices.png")
+    shot(page, tmp_path, "export-choices")
 
     with page.expect_download() as download:
         page.click("#download-workbook")

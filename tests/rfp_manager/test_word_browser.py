@@ -5,25 +5,16 @@ SPELUNKER_WRITE_DOCS=1, like the tour's.
 """
 
 import io
-import os
-from pathlib import Path
 
 import pytest
 from docx import Document
 
 from rfp_manager.models import RFP, Answer
+from tests.screenshots import shot
 
 from ..questionnaires import word_fixtures
 
 pytestmark = [pytest.mark.browser, pytest.mark.integration]
-
-DOCS_IMG = Path(__file__).resolve().parents[2] / "docs" / "img"
-
-
-def shot(page, tmp_path, name: str) -> None:
-    folder = DOCS_IMG if os.environ.get("SPELUNKER_WRITE_DOCS") == "1" else tmp_path
-    page.screenshot(path=str(folder / f"{name}.png"), full_page=True)
-    print("screenshot:", folder / f"{name}.png")
 
 
 def test_word_questionnaire_preview_import_and_answered_download(logged_in_page, live_server, user, tmp_path):

@@ -138,7 +138,7 @@ def test_every_process_follows_adds_deletes_and_re_embeds(reader, offline_embedd
     data = ACCESS_V2.encode()
     access.file.save("document.txt", ContentFile(data), save=False)
     Document.objects.filter(pk=access.pk).update(file=access.file.name, content_hash=content_hash(data))
-    dispatch_embedding(access.pk)
+    dispatch_embedding(access)
     wait_until_ready(access, old_chunks=old)
     answer = reader.ask("How are staff accounts provisioned and removed?")
     assert answer["passages"][0] in chunk_ids(access)

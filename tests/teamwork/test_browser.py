@@ -16,8 +16,8 @@ from answer_library.models import Entry
 from rfp_manager.models import Answer
 from solution_library.testing import add_library_document
 from teamwork.models import Assignment, Role
-from tests.answer_library.test_browser import shot
 from tests.rfp_manager.conftest import LIBRARY
+from tests.screenshots import shot
 
 from .conftest import add_member, draft_answers, make_rfp
 

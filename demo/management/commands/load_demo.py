@@ -7,7 +7,7 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
 from demo.services.loading import DOCS_START_PATH, load_demo
-from solution_library.tasks import dispatch_source_sync
+from solution_library.tasks import dispatch_sync_job
 
 
 def default_docs_url() -> str:
@@ -42,7 +42,7 @@ class Command(BaseCommand):
         report = load_demo(
             self._owner(options["user"]),
             options["docs_url"] or default_docs_url(),
-            dispatch_source_sync,
+            dispatch_sync_job,
             if_empty=options["if_empty"],
         )
         if report.skipped:
