@@ -7,7 +7,8 @@ answers like the offline provider, so pipeline tests against it are meaningful.
 Switchable behaviour (`FakeOpenAI.configure`): per-request latency, an error
 rate, a specific fault ("500", "429" with Retry-After, "401", "timeout",
 "malformed" JSON), the served models and a required API key. Every request is
-logged (`.requests`), and the number of requests in flight at once is tracked
+logged (`.requests`; a chat request with its last message, so tests can count
+calls per question), and the number of requests in flight at once is tracked
 (`.max_in_flight`) so tests can prove a concurrency limit held.
 
 Command line (for benchmarks):
@@ -157,6 +158,8 @@ def _handler_for(fake: FakeOpenAI):
                 "path": self.path,
                 "method": self.command,
                 "model": (body or {}).get("model"),
+                # A chat request's last message (the user's turn): what tests count calls per question by.
+                "prompt": _last_message(body),
                 "started": time.time(),
                 "status": None,
             }
@@ -267,6 +270,13 @@ def _handler_for(fake: FakeOpenAI):
                 pass  # the client gave up (its timeout); nothing to answer
 
     return Handler
+
+
+def _last_message(body) -> str | None:
+    messages = (body or {}).get("messages")
+    if not messages or not isinstance(messages[-1], dict):
+        return None
+    return str(messages[-1].get("content", ""))
 
 
 def _json(status: int, payload: dict, headers: dict | None = None) -> tuple[int, bytes, dict]:

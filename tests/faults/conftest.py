@@ -9,7 +9,7 @@ import pytest
 from tests.workers import Beat
 
 from .record import CaseRecord
-from .report import write_report
+from .report import MixedCommits, write_report
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -73,8 +73,16 @@ def record(request):
 
 
 def pytest_sessionfinish(session):
-    if getattr(session.config, "_fault_cases_ran", False):
-        write_report()
+    """Rewrite docs/reliability.md from the records, unless they mix commits (a run of some cases only)."""
+    if not getattr(session.config, "_fault_cases_ran", False):
+        return
+    try:
+        message = f"fault suite: wrote {write_report()}"
+    except MixedCommits as refused:
+        message = f"fault suite: {refused}"
+    terminal = session.config.pluginmanager.get_plugin("terminalreporter")
+    if terminal is not None:
+        terminal.write_line(message)
 
 
 @pytest.fixture

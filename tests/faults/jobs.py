@@ -7,8 +7,10 @@ from tests.rfp_manager.conftest import QUESTIONS, make_rfp
 from tests.workers import wait_for
 
 
-def rfp_with_questions(owner, count: int, name: str = "Acme RFP"):
-    return make_rfp(owner, [f"{QUESTIONS[i % len(QUESTIONS)]} (variant {i})" for i in range(count)], name=name)
+def rfp_with_questions(owner, count: int, name: str = "Acme RFP", first: int = 0):
+    """`count` questions, variants `first`… : RFPs of one case given distinct ranges ask distinct questions."""
+    variants = range(first, first + count)
+    return make_rfp(owner, [f"{QUESTIONS[i % len(QUESTIONS)]} (variant {i})" for i in variants], name=name)
 
 
 def start_responder(client, rfp) -> RFPBatchJob:

@@ -4,6 +4,8 @@ A case calls `record.event(...)` when it kills or stops something (the time
 since the case began is noted), `record.check(what, observed, expected)` for
 every claim it makes (this also asserts it), and `record.figure(name, value)`
 for numbers worth reporting. The fixture saves the file with the outcome.
+Each record carries the commit it ran at, so the page is never written from
+runs of different code (report.py refuses).
 """
 
 import json
@@ -11,7 +13,16 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
+from spelunker.provenance import MeasuredSources
+
 RESULTS_DIR = Path(__file__).resolve().parents[2] / "docs" / "reliability"
+# The whole tree, as git pathspecs, but what a run writes itself (the records and the page): a case run
+# at a clean checkout is stamped with HEAD, one run with any other file changed "<HEAD> + uncommitted changes".
+RUN_TREE = MeasuredSources((".", ":(exclude)docs/reliability", ":(exclude)docs/reliability.md"))
+
+
+def running_commit() -> str:
+    return RUN_TREE.commit()
 
 
 class CaseRecord:
@@ -24,6 +35,7 @@ class CaseRecord:
             "checks": [],
             "figures": {},
             "ran_at": datetime.now(UTC).isoformat(timespec="seconds"),
+            "commit": running_commit(),
             "outcome": "did not finish",
         }
         self._t0 = time.monotonic()

@@ -11,10 +11,13 @@ from django.urls import reverse
 from jobs.models import OutboxMessage
 from rfp_manager.models import RFPBatchJob
 from solution_library.models import SyncJob
+from tests.security.conftest import client_factory, offline_embedding, world  # noqa: F401  (fixtures)
+from tests.security.url_access import OWNER, SIGNED_IN, STAFF, walk
 from tests.solution_library.test_sync import docs_site, make_source
 from tests.solution_library.website import Website
 from tests.workers import wait_for
 
+from .duplicates import ChatLog, check_no_duplicates, questions_done
 from .jobs import exact, finished, job_figures, processed, rfp_with_questions, start_responder
 
 pytestmark = [pytest.mark.faults, pytest.mark.integration]
@@ -31,13 +34,14 @@ def test_rabbitmq_stopped_20_s_while_jobs_run_and_three_are_started(
         "runs meanwhile and three more are started from the RFP pages; Beat runs the outbox publisher",
     )
     fake_llm.configure(latency_ms=50)
+    chat = ChatLog(fake_llm)
     running = start_responder(user_client, rfp_with_questions(user, 60, name="Running RFP"))
     wait_for(lambda: processed(running.pk) >= 5, timeout=120, message="the first job under way")
     stack.stop("rabbitmq")
     down_at = time.monotonic()
     case.event(f"RabbitMQ stopped with job {running.pk} at {processed(running.pk)} of 60 questions")
 
-    rfps = [rfp_with_questions(user, 10, name=f"New RFP {n}") for n in range(3)]
+    rfps = [rfp_with_questions(user, 10, name=f"New RFP {n}", first=60 + 10 * n) for n in range(3)]
     clicks_began = time.monotonic()
     started = [start_responder(user_client, rfp) for rfp in rfps]
     case.figure("seconds the three start clicks took in all, broker down", round(time.monotonic() - clicks_began, 1))
@@ -57,6 +61,7 @@ def test_rabbitmq_stopped_20_s_while_jobs_run_and_three_are_started(
 
     time.sleep(max(0.0, BROKER_DOWN_SECONDS - (time.monotonic() - down_at)))
     case.event(f"RabbitMQ starting again, {time.monotonic() - down_at:.0f} s after it stopped")
+    chat.cut()  # the running job's delivery was cancelled when its worker lost the broker; the next waits for it
     stack.start("rabbitmq")
     case.event(f"RabbitMQ accepting connections again ({time.monotonic() - down_at:.0f} s after it stopped)")
     jobs = [finished(job.pk, timeout=300) for job in [running, *started]]
@@ -65,6 +70,7 @@ def test_rabbitmq_stopped_20_s_while_jobs_run_and_three_are_started(
     for job in jobs[1:]:
         case.check(f"job {job.pk} (started during the outage)", job_figures(job), exact(10))
     case.check("outbox messages still unsent", OutboxMessage.objects.filter(sent_at__isnull=True).count(), 0)
+    check_no_duplicates(case, chat, jobs)
     case.figure(
         "publish attempts of the three new jobs' messages",
         list(
@@ -76,51 +82,48 @@ def test_rabbitmq_stopped_20_s_while_jobs_run_and_three_are_started(
 
 
 def test_memcached_stopped_every_page_answers_and_one_sync_per_source(
-    record, stack, live_worker, chat_library, staff_user, staff_client, user
+    record, stack, world, live_worker, chat_library, staff_user, user
 ):
     case = record(
         "Memcached stopped",
-        "Memcached is stopped for the whole case; every page is requested and two syncs of one "
+        "Memcached is stopped for the whole case; every page of the security URL walk that a signed-in user may "
+        "open is requested (the RFP's pages as its owner, the staff pages as staff), and two syncs of one "
         "documentation source are started at the same instant",
     )
-    rfp = rfp_with_questions(user, 3)
     with Website() as site:
         docs_site(site, pages=4)
         source = make_source(site)
+        owner, staff = signed_in(user), signed_in(staff_user)  # sessions made while the cache is up
         stack.stop("memcached")
         case.event("Memcached stopped")
-        pages = [
-            "home",
-            "solution_library:index",
-            "solution_library:documents",
-            "solution_library:sources",
-            "rfp_manager:index",
-            "llm_manager:index",
-            "system",
-            "jobs:index",
-        ]
-        urls = [reverse(name) for name in pages] + [
-            reverse("solution_library:source", args=[source.pk]),
-            reverse("rfp_manager:detail", args=[rfp.pk]),
-            reverse("solution_library:search") + "?q=backups",
-            "/healthz",
-        ]
-        statuses = {url: staff_client.get(url).status_code for url in urls}
-        case.check("pages answering 200", sorted(url for url, status in statuses.items() if status != 200), [])
+        answers = signed_in_pages_answer(world, owner=owner, staff=staff)
+        case.check(
+            "pages that did not answer as they do with the cache up (200, or the page's own answer when the "
+            "fixture has nothing to show, e.g. 404 for a workbook export without a client workbook)",
+            [page for page in answers if page["status"] != page["expected"]],
+            [],
+        )
         case.figure(
-            "/readyz (a readiness probe: reports the cache as down, by design)", staff_client.get("/readyz").status_code
+            "pages requested (GET pages of the URL walk: signed-in, RFP owner's and staff's; admin pages not included)",
+            len(answers),
+        )
+        case.figure(
+            "pages that answered as with the cache up, by URL name",
+            [page["page"] for page in answers if page["status"] == page["expected"]],
+        )
+        case.figure(
+            "/readyz (a readiness probe: reports the cache as down, by design)",
+            staff.get("/readyz").status_code,
         )
 
         barrier = threading.Barrier(2)
         codes = []
 
-        def click():
-            client = Client()
-            client.force_login(staff_user)
+        def click(client):
             barrier.wait()
             codes.append(client.post(reverse("solution_library:source_sync", args=[source.pk])).status_code)
 
-        clicks = [threading.Thread(target=click) for _ in range(2)]
+        clicks = [threading.Thread(target=click, args=(signed_in(staff_user),)) for _ in range(2)]
         for thread in clicks:
             thread.start()
         for thread in clicks:
@@ -137,6 +140,28 @@ def test_memcached_stopped_every_page_answers_and_one_sync_per_source(
         case.figure("responses to the two clicks", sorted(codes))
 
 
+def signed_in(user) -> Client:
+    """A client signed in as `user` that answers a view's exception with its 500, as a browser sees it."""
+    client = Client(raise_request_exception=False)
+    client.force_login(user)
+    return client
+
+
+def signed_in_pages_answer(world, *, owner, staff) -> list[dict]:
+    """Every GET page of the URL walk a signed-in user may open, requested by the user who may open it."""
+    by_access = {SIGNED_IN: owner, OWNER: owner, STAFF: staff}
+    return [
+        {
+            "page": route.key,
+            "path": path,
+            "status": by_access[rule.access].get(path).status_code,
+            "expected": rule.rightful_status or 200,
+        }
+        for route, rule, path in walk(world, *by_access)
+        if rule.method == "GET"
+    ]
+
+
 def test_postgresql_restarted_mid_job(
     record, stack, queue_to_own_workers, make_worker, chat_library, fake_llm, user, user_client
 ):
@@ -150,13 +175,18 @@ def test_postgresql_restarted_mid_job(
     queue_to_own_workers("batch")
     worker = make_worker(queues="batch", concurrency=1)
     pid = worker.proc.pid
+    chat = ChatLog(fake_llm)
     job = start_responder(user_client, rfp_with_questions(user, total))
     wait_for(lambda: processed(job.pk) >= 30, timeout=120, message="30 questions done")
     done = processed(job.pk)
+    done_before_the_stop = questions_done()
     connection.close()  # this process's own connection goes down with the server: reopen it afterwards
     stack.stop("postgres")
     case.event(f"PostgreSQL stopped with {done} of {total} questions done")
     time.sleep(3)
+    # The delivery that met the outage has ended; the retry that resumes the job cannot begin before the database
+    # is back. What it did since the reading above cannot be read now: questions done before the stop stand for it.
+    chat.cut(done=done_before_the_stop)
     stack.start("postgres")
     case.event("PostgreSQL started again")
     job = finished(job.pk)
@@ -166,3 +196,4 @@ def test_postgresql_restarted_mid_job(
         "a page answers after the restart", user_client.get(reverse("rfp_manager:job", args=[job.pk])).status_code, 200
     )
     case.check("job counters, result rows and answers", job_figures(job), exact(total))
+    check_no_duplicates(case, chat, [job])

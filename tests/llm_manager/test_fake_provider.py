@@ -33,6 +33,10 @@ def test_embed_and_chat_through_http(fake_llm, fake_api):
     assert result.text == "The sky over the harbour is blue on clear summer days [1]."
     assert result.model == "fake-chat"
     assert [r["path"] for r in fake_llm.requests] == ["/v1/embeddings", "/v1/chat/completions"]
+    # The log keeps a chat request's last message: the fault suite counts calls per question from it.
+    assert fake_llm.requests_to("/v1/chat/completions")[0]["prompt"].endswith(
+        "Question: What colour is the sky on summer days?"
+    )
 
 
 def test_embeddings_are_sent_in_batches(fake_llm, fake_api):

@@ -21,7 +21,7 @@ from .url_access import (
     VIEWER,
     all_routes,
     rule_for,
-    sample_path,
+    walk,
 )
 
 pytestmark = pytest.mark.django_db
@@ -34,15 +34,6 @@ EXPECTED_OPEN = {
     "admin:login",
     "favicon",
 }  # the icon: browsers fetch it before signing in
-
-
-def _walk(world, *access_classes):
-    """(route, rule, path) for every pattern of the given access classes."""
-    for route in all_routes():
-        rule = rule_for(route)
-        if rule and rule.access in access_classes:
-            obj = getattr(world, rule.obj) if rule.obj else None
-            yield route, rule, sample_path(route, obj.pk if obj else None)
 
 
 def _request(client, rule, path, **headers):
@@ -85,7 +76,7 @@ def test_only_health_and_login_are_open():
 def test_open_urls_answer_anyone(world, client):
     problems = [
         f"{path}: {r.status_code}"
-        for _, rule, path in _walk(world, OPEN)
+        for _, rule, path in walk(world, OPEN)
         if (r := _request(client, rule, path)).status_code != 200
     ]
     assert not problems, _report(problems)
@@ -93,7 +84,7 @@ def test_open_urls_answer_anyone(world, client):
 
 def test_anonymous_pages_go_to_login_and_scripts_get_401_json(world, client):
     problems = []
-    for route, rule, path in _walk(world, SIGNED_IN, OWNER, STAFF, EDITOR, ADMIN):
+    for route, rule, path in walk(world, SIGNED_IN, OWNER, STAFF, EDITOR, ADMIN):
         page = _request(client, rule, path)
         as_json = _request(client, rule, path, Accept="application/json")
         as_htmx = _request(client, rule, path, **{"HX-Request": "true"})
@@ -108,7 +99,7 @@ def test_anonymous_pages_go_to_login_and_scripts_get_401_json(world, client):
 def _refused_and_granted(world, access, refused_status, other_client, rightful_client) -> list[str]:
     """Each URL of `access`: another user gets `refused_status`; on GET the rightful user gets the page."""
     problems = []
-    for route, rule, path in _walk(world, access):
+    for route, rule, path in walk(world, access):
         if (status := _request(other_client, rule, path).status_code) != refused_status:
             problems.append(f"{rule.method} {path} ({route.key}): another user got {status}, not {refused_status}")
         if rule.method == "GET" and (status := _request(rightful_client, rule, path).status_code) != (
@@ -131,7 +122,7 @@ def test_staff_pages_refuse_other_users_and_answer_staff(world, bob_client, clie
 def test_the_admin_sends_non_staff_to_its_login(world, bob_client):
     problems = [
         f"{path} ({route.key}): {r.status_code}"
-        for route, rule, path in _walk(world, ADMIN)
+        for route, rule, path in walk(world, ADMIN)
         if not _is_login_redirect(r := _request(bob_client, rule, path))
     ]
     assert not problems, _report(problems)
@@ -140,7 +131,7 @@ def test_the_admin_sends_non_staff_to_its_login(world, bob_client):
 def test_shared_pages_answer_every_signed_in_user(world, bob_client):
     problems = [
         f"{path} ({route.key}): {r.status_code}"
-        for route, rule, path in _walk(world, SIGNED_IN)
+        for route, rule, path in walk(world, SIGNED_IN)
         if rule.method == "GET" and (r := _request(bob_client, rule, path)).status_code != 200
     ]
     assert not problems, _report(problems)
@@ -149,7 +140,7 @@ def test_shared_pages_answer_every_signed_in_user(world, bob_client):
 def test_library_editing_refuses_those_who_are_not_editors(world, bob_client):
     problems = [
         f"{rule.method} {path} ({route.key}): {r.status_code}"
-        for route, rule, path in _walk(world, EDITOR)
+        for route, rule, path in walk(world, EDITOR)
         if (r := _request(bob_client, rule, path)).status_code != 403
     ]
     assert not problems, _report(problems)
@@ -159,7 +150,7 @@ def test_a_viewer_reads_the_rfp_and_is_refused_every_change(world, client_factor
     """Carol is a viewer of alice's RFP: its pages answer her; every action that needs more is a 403."""
     carol = member_client(world, client_factory, django_user_model, "carol", VIEWER)
     problems = []
-    for route, rule, path in _walk(world, OWNER):
+    for route, rule, path in walk(world, OWNER):
         status = _request(carol, rule, path).status_code
         expected = (rule.rightful_status or 200) if rule.role == VIEWER else 403
         if status != expected:
@@ -173,7 +164,7 @@ def test_a_contributor_is_refused_what_only_owners_do(world, client_factory, dja
     dave = member_client(world, client_factory, django_user_model, "dave", "contributor")
     problems = [
         f"{rule.method} {path} ({route.key}): a contributor got {r.status_code}"
-        for route, rule, path in _walk(world, OWNER)
+        for route, rule, path in walk(world, OWNER)
         if rule.role == RFP_OWNER and (r := _request(dave, rule, path)).status_code != 403
     ]
     assert not problems, _report(problems)

@@ -163,6 +163,15 @@ def _walk(patterns, namespace: str, prefix: str):
             yield Route(key, route, namespace.rstrip(":"), not getattr(pattern.callback, "login_required", True))
 
 
+def walk(world, *access_classes: str):
+    """(route, rule, path) for every pattern of the given access classes, <pk> filled from `world` (conftest.py)."""
+    for route in all_routes():
+        rule = rule_for(route)
+        if rule and rule.access in access_classes:
+            obj = getattr(world, rule.obj) if rule.obj else None
+            yield route, rule, sample_path(route, obj.pk if obj else None)
+
+
 def rule_for(route: Route) -> Rule | None:
     if route.key in URL_ACCESS:
         return URL_ACCESS[route.key]
