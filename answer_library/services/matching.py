@@ -12,8 +12,12 @@ when the entry names every figure the question names: the embedding puts
 "Do you have a SOC 3 report?" at 0.86 beside "Do you have a SOC 2 Type II
 report?", and "ISO 27701" at 0.95 beside "ISO 27001" — a number is how a
 questionnaire names a standard, a version or a limit, and another number is
-another question (the cut is by figures, not by a fitted score). Adding
-shared-word overlap to that score was measured and lost: it punishes the
+another question (the cut is by figures, not by a fitted score). Nor is a
+candidate accepted that asks for another kind of thing (`asks_differ`): "How
+long are backups retained?" (a duration) sits at 0.7 beside "How often are
+backups taken?" (a frequency), and "Where are backups stored?" (a place) near
+it too; reusing that entry's "Hourly incremental and daily full backups"
+answers another question. Adding shared-word overlap to that score was measured and lost: it punishes the
 synonyms a rewording is made of ("change" for "rotate") more than it stops
 false matches. `make eval` measures recall@1 and false matches on its own set
 (docs/quality.md, with the threshold sweep the value was chosen from).
@@ -24,6 +28,7 @@ added or removed (a responder job asks once per question), and scored with numpy
 """
 
 import math
+import re
 import threading
 import time
 from dataclasses import dataclass
@@ -46,6 +51,29 @@ from ..models import Entry, EntryPhrasing
 MATCH_THRESHOLD = settings.ANSWER_LIBRARY_MATCH_THRESHOLD
 CANDIDATES = 5
 BM25_K1, BM25_B = 1.2, 0.75
+# What a question asks for, read from its interrogative (the first that matches, in this order): English's own
+# question words, not words of any question in the evaluation set. "How many days" asks for a time, as "how soon"
+# does; "how many" alone for a count. A question without one ("Do you…?", "What is…?", "Describe…") asks for
+# nothing these name and agrees with every entry.
+ASKS = (
+    ("person", re.compile(r"\bwho(?:m|se)?\b")),
+    ("place", re.compile(r"\bwhere\b")),
+    ("frequency", re.compile(r"\bhow (?:often|frequently|regularly)\b|\bat what (?:interval|frequency)\b")),
+    (
+        "time",
+        re.compile(
+            r"\bhow (?:quickly|soon|fast)\b|\bwhen\b|\bhow long does it take\b"
+            r"|\bhow many (?:seconds|minutes|hours|days|weeks|months|years)\b"
+        ),
+    ),
+    ("duration", re.compile(r"\bhow long\b")),
+    ("count", re.compile(r"\bhow (?:many|much)\b")),
+)
+# A question opening with an auxiliary verb is a yes/no question: a "who" or "when" later in it is a relative
+# clause ("staff who handle personal data"), not what it asks for.
+YES_NO_OPENING = re.compile(
+    r"^\W*(?:do|does|did|is|are|was|were|can|could|will|would|has|have|had|must|should|may|shall)\b"
+)
 
 
 @dataclass(frozen=True)
@@ -226,17 +254,42 @@ def figures_not_in_entry(question: str, entry: Entry) -> set[str]:
     return grounding.figures(question) - grounding.figures(" ".join([*entry.phrasings, entry.answer_text]))
 
 
+def asks_for(text: str) -> str | None:
+    """The kind of thing a question asks for ("person", "place", "frequency", "time", "duration", "count"), or None."""
+    text = text.lower()
+    if YES_NO_OPENING.match(text):
+        return None
+    return next((kind for kind, interrogative in ASKS if interrogative.search(text)), None)
+
+
+def asks_differ(question: str, entry: Entry) -> bool:
+    """The question asks for one kind of thing and every wording of the entry for another: a near miss on its topic.
+
+    Only two known kinds can disagree: "What is your password rotation period?"
+    (no kind) may well be answered by "How often must users change their
+    passwords?", while "How long are backups retained?" (a duration) is not
+    answered by "How often are backups taken?" (a frequency).
+    """
+    wanted = asks_for(question)
+    if wanted is None:
+        return False
+    return all((kind := asks_for(wording)) is not None and kind != wanted for wording in entry.phrasings)
+
+
 def find_match(
     question: str, *, threshold: float | None = None, index: Index | None = None, model=None
 ) -> Match | None:
     """The entry that answers the question, when the nearest in meaning is near enough; None sends it to the drafts.
 
-    An entry that does not name a figure the question names is passed over: it answers about another standard,
-    version or number, however near its wording is.
+    A candidate is passed over when it does not name a figure the question names (it answers about another
+    standard, version or number, however near its wording is), or when it asks for another kind of thing
+    (a frequency for a duration: `asks_differ`). The next candidate may still match, above the threshold.
     """
     threshold = MATCH_THRESHOLD if threshold is None else threshold
     candidates = (
-        m for m in ranked_matches(question, index=index, model=model) if not figures_not_in_entry(question, m.entry)
+        m
+        for m in ranked_matches(question, index=index, model=model)
+        if not figures_not_in_entry(question, m.entry) and not asks_differ(question, m.entry)
     )
     best = next(candidates, None)
     return best if best is not None and best.score >= threshold else None
