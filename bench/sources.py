@@ -21,6 +21,8 @@ MEASURED = MeasuredSources(
         "bench",
         "spelunker",
         "jobs",
+        "text",
+        "questionnaires",
         "home",
         "solution_library",
         "rfp_manager",

@@ -4,9 +4,9 @@
 (tests/evaluation/test_quality_page.py) recomputes it and fails, asking for
 `make eval`, when a measured file changed after the page was made. This is the
 one list of those files: the evaluation's data and code, and the product code
-it measures — search and ingestion, answering and the reviewer, the answer
-library's match, the embedding and chat providers, the models a fresh install
-registers, and the settings that hold their thresholds.
+it measures — the word toolkit (text/), search and ingestion, answering and
+the reviewer, the answer library's match, the embedding and chat providers, the
+models a fresh install registers, and the settings that hold their thresholds.
 """
 
 from pathlib import Path
@@ -16,6 +16,7 @@ from spelunker.provenance import ROOT, MeasuredSources, recorded_hash  # noqa: F
 MEASURED = MeasuredSources(
     (
         "evaluation",
+        "text",
         "solution_library/services",
         "rfp_manager/services/answering.py",
         "answer_library/services/entries.py",

@@ -19,6 +19,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from text.words import stems
+
 from . import grounding
 
 # (queries, texts) → their cosine matrix, len(queries) × len(texts).
@@ -133,10 +135,10 @@ def _parts(question: str) -> list[Part]:
             items = [i.strip() for i in LIST_ITEM_BREAK.split(INCLUDING.sub("", piece)) if i.strip()]
             parts += [Part(f"{head}: {item}", item) for item in items]
         else:
-            refers = head and PRONOUN.search(piece) and grounding.stems(head, subject_only=True)
+            refers = head and PRONOUN.search(piece) and stems(head, subject_only=True)
             parts.append(Part(f"{piece} ({head})", f"{piece} {head}") if refers else Part(piece, piece))
             head = head or piece
-    parts = [p for p in parts if grounding.stems(p.words, subject_only=True)]
+    parts = [p for p in parts if stems(p.words, subject_only=True)]
     return parts if len(parts) > 1 else [Part(question.strip(), question.strip())]
 
 
@@ -183,7 +185,7 @@ def relevance(
     """
     contexts = contexts or [""] * len(texts)
     lexical = [
-        [_lexical(grounding.stems(q, subject_only=True), t, c, weights) for t, c in zip(texts, contexts)]
+        [_lexical(stems(q, subject_only=True), t, c, weights) for t, c in zip(texts, contexts)]
         for q in words or queries
     ]
     if similarity is None or not texts:
@@ -243,13 +245,13 @@ def choose(
             range(len(found)),
             key=lambda i: (-(row[i] - RANK_PENALTY * found[i].rank), found[i].rank, found[i].position),
         )
-        best, wanted, held = row[ranked[0]], grounding.stems(parts[part].words, subject_only=True), None
+        best, wanted, held = row[ranked[0]], stems(parts[part].words, subject_only=True), None
         for i in ranked:
             if row[i] < max(least, CLOSE_TO_BEST * best) or _full(chosen):
                 break
             if _repeats(found[i].text, [c for _, c in chosen]):
                 continue  # already quoted (for an earlier part, or from an overlapping chunk)
-            own = wanted & grounding.stems(found[i].in_context)
+            own = wanted & stems(found[i].in_context)
             if held is not None and _weight(own - held, weights) < NEW_WORDS_SHARE * _weight(wanted, weights):
                 continue  # it says little of the part that the part's first sentence does not already say
             chosen.append((Choice(found[i].n, found[i].text, part, round(row[i], 3)), found[i]))
@@ -313,8 +315,8 @@ def _full(chosen: list) -> bool:
 
 def _repeats(text: str, chosen: list[Candidate]) -> bool:
     """Overlapping chunks repeat sentences: quote each once."""
-    own = grounding.stems(text)
-    return any(own and len(own & grounding.stems(c.text)) >= 0.8 * len(own) for c in chosen)
+    own = stems(text)
+    return any(own and len(own & stems(c.text)) >= 0.8 * len(own) for c in chosen)
 
 
 # --- does an answer address the question -----------------------------------------------------

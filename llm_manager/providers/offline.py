@@ -20,6 +20,8 @@ import json
 import math
 import re
 
+from text.words import stems
+
 from . import evidence, grounding
 from .base import ChatResult, ModelInfo, Provider
 
@@ -227,7 +229,7 @@ def _verdict(verdict: str, score: float, reasons: list[str]) -> dict:
 
 def rerank(question: str, passages: dict[int, str]) -> dict:
     """Re-ranker mode: the passages ordered by how much of the question's subject they hold."""
-    wanted = grounding.stems(question, subject_only=True)
+    wanted = stems(question, subject_only=True)
     order = sorted(passages, key=lambda n: -grounding.coverage(wanted, passages[n]))
     return {"ranking": order}
 

@@ -35,6 +35,7 @@ from llm_manager.providers.evidence import Choice, Similarity, addressing_proble
 from llm_manager.providers.offline import NO_PASSAGE_ANSWER
 from solution_library.services.lexical import chunk_frequencies
 from solution_library.services.search import search_passages
+from text.words import CITATION
 
 from ..models import Answer, Question
 from . import workflow
@@ -83,7 +84,6 @@ CHECKS_PASSED = "Every sentence is supported by the passage it cites, and it add
 VERDICT_FACTOR = {"approved": 1.0, "needs_revision": 0.5, "rejected": 0.1}
 VERDICTS = {choice.value for choice in Answer.Verdict}
 VERDICT_SEVERITY = ["approved", "needs_revision", "rejected"]
-CITATION = re.compile(r"\[(\d{1,3})\]")
 JSON_OBJECT = re.compile(r"\{.*?\}", re.DOTALL)
 
 

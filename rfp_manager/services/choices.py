@@ -11,6 +11,7 @@ says nothing about the question asked ("Is data encrypted at rest?").
 import re
 
 from llm_manager.providers import grounding
+from text.words import stems
 
 EXPLICIT = [
     ("na", re.compile(r"^\W*(n/?a|not applicable)\b", re.IGNORECASE)),
@@ -45,7 +46,7 @@ def propose_choice(answer_text: str, question: str = "") -> tuple[str, bool]:
 
 def _sentence_on_the_question(text: str, question: str) -> str:
     """The answer's sentence that holds most of the question's subject words (the whole text without a question)."""
-    wanted = grounding.stems(question, subject_only=True)
+    wanted = stems(question, subject_only=True)
     if not wanted:
         return text
     return max(grounding.sentences(text), key=lambda sentence: grounding.coverage(wanted, sentence))
@@ -109,8 +110,8 @@ def option_for(meaning: str, options: list[str], answer_text: str = "") -> tuple
         return "", f"the cell's list has no option meaning “{MEANING_LABELS[meaning]}”"
     if len(candidates) == 1:
         return candidates[0], ""
-    said = grounding.stems(answer_text)
-    best = max(candidates, key=lambda o: (len(said & grounding.stems(o)), -candidates.index(o)))
+    said = stems(answer_text)
+    best = max(candidates, key=lambda o: (len(said & stems(o)), -candidates.index(o)))
     return (
         best,
         f"one of {len(candidates)} options meaning “{MEANING_LABELS[meaning]}”, chosen by the answer's wording: check it",

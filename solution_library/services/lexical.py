@@ -12,20 +12,14 @@ dropped before the search, and the remaining terms are OR-ed so a passage that
 has most of them — not necessarily all — ranks first.
 """
 
-import re
 import threading
 
 from django.db import connection, transaction
 
-from llm_manager.providers.grounding import QUESTIONNAIRE_WORDS, STOPWORDS
+from text.words import QUESTIONNAIRE_PHRASES, QUESTIONNAIRE_WORDS, STOPWORDS, WORD
 
 from .search_index import current_version
 
-TERM = re.compile(r"[a-z0-9]+")
-# Phrases removed whole before single words are looked at: "if so", "in place".
-QUESTIONNAIRE_PHRASES = re.compile(
-    r"\b(if (so|yes|not|applicable)|in place|make sure|at (a|the) minimum|such as|e\.g\.|i\.e\.)", re.IGNORECASE
-)
 FTS_TABLE = "solution_library_chunk_fts"
 # Title and heading count twice the text: a passage under "Backups" is about backups.
 SQLITE_BM25_WEIGHTS = "2.0, 2.0, 1.0"
@@ -39,7 +33,7 @@ OVERFETCH_FOR_OTHER_MODELS = 2
 
 def plain_terms(text: str) -> list[str]:
     """The query's words minus English stopwords, in order, once each (the BM25 baseline's query)."""
-    return list(dict.fromkeys(t for t in TERM.findall(text.lower()) if t not in STOPWORDS))
+    return list(dict.fromkeys(t for t in WORD.findall(text.lower()) if t not in STOPWORDS))
 
 
 def questionnaire_terms(text: str) -> list[str]:
@@ -172,7 +166,7 @@ def chunk_frequencies(
     a transaction, whose rows may still be rolled back. A caller that has just
     read the token (the vector index) passes it as `version`.
     """
-    words = [w for w in words if TERM.fullmatch(w)]
+    words = [w for w in words if WORD.fullmatch(w)]
     if transaction.get_connection().in_atomic_block:
         return _count_chunks(), {w: _count_matching(w, whole_words) for w in words}
     version = current_version(model_id) if version is None else version

@@ -4,7 +4,7 @@ A passage's first lines are seldom its answer (a key-rotation search used to
 show a passage cut at "…hardw…" before the sentence about rotation). The
 snippet is the sentence holding most of the query's subject words, with its
 neighbour when it is short, and the matched words wrapped in <mark>: the same
-stems the drafts' sentence choice uses (llm_manager.providers.grounding).
+stems the drafts' sentence choice uses (text.words).
 """
 
 import re
@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
-from llm_manager.providers.grounding import readable, sentences, stem, stems
+from llm_manager.providers.grounding import readable, sentences
+from text.words import stem, stems
 
 SNIPPET_CHARS = 320
 WORD = re.compile(r"[A-Za-z0-9]+")

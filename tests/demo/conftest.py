@@ -16,6 +16,16 @@ def offline_llm(transactional_db):
 
 
 @pytest.fixture
+def fresh_install_models(offline_llm):
+    """The models `migrate` leaves on a fresh install: all-MiniLM-L6-v2 the default embedding model.
+
+    What `make run`'s demo embeds, searches, drafts and reviews with; the README's screenshots show that.
+    """
+    migration = importlib.import_module("llm_manager.migrations.0007_local_minilm_default")
+    migration.register_local_default(apps, None)
+
+
+@pytest.fixture
 def docs_url(live_server) -> str:
     """The demo documentation site, served by the live server's static files as `make run` serves it."""
     return f"{live_server.url}/static/{DOCS_START_PATH}"

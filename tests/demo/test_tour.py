@@ -4,12 +4,12 @@ The screenshots in docs/img/ come from this test, so they show the app as it
 is: run `make test PYTEST_ARGS="tests/demo/test_tour.py"` and commit them.
 """
 
-import io
 from pathlib import Path
 
 import pytest
 from openpyxl import load_workbook
 
+from llm_manager.models import LLMModel
 from solution_library.models import Document, ReviewStatus, SyncJob
 from tests.workers import wait_for
 
@@ -35,7 +35,11 @@ def wait_for_status(page, filename: str, status: str) -> None:
     )
 
 
-def test_five_step_tour_on_the_demo_data(live_worker, load_demo, staff_user, logged_in_page, tmp_path):
+def test_five_step_tour_on_the_demo_data(
+    live_worker, fresh_install_models, load_demo, staff_user, logged_in_page, tmp_path
+):
+    """With a fresh install's models: the screenshots show what `make run`'s demo shows."""
+    assert LLMModel.objects.get(model_type="embedding", is_system_default=True).name == "all-MiniLM-L6-v2"
     page = logged_in_page(staff_user, "pw-staff-123")
     page.goto("/")
     page.wait_for_selector("#next-steps")
@@ -97,7 +101,8 @@ def test_five_step_tour_on_the_demo_data(live_worker, load_demo, staff_user, log
     page.wait_for_selector("#export-report")
     with page.expect_download() as download:
         page.click("#download-workbook")
-    exported = load_workbook(io.BytesIO(download.value.path().read_bytes()))
+    download.value.save_as(tmp_path / "answered.xlsx")  # kept with the test's files (pytest --basetemp) to open
+    exported = load_workbook(tmp_path / "answered.xlsx")
     assert exported.sheetnames == ["Instructions", "Questionnaire"]
 
     # The home page after the tour: what it says once there is something to say.

@@ -53,6 +53,7 @@ def test_a_new_file_in_a_measured_folder_counts_and_an_unmeasured_file_does_not(
 def test_the_list_names_the_product_code_the_figures_measure():
     for name in (
         "evaluation",
+        "text",
         "solution_library/services",
         "rfp_manager/services/answering.py",
         "answer_library/services/matching.py",
