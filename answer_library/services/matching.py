@@ -40,8 +40,8 @@ from django.db.models import Count, Max
 
 from llm_manager import services as llm
 from llm_manager.providers import grounding
-from solution_library.services.lexical import QUESTIONNAIRE_PHRASES
 from solution_library.services.search import fuse
+from text import words
 
 from ..models import Entry, EntryPhrasing
 
@@ -80,7 +80,7 @@ class Match:
 
 def subject_stems(text: str) -> set[str]:
     """The question's telling words, without "please describe", "your organisation" and the like."""
-    return grounding.stems(QUESTIONNAIRE_PHRASES.sub(" ", text), subject_only=True)
+    return words.stems(words.QUESTIONNAIRE_PHRASES.sub(" ", text), subject_only=True)
 
 
 # --- the index ------------------------------------------------------------------------------------

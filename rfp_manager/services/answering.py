@@ -35,7 +35,7 @@ from llm_manager.providers.evidence import Choice, Similarity, addressing_proble
 from llm_manager.providers.offline import NO_PASSAGE_ANSWER
 from solution_library.services.lexical import chunk_frequencies
 from solution_library.services.search import search_passages
-from text.words import CITATION
+from text.words import CITATION, stems
 
 from ..models import Answer, Question
 from . import workflow
@@ -146,7 +146,7 @@ def evidence(question_text: str, passages: list[dict], embedding_model=None) -> 
     document frequency): "insurance" or "HIPAA", in no passage at all, decide
     more than "server" or "data", which most passages hold.
     """
-    wanted = grounding.stems(question_text, subject_only=True)
+    wanted = stems(question_text, subject_only=True)
     if not passages or not wanted:
         return 0.0
     weights = _rarity(wanted, embedding_model)
@@ -185,10 +185,8 @@ def meaning_evidence(question_text: str, passages: list[dict], embedding_model=N
         return 0.0
     model = embedding_model or llm.get_default_model("embedding")
     best = max(embedding_similarity(model)([question_text], [p["text"] for p in passages])[0])
-    held = set().union(
-        *(grounding.stems(" ".join((p["document_title"], p.get("heading", ""), p["text"]))) for p in passages)
-    )
-    missing = grounding.stems(question_text, subject_only=True) - held
+    held = set().union(*(stems(" ".join((p["document_title"], p.get("heading", ""), p["text"]))) for p in passages))
+    missing = stems(question_text, subject_only=True) - held
     total, frequencies = chunk_frequencies(sorted(missing), model.pk)
     rarest = max((_inverse_frequency(total, frequencies.get(stem, 0)) for stem in missing), default=0.0)
     return round(float(best) - MISSING_WORD_WEIGHT * rarest / _inverse_frequency(total, 0), 3)
@@ -224,7 +222,7 @@ def _passage_texts(passages: list[dict]) -> dict[int, str]:
 
 def choose_evidence(question_text: str, passages: list[dict], embedding_model=None) -> list[Choice]:
     """The passage sentences that answer the question, part by part, chosen by meaning and by words together."""
-    weights = _rarity(grounding.stems(question_text, subject_only=True), embedding_model)
+    weights = _rarity(stems(question_text, subject_only=True), embedding_model)
     return choose(question_text, _passage_texts(passages), embedding_similarity(embedding_model), weights)
 
 
@@ -404,7 +402,7 @@ def judge(question: Question, answer_text: str, passages: list[dict], *, model, 
     """
     claims = grounding.cited_sentences(answer_text)
     texts = _passage_texts(passages)
-    weights = _rarity(grounding.stems(question.text, subject_only=True), embedding_model)
+    weights = _rarity(stems(question.text, subject_only=True), embedding_model)
     addressing, addressing_reasons = (
         addressing_problems(question.text, claims, texts, embedding_similarity(embedding_model), weights)
         if claims

@@ -6,9 +6,9 @@ With all-MiniLM-L6-v2 (the model the gate's threshold is tuned for) on the small
 import pytest
 
 from llm_manager.models import LLMApi, LLMModel
-from llm_manager.providers import grounding
 from llm_manager.providers.offline import NO_PASSAGE_ANSWER
 from rfp_manager.services import answering
+from text.words import stems
 
 from .conftest import LIBRARY, chat_requests, make_rfp
 
@@ -50,7 +50,7 @@ def test_a_near_miss_gets_no_supporting_content_though_its_subject_words_are_in_
 def test_a_reworded_question_whose_words_the_library_lacks_is_still_drafted(user, chat_model, fake_llm):
     question = make_rfp(user, [REWORDED]).questions.get()
     passages = answering.retrieve_passages(question)
-    missing = grounding.stems(REWORDED, subject_only=True) - grounding.stems(" ".join(LIBRARY.values()))
+    missing = stems(REWORDED, subject_only=True) - stems(" ".join(LIBRARY.values()))
     assert missing  # "frequently", "copies", "held": the library says "every hour", "backups", "kept"
 
     assert not answering.weak_evidence(question.text, passages, answering.evidence(question.text, passages))
