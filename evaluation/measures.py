@@ -161,12 +161,13 @@ class Draft:
     cites_relevant: bool = False
     verdict: str = ""
     reviewed_confidence: float = 0.0
+    meaning_evidence: float | None = None  # the evidence gate's score (answering.meaning_evidence)
 
 
 def draft_answers(questions: list[EvalQuestion], document_names: dict[int, str], chat_model, user) -> list[Draft]:
     """Every question answered by the responder service, as in an RFP's batch job."""
     from rfp_manager.models import RFP, Question
-    from rfp_manager.services.answering import generate_answer
+    from rfp_manager.services.answering import generate_answer, meaning_evidence
 
     rfp, _ = RFP.objects.get_or_create(name="Evaluation", owner=user)
     drafts = []
@@ -185,6 +186,9 @@ def draft_answers(questions: list[EvalQuestion], document_names: dict[int, str],
                 answer.confidence,
                 answer.evidence,
                 cites_relevant=any(document_names.get(p["document_id"]) in item.relevant for p in cited),
+                meaning_evidence=meaning_evidence(item.text, answer.citations)
+                if answer.library_entry is None
+                else None,
             )
         )
     return drafts
@@ -222,6 +226,34 @@ def score_drafts(drafts: list[Draft], split: str | None = None) -> DraftScore:
         near_misses=sum(d.question.kind == "near_miss" for d in drafts),
         near_misses_flagged=sum(d.question.kind == "near_miss" for d in flagged),
     )
+
+
+# The evidence gate's thresholds the sweep tries (answering.MEANING_EVIDENCE_THRESHOLDS is chosen from it, on dev).
+EVIDENCE_SWEEP = (0.0, 0.05, 0.08, 0.10, 0.12, 0.15, 0.20, 0.25)
+
+
+@dataclass
+class GateRow:
+    threshold: float
+    near_misses: int  # near-miss questions whose score is below the threshold
+    answerable: int  # answerable questions whose score is below it: drafts lost to "no supporting content"
+    off_topic: int
+
+    @property
+    def precision(self) -> float:
+        """Among the answerable and near-miss questions the gate alone flags, the share of near misses."""
+        flagged = self.near_misses + self.answerable
+        return self.near_misses / flagged if flagged else 0.0
+
+
+def evidence_sweep(drafts: list[Draft], split: str, thresholds=EVIDENCE_SWEEP) -> list[GateRow]:
+    """What the evidence gate alone would flag at each threshold, on one split (the other checks left out)."""
+    scored = [d for d in drafts if d.question.split == split and d.meaning_evidence is not None]
+
+    def below(kind: str, threshold: float) -> int:
+        return sum(d.question.kind == kind and d.meaning_evidence < threshold for d in scored)
+
+    return [GateRow(t, below("near_miss", t), below("answerable", t), below("off_topic", t)) for t in thresholds]
 
 
 # --- the reviewer --------------------------------------------------------------------------------

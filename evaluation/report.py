@@ -112,7 +112,7 @@ def render(
         *_retrieval_section(retrieval),
         *_overlap_section(retrieval, overlap, questions),
         *_library_section(library),
-        *_drafts_section(draft_scores),
+        *_drafts_section(draft_scores, drafts),
         *_reviewer_section(reviewer),
         "## Confidence (test split)",
         "",
@@ -265,7 +265,7 @@ def _library_section(library) -> list[str]:
     ]
 
 
-def _drafts_section(scores) -> list[str]:
+def _drafts_section(scores, drafts) -> list[str]:
     def line(name: str) -> str:
         s = scores[name]
         return (
@@ -276,7 +276,40 @@ def _drafts_section(scores) -> list[str]:
             f"{s.grounded_in_relevant} of {s.answerable}."
         )
 
-    return ["## Drafts", "", line(TEST), line(DEV) + " (dev also holds the off-topic questions)", ""]
+    return [
+        "## Drafts",
+        "",
+        line(TEST),
+        line(DEV) + " (dev also holds the off-topic questions)",
+        "",
+        *_evidence_gate_sweep(drafts),
+    ]
+
+
+def _evidence_gate_sweep(drafts) -> list[str]:
+    from rfp_manager.services.answering import MEANING_EVIDENCE_THRESHOLDS, MISSING_WORD_WEIGHT
+
+    from .measures import evidence_sweep
+
+    rows = evidence_sweep(drafts, DEV)
+    thresholds = ", ".join(f"{model}: {t:.2f}" for model, t in MEANING_EVIDENCE_THRESHOLDS.items())
+    return [
+        '"No supporting content" is decided first by the evidence gate (rfp_manager.services.answering.'
+        "weak_evidence): the best retrieved passage's cosine to the question, less "
+        f"{MISSING_WORD_WEIGHT} × the rarity (0..1) of the question's rarest subject word that no retrieved passage "
+        f"holds, must reach the embedding model's threshold ({thresholds}); then the draft needs a sentence "
+        "relevant to the question. The "
+        "threshold is tuned on dev; the sweep, on dev, shows what the gate alone flags at each (the later checks "
+        "left out).",
+        "",
+        "| threshold (dev) | near misses flagged | answerable flagged | precision | off-topic flagged |",
+        "|---|---|---|---|---|",
+        *[
+            f"| {r.threshold:.2f} | {r.near_misses} | {r.answerable} | {r.precision:.3f} | {r.off_topic} |"
+            for r in rows
+        ],
+        "",
+    ]
 
 
 def _reviewer_section(reviewer) -> list[str]:

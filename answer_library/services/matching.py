@@ -12,8 +12,12 @@ when the entry names every figure the question names: the embedding puts
 "Do you have a SOC 3 report?" at 0.86 beside "Do you have a SOC 2 Type II
 report?", and "ISO 27701" at 0.95 beside "ISO 27001" — a number is how a
 questionnaire names a standard, a version or a limit, and another number is
-another question (the cut is by figures, not by a fitted score). Adding
-shared-word overlap to that score was measured and lost: it punishes the
+another question (the cut is by figures, not by a fitted score). Nor is a
+candidate accepted that asks for another kind of thing (`asks_differ`): "How
+long are backups retained?" (a duration) sits at 0.7 beside "How often are
+backups taken?" (a frequency), and "Where are backups stored?" (a place) near
+it too; reusing that entry's "Hourly incremental and daily full backups"
+answers another question. Adding shared-word overlap to that score was measured and lost: it punishes the
 synonyms a rewording is made of ("change" for "rotate") more than it stops
 false matches. `make eval` measures recall@1 and false matches on its own set
 (docs/quality.md, with the threshold sweep the value was chosen from).
@@ -24,6 +28,7 @@ added or removed (a responder job asks once per question), and scored with numpy
 """
 
 import math
+import re
 import threading
 import time
 from dataclasses import dataclass
@@ -35,8 +40,8 @@ from django.db.models import Count, Max
 
 from llm_manager import services as llm
 from llm_manager.providers import grounding
-from solution_library.services.lexical import QUESTIONNAIRE_PHRASES
 from solution_library.services.search import fuse
+from text import words
 
 from ..models import Entry, EntryPhrasing
 
@@ -46,6 +51,24 @@ from ..models import Entry, EntryPhrasing
 MATCH_THRESHOLD = settings.ANSWER_LIBRARY_MATCH_THRESHOLD
 CANDIDATES = 5
 BM25_K1, BM25_B = 1.2, 0.75
+# What a question asks for, read from its interrogatives: English's own question words, not words of any question
+# in the evaluation set. Earlier alternatives win where two start at the same place: "how many days" asks for a
+# time, as "how soon" does, "how many" alone for a count. A question without one ("Do you…?", "What is…?",
+# "Describe…") asks for nothing these name and agrees with every entry.
+ASKS = re.compile(
+    r"\b(?:(?P<person>who(?:m|se)?)"
+    r"|(?P<place>where)"
+    r"|(?P<frequency>how (?:often|frequently|regularly)|at what (?:interval|frequency))"
+    r"|(?P<time>how (?:quickly|soon|fast)|when|how long does it take"
+    r"|how many (?:seconds|minutes|hours|days|weeks|months|years))"
+    r"|(?P<duration>how long)"
+    r"|(?P<count>how (?:many|much)))\b"
+)
+# A question opening with an auxiliary verb is a yes/no question: a "who" or "when" later in it is a relative
+# clause ("staff who handle personal data"), not what it asks for.
+YES_NO_OPENING = re.compile(
+    r"^\W*(?:do|does|did|is|are|was|were|can|could|will|would|has|have|had|must|should|may|shall)\b"
+)
 
 
 @dataclass(frozen=True)
@@ -57,7 +80,7 @@ class Match:
 
 def subject_stems(text: str) -> set[str]:
     """The question's telling words, without "please describe", "your organisation" and the like."""
-    return grounding.stems(QUESTIONNAIRE_PHRASES.sub(" ", text), subject_only=True)
+    return words.stems(words.QUESTIONNAIRE_PHRASES.sub(" ", text), subject_only=True)
 
 
 # --- the index ------------------------------------------------------------------------------------
@@ -226,17 +249,43 @@ def figures_not_in_entry(question: str, entry: Entry) -> set[str]:
     return grounding.figures(question) - grounding.figures(" ".join([*entry.phrasings, entry.answer_text]))
 
 
+def asks_for(text: str) -> set[str]:
+    """The kinds of thing a question asks for ("person", "place", "frequency", "time", "duration", "count")."""
+    text = text.lower()
+    if YES_NO_OPENING.match(text):
+        return set()
+    return {match.lastgroup for match in ASKS.finditer(text)}
+
+
+def asks_differ(question: str, entry: Entry) -> bool:
+    """The question asks for some kinds of thing and each wording of the entry only for others: a near miss.
+
+    Only known kinds can disagree: "What is your password rotation period?"
+    (none) may well be answered by "How often must users change their
+    passwords?", and "How long are backups kept?" by "How often are backups
+    taken and how long are they kept?", while "How long are backups retained?"
+    (a duration) is not answered by "How often are backups taken?" (a frequency).
+    """
+    wanted = asks_for(question)
+    if not wanted:
+        return False
+    return all((kinds := asks_for(wording)) and not kinds & wanted for wording in entry.phrasings)
+
+
 def find_match(
     question: str, *, threshold: float | None = None, index: Index | None = None, model=None
 ) -> Match | None:
     """The entry that answers the question, when the nearest in meaning is near enough; None sends it to the drafts.
 
-    An entry that does not name a figure the question names is passed over: it answers about another standard,
-    version or number, however near its wording is.
+    A candidate is passed over when it does not name a figure the question names (it answers about another
+    standard, version or number, however near its wording is), or when it asks for another kind of thing
+    (a frequency for a duration: `asks_differ`). The next candidate may still match, above the threshold.
     """
     threshold = MATCH_THRESHOLD if threshold is None else threshold
     candidates = (
-        m for m in ranked_matches(question, index=index, model=model) if not figures_not_in_entry(question, m.entry)
+        m
+        for m in ranked_matches(question, index=index, model=model)
+        if not figures_not_in_entry(question, m.entry) and not asks_differ(question, m.entry)
     )
     best = next(candidates, None)
     return best if best is not None and best.score >= threshold else None

@@ -201,3 +201,50 @@ def test_a_question_naming_another_figure_is_not_answered_by_an_entry_worded_ali
         assert matching.find_match(near_miss) is None
     assert matching.find_match("Can you share your SOC 2 Type 2 audit report?").entry == soc2
     assert matching.find_match("Does your company hold an ISO/IEC 27001 certification?").entry == iso
+
+
+def test_an_entry_asking_for_another_kind_of_thing_is_not_reused_however_near_its_words(user, llm_api):
+    """With the real model, "How long are backups retained?" sits above the threshold beside "How often are backups
+    taken?": a duration is not a frequency, so that entry's answer is not reused; a rewording still is."""
+    from llm_manager.models import LLMApi, LLMModel
+    from llm_manager.services import make_default
+
+    make_default(LLMModel.objects.get(api__kind=LLMApi.KIND_LOCAL, name="all-MiniLM-L6-v2"))
+    backups = entries.save_entry(
+        Entry(), user, "test", question="How often are backups taken?", answer_text="Hourly incremental backups."
+    )
+
+    for near_miss in ("How long are backups retained?", "Where are backups stored?"):
+        nearest = matching.ranked_matches(near_miss)[0]
+        assert nearest.entry == backups and nearest.score >= matching.MATCH_THRESHOLD  # the cosine alone says yes
+        assert matching.find_match(near_miss) is None
+    assert matching.find_match("How frequently do you back up customer data?").entry == backups
+
+
+@pytest.mark.parametrize(
+    "question, kinds",
+    [
+        ("How long are backups retained?", {"duration"}),
+        ("How often are backups taken and how long are they kept?", {"frequency", "duration"}),
+        ("For how many days do you keep backup copies?", {"time"}),
+        ("If our data is compromised, when will you tell us?", {"time"}),
+        ("How many failed login attempts lock an account?", {"count"}),
+        ("Who approves new access requests?", {"person"}),
+        ("Is privacy training given to staff who handle personal data?", set()),  # a yes/no question
+        ("What is your password rotation period?", set()),
+    ],
+)
+def test_what_a_question_asks_for_is_read_from_its_interrogatives(question, kinds):
+    assert matching.asks_for(question) == kinds
+
+
+def test_only_known_kinds_of_ask_that_share_nothing_differ():
+    def entry(*wordings):
+        return Entry(question=wordings[0], alternatives=list(wordings[1:]))
+
+    assert matching.asks_differ("How long are backups retained?", entry("How often are backups taken?"))
+    assert not matching.asks_differ(
+        "How long are backups kept?", entry("How often are backups taken and how long are they kept?")
+    )
+    assert not matching.asks_differ("What is your password rotation period?", entry("How often must users change?"))
+    assert not matching.asks_differ("How often are keys rotated?", entry("Do you rotate encryption keys?"))

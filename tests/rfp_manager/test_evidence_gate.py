@@ -1,0 +1,65 @@
+"""The evidence gate by meaning: a near miss on the library's topic gets "no supporting content", a rewording a draft.
+
+With all-MiniLM-L6-v2 (the model the gate's threshold is tuned for) on the small library of these tests.
+"""
+
+import pytest
+
+from llm_manager.models import LLMApi, LLMModel
+from llm_manager.providers.offline import NO_PASSAGE_ANSWER
+from rfp_manager.services import answering
+from text.words import stems
+
+from .conftest import LIBRARY, chat_requests, make_rfp
+
+# On the pentest's topic, but the library names no firm: the subject words are there ("penetration test"), the ask is not.
+NEAR_MISS = "Which external firm performed your most recent penetration test?"
+REWORDED = "How frequently do you copy our data, and for how many days are the copies held?"
+
+
+@pytest.fixture
+def local_library(llm_api):
+    """The library embedded with all-MiniLM-L6-v2, the default embedding model; chat on the fake server."""
+    from llm_manager.services import make_default
+    from solution_library.testing import add_library_document
+
+    make_default(LLMModel.objects.get(api__kind=LLMApi.KIND_LOCAL, name="all-MiniLM-L6-v2"))
+    return [add_library_document(title, text) for title, text in LIBRARY.items()]
+
+
+@pytest.fixture
+def chat_model(local_library):
+    return LLMModel.objects.get(name="fake-chat")
+
+
+def test_a_near_miss_gets_no_supporting_content_though_its_subject_words_are_in_the_library(user, chat_model, fake_llm):
+    question = make_rfp(user, [NEAR_MISS]).questions.get()
+    passages = answering.retrieve_passages(question)
+    share = answering.evidence(question.text, passages)
+    assert share >= answering.EVIDENCE_THRESHOLD  # the subject-word gate alone would draft it
+
+    answer = answering.generate_answer(question, model=chat_model)
+
+    assert (
+        answering.meaning_evidence(question.text, passages) < answering.MEANING_EVIDENCE_THRESHOLDS["all-MiniLM-L6-v2"]
+    )
+    assert answer.draft_text == NO_PASSAGE_ANSWER and answer.needs_expert
+    assert chat_requests(fake_llm) == 0  # refused before any model call
+
+
+def test_a_reworded_question_whose_words_the_library_lacks_is_still_drafted(user, chat_model, fake_llm):
+    question = make_rfp(user, [REWORDED]).questions.get()
+    passages = answering.retrieve_passages(question)
+    missing = stems(REWORDED, subject_only=True) - stems(" ".join(LIBRARY.values()))
+    assert missing  # "frequently", "copies", "held": the library says "every hour", "backups", "kept"
+
+    assert not answering.weak_evidence(question.text, passages, answering.evidence(question.text, passages))
+    answering.generate_answer(question, model=chat_model)
+    assert chat_requests(fake_llm) == 1  # the gate let it through to the model
+
+
+def test_a_model_without_a_tuned_threshold_keeps_the_subject_word_gate(user, library):
+    """The fake server's embedding model has no meaning threshold: the share of subject words decides."""
+    passages = [{"document_title": "Operations guide", "heading": "", "text": LIBRARY["Operations guide"]}]
+    assert answering.weak_evidence("Do you carry cyber insurance?", passages, share=0.1)
+    assert not answering.weak_evidence("Do you carry cyber insurance?", passages, share=0.5)
