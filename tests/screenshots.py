@@ -10,10 +10,13 @@ from pathlib import Path
 DOCS_IMG = Path(__file__).resolve().parents[1] / "docs" / "img"
 
 
-def shot(page, tmp_path: Path, name: str) -> Path:
-    """A full-page screenshot `name`.png; its path is printed (pytest -s shows it) and returned."""
+def shot(page, tmp_path: Path, name: str, **options) -> Path:
+    """A screenshot `name`.png, the full page unless `options` (Playwright's: clip, …) say otherwise.
+
+    Its path is printed (pytest -s shows it) and returned.
+    """
     folder = DOCS_IMG if os.environ.get("SPELUNKER_WRITE_DOCS") == "1" else tmp_path
     path = folder / f"{name}.png"
-    page.screenshot(path=str(path), full_page=True)
+    page.screenshot(path=str(path), **(options or {"full_page": True}))
     print("screenshot:", path)
     return path

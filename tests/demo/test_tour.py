@@ -1,31 +1,25 @@
-"""The README's five-step tour on the demo data, in Chromium, writing the README's screenshots.
+"""The README's five-step tour on the demo data, in Chromium, taking the README's screenshots.
 
-The screenshots in docs/img/ come from this test, so they show the app as it
-is: run `make test PYTEST_ARGS="tests/demo/test_tour.py"` and commit them.
+The screenshots in docs/img/ come from this test, so they show the app as it is:
+`SPELUNKER_WRITE_DOCS=1 make test PYTEST_ARGS="tests/demo/test_tour.py"` writes them there
+(tests/screenshots.py); a normal run keeps them in the test's own folder, out of the tree.
 """
-
-from pathlib import Path
 
 import pytest
 from openpyxl import load_workbook
 
 from llm_manager.models import LLMModel
 from solution_library.models import Document, ReviewStatus, SyncJob
+from tests.screenshots import shot
 from tests.workers import wait_for
 
 pytestmark = [pytest.mark.browser, pytest.mark.integration]
 
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "img"
 OWN_DOCUMENT = """# Orrery customer references
 
 Fenmoor Water Authority, Harrowgate Borough Council and North Vale Fire and Rescue Service agreed to act as
 references for Orrery. Each can describe its migration, its retention schedules and its experience of support.
 """
-
-
-def shoot(page, name: str, **options) -> None:
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), **options)
 
 
 def wait_for_status(page, filename: str, status: str) -> None:
@@ -44,7 +38,7 @@ def test_five_step_tour_on_the_demo_data(
     page.goto("/")
     page.wait_for_selector("#next-steps")
     assert "manage.py load_demo" in page.inner_text("#next-steps")
-    shoot(page, "home-empty", clip={"x": 0, "y": 0, "width": 1280, "height": 640})
+    shot(page, tmp_path, "home-empty", clip={"x": 0, "y": 0, "width": 1280, "height": 640})
     load_demo()
 
     # 1. Upload: a document of your own joins the demo library and is processed live.
@@ -54,7 +48,7 @@ def test_five_step_tour_on_the_demo_data(
     page.set_input_files("#file-input", [str(own)])
     wait_for_status(page, own.name, "pending_review")
     page.locator("#documents").get_by_text("Orrery customer references").wait_for()
-    shoot(page, "tour-1-upload")
+    shot(page, tmp_path, "tour-1-upload", full_page=False)
 
     # 2. Search: the best passages for a question, from every format.
     page.fill("input[name=q]", "How often are encryption keys rotated?")
@@ -65,7 +59,7 @@ def test_five_step_tour_on_the_demo_data(
         "Orrery security whitepaper" in first.inner_text()
         and "rotated automatically every 12 months" in first.inner_text()
     )
-    shoot(page, "tour-2-search")
+    shot(page, tmp_path, "tour-2-search", full_page=False)
 
     # 3. Import an RFP: the client's workbook (offered by the demo) into a new RFP, with a preview.
     workbook = tmp_path / "Eastbrook_records_platform_RFP.xlsx"
@@ -77,7 +71,7 @@ def test_five_step_tour_on_the_demo_data(
     page.set_input_files("#import input[name=file]", str(workbook))
     page.click("#import-submit")
     page.wait_for_selector("#confirm-import")
-    shoot(page, "tour-3-import")
+    shot(page, tmp_path, "tour-3-import", full_page=False)
     page.click("#confirm-import")
     page.wait_for_selector("text=Imported:")
 
@@ -89,14 +83,14 @@ def test_five_step_tour_on_the_demo_data(
     page.wait_for_selector("h1:has-text('Reviewer job')")
     page.wait_for_selector(".progress-block[data-status=completed]", timeout=120_000)
     assert page.inner_text(".progress-block .pct") == "100%"
-    shoot(page, "tour-4-progress", clip={"x": 0, "y": 0, "width": 1280, "height": 420})
+    shot(page, tmp_path, "tour-4-progress", clip={"x": 0, "y": 0, "width": 1280, "height": 420})
 
     # 5. Export: the answers, reviewed, back into a copy of the client's workbook.
     page.click("text=See the answers")
     page.wait_for_selector(
         "table.answers .badge-approved, table.answers .badge-needs_revision, table.answers .badge-rejected"
     )
-    shoot(page, "tour-5-answers")
+    shot(page, tmp_path, "tour-5-answers", full_page=False)
     page.click("#export-workbook")  # first what goes into the client's file, and the report of it
     page.wait_for_selector("#export-report")
     with page.expect_download() as download:
@@ -119,7 +113,7 @@ def test_five_step_tour_on_the_demo_data(
     page.goto("/")
     page.wait_for_selector("#status-workers .queue-ok >> nth=2")
     assert "0 processing" in page.inner_text("#status-library")
-    shoot(page, "home", full_page=True)
+    shot(page, tmp_path, "home")
 
     # Every job of the tour on one page, grouped; the finished ones link to their own pages.
     page.goto("/jobs/")
@@ -127,4 +121,4 @@ def test_five_step_tour_on_the_demo_data(
     kinds = set(finished.evaluate_all("rows => rows.map(r => r.dataset.kind)"))
     assert {"document", "sync", "rfp_batch", "system_check"} <= kinds, kinds
     assert page.locator("#group-needs_attention").get_attribute("data-count") == "0"
-    shoot(page, "jobs", clip={"x": 0, "y": 0, "width": 1280, "height": 720})
+    shot(page, tmp_path, "jobs", clip={"x": 0, "y": 0, "width": 1280, "height": 720})

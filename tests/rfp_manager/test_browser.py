@@ -5,7 +5,6 @@ from pathlib import Path
 
 import pytest
 from openpyxl import Workbook, load_workbook
-from playwright.sync_api import expect
 
 pytestmark = [pytest.mark.browser, pytest.mark.integration]
 
@@ -211,7 +210,6 @@ def test_the_preview_of_a_90_question_workbook_is_compact_and_keeps_every_questi
     assert page.locator("#good-rows tbody tr").count() == 90
     questions = page.locator("#good-rows-area")
     assert questions.evaluate("area => area.scrollHeight > area.clientHeight")
-    questions.evaluate("area => area.addEventListener('scroll', () => area.dataset.scrolled = 'yes', {once: true})")
     questions.focus()  # a keyboard user scrolls it too
     page.keyboard.press("End")
-    expect(questions).to_have_attribute("data-scrolled", "yes")
+    assert questions.evaluate("area => area.scrollTop + area.clientHeight >= area.scrollHeight - 1")

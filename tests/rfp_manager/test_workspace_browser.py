@@ -1,37 +1,35 @@
 """The answers workspace in Chromium: keyboard-only approval of a page, filters, paging and bulk approval at 2,000 questions.
 (The editor's library insert is part of the team's flow: tests/teamwork/test_browser.py.)
 
-Writes the README's screenshots of the workspace (docs/img/workspace-30.png, workspace-2000.png).
+Takes the README's screenshots of the workspace (docs/img/workspace-30.png, workspace-2000.png, written there
+when SPELUNKER_WRITE_DOCS=1: tests/screenshots.py).
 No worker: the answers are written as a responder job would leave them.
 """
 
 import re
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
 
 from rfp_manager.models import Answer, Question
 from rfp_manager.testing import make_answered_rfp
+from tests.screenshots import shot
 
 pytestmark = pytest.mark.browser
 
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "img"
 
-
-def shoot(page, name: str) -> None:
+def shoot(page, tmp_path, name: str) -> None:
     """The workspace, from its heading down (the panels above it are the other screenshots' subject)."""
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     page.set_viewport_size({"width": 1280, "height": 1300})
     page.evaluate("() => document.getElementById('questions').scrollIntoView()")
-    page.screenshot(path=str(SCREENSHOTS / f"{name}.png"))
+    shot(page, tmp_path, name, full_page=False)
 
 
 def summary(page) -> str:
     return page.inner_text("#page-summary")
 
 
-def test_keyboard_only_approval_of_a_page_of_answers(logged_in_page, live_server, user):
+def test_keyboard_only_approval_of_a_page_of_answers(logged_in_page, live_server, user, tmp_path):
     rfp = make_answered_rfp(user, 30, "Northwind security questionnaire")
     page = logged_in_page(user, "pw-alice-123")
     page.goto(f"/rfps/{rfp.pk}/?sort=document&status=in_review")
@@ -65,16 +63,16 @@ def test_keyboard_only_approval_of_a_page_of_answers(logged_in_page, live_server
     assert "% approved" in page.inner_text("#progress")
     page.locator("#answers tr.ws-row").nth(2).focus()  # the row being read shows its whole answer
     page.locator("#answers .row-select").nth(1).check()
-    shoot(page, "workspace-30")
+    shoot(page, tmp_path, "workspace-30")
 
 
-def test_filters_paging_and_bulk_approve_at_two_thousand_questions(logged_in_page, live_server, user):
+def test_filters_paging_and_bulk_approve_at_two_thousand_questions(logged_in_page, live_server, user, tmp_path):
     rfp = make_answered_rfp(user, 2000, "Northwind supplier assessment (2,000 questions)")
     drafted = Question.objects.filter(rfp=rfp, status="drafted").count()
     page = logged_in_page(user, "pw-alice-123")
     page.goto(f"/rfps/{rfp.pk}/?sort=document&page=41")
     assert summary(page) == "Questions 1001–1025 of 2000"
-    shoot(page, "workspace-2000")
+    shoot(page, tmp_path, "workspace-2000")
     page.goto(f"/rfps/{rfp.pk}/")
     assert summary(page) == "Questions 1–25 of 2000"
 

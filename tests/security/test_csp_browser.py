@@ -116,5 +116,5 @@ def test_upload_htmx_and_passage_scroll_work_under_the_policy(
     page.locator("article.result a").first.click()
     page.wait_for_function("() => window.scrollY > 0")  # static/js/scroll_to_passage.js ran
     assert "first Monday" in page.locator("mark#passage").inner_text()
-    page.screenshot(path="var/security_csp_passage.png")
+    page.screenshot(path=str(tmp_path / "passage.png"))
     assert _violations(page) == []

@@ -33,7 +33,7 @@ def test_upload_watch_ready_and_search(live_worker, offline_embedding, user, log
         assert "Ready" in rows.filter(has_text=name).inner_text()
     # The documents table refreshed itself too.
     page.locator("#documents").get_by_text("onboarding").wait_for()
-    page.screenshot(path="var/solution_library_upload.png", full_page=True)
+    page.screenshot(path=str(tmp_path / "upload.png"), full_page=True)
 
     page.fill("input[name=q]", "How often is customer data replicated?")
     page.click("form.search-bar button")
@@ -42,4 +42,4 @@ def test_upload_watch_ready_and_search(live_worker, offline_embedding, user, log
     assert "security" in first.inner_text()
     first.locator("a").click()
     assert "every five minutes" in page.locator("mark#passage").inner_text()
-    page.screenshot(path="var/solution_library_chunk.png", full_page=True)
+    page.screenshot(path=str(tmp_path / "chunk.png"), full_page=True)
