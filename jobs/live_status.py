@@ -19,19 +19,24 @@ to any signed-in request (session from Memcached, user from the database).
   cancellation stores its payload after it, or Memcached is briefly down), the
   stamp still bounds the delay to MAX_AGE: never more than one poll.
 
-Access is checked as before, through the view's own loader, and remembered per
-user and job for MAX_AGE as well: a user whose access is withdrawn may see the
-counters for another half second, never longer.
+Access is checked as before, through the view's own loader, and remembered in
+the same entry, per user, for MAX_AGE as well: a user whose access is withdrawn
+may see the counters for another half second, never longer. One entry per job
+(the payload, already encoded, and the users who may read it, each with the time
+their access was checked) makes a poll one Memcached read: the endpoint costs
+what any signed-in request costs plus that read.
 """
 
+import json
 import time
 
 from django.core.cache import cache
-from django.http import JsonResponse
+from django.core.serializers.json import DjangoJSONEncoder
+from django.http import HttpResponse
 
 # Half the progress partial's poll interval (templates/jobs/_progress.html: every 1 s).
 MAX_AGE = 0.5
-# Memcached expiry is in whole seconds; the stamp, not this, decides freshness.
+# Memcached expiry is in whole seconds; the stamps, not this, decide freshness.
 STORED_SECONDS = 2
 
 
@@ -39,30 +44,28 @@ def payload_key(model, pk: int) -> str:
     return f"job-status:{model._meta.label_lower}:{pk}"
 
 
-def access_key(model, pk: int, user) -> str:
-    return f"job-status-access:{model._meta.label_lower}:{pk}:{user.pk}"
-
-
 def forget(job) -> None:
     """The job's status changed in a way no page may show late (it finished): the next poll reads the row."""
     cache.delete(payload_key(type(job), job.pk))
 
 
-def _fresh(entry):
-    """The value of a (stamp, value) entry read within MAX_AGE, else None."""
-    if entry is None:
-        return None
-    stamp, value = entry
-    return value if time.time() - stamp < MAX_AGE else None
+def _fresh(stamp: float | None, now: float) -> bool:
+    return stamp is not None and now - stamp < MAX_AGE
 
 
-def status_json(request, model, pk: int, load) -> JsonResponse:
-    """The job's status_payload() as JSON; `load()` checks access and returns the job (raising 404/403), on a miss."""
-    keys = payload_key(model, pk), access_key(model, pk, request.user)
-    found = cache.get_many(keys)
-    payload, allowed = (_fresh(found.get(key)) for key in keys)
-    if payload is None or not allowed:
-        stamp = time.time()  # before the read: a payload is never younger than its stamp says
-        payload = load().status_payload()
-        cache.set_many({keys[0]: (stamp, payload), keys[1]: (stamp, True)}, timeout=STORED_SECONDS)
-    return JsonResponse(payload)
+def status_json(request, model, pk: int, load) -> HttpResponse:
+    """The job's status_payload() as JSON; `load()` checks access and returns the job (raising 404/403), on a miss.
+
+    The entry is (stamp of the payload, its JSON, {user pk: stamp of their access check}). A poll is
+    answered from it when both the payload and this user's check are younger than MAX_AGE; otherwise
+    the row is read through `load()` and the entry rewritten, keeping the other users' checks that are
+    still fresh (never re-stamped: each check counts from when it was made).
+    """
+    key, user, now = payload_key(model, pk), request.user.pk, time.time()
+    stamp, body, readers = cache.get(key) or (None, None, {})
+    if not (_fresh(stamp, now) and _fresh(readers.get(user), now)):
+        # The stamp is taken before the read: a payload is never younger than its stamp says.
+        body = json.dumps(load().status_payload(), cls=DjangoJSONEncoder)
+        readers = {reader: checked for reader, checked in readers.items() if _fresh(checked, now)} | {user: now}
+        cache.set(key, (now, body, readers), timeout=STORED_SECONDS)
+    return HttpResponse(body, content_type="application/json")

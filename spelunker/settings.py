@@ -230,7 +230,7 @@ if env.int("DJANGO_PROXY_COUNT", default=0):
 # misses), never hang a request or a task.
 CACHES = {
     "default": {
-        "BACKEND": "django.core.cache.backends.memcached.PyMemcacheCache",
+        "BACKEND": "spelunker.cache.PersistentPyMemcacheCache",  # connections kept between requests
         "LOCATION": env.str("KVDB_LOCATION", default="127.0.0.1:11211"),
         "KEY_PREFIX": env.str("KVDB_PREFIX", default="spelunker"),
         "TIMEOUT": 300,

@@ -53,7 +53,7 @@ def test_routes_send_each_kind_of_work_to_its_queue():
 
 def test_cache_degrades_instead_of_hanging():
     cache = settings.CACHES["default"]
-    assert cache["BACKEND"] == "django.core.cache.backends.memcached.PyMemcacheCache"
+    assert cache["BACKEND"] == "spelunker.cache.PersistentPyMemcacheCache"
     assert cache["OPTIONS"]["connect_timeout"] <= 1
     assert cache["OPTIONS"]["timeout"] <= 1
     assert cache["OPTIONS"]["ignore_exc"] is True

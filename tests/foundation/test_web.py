@@ -63,6 +63,25 @@ def test_healthz_needs_no_login_or_dependency(client):
     assert response.status_code == 200 and response.json() == {"status": "ok"}
 
 
+def test_signed_in_requests_reuse_one_memcached_connection(user_client, settings):
+    """Each request reads its session from Memcached; Django's own backend reconnected for every one of them."""
+    from pymemcache.client.base import Client
+
+    host, port = settings.CACHES["default"]["LOCATION"].rsplit(":", 1)
+    probe = Client((host, int(port)))
+
+    def connections_opened() -> int:  # since Memcached started, the probe's own included
+        return int(probe.stats()[b"total_connections"])
+
+    assert user_client.get("/healthz").status_code == 200  # this thread's connection, opened once
+    before = connections_opened()
+    for _ in range(5):
+        assert user_client.get("/healthz").status_code == 200
+    # Django's own backend opens five here; one more is allowed for another process of the stack.
+    assert connections_opened() - before <= 1
+    probe.close()
+
+
 def test_readyz_reports_each_dependency_ok(client):
     response = client.get("/readyz")
     assert response.json() == {"status": "ok", "database": "ok", "broker": "ok", "cache": "ok"}
