@@ -9,11 +9,12 @@ than a sleep on a loaded machine.
 import re
 
 import pytest
+from django.test import Client
 from django.urls import reverse
 
 from jobs import live_status
 from jobs.models import SystemCheck
-from rfp_manager.models import RFPBatchJob
+from rfp_manager.models import RFP, RFPBatchJob
 from tests.rfp_manager.conftest import make_rfp
 
 pytestmark = pytest.mark.django_db
@@ -86,6 +87,23 @@ def test_the_cache_never_answers_a_user_the_view_would_refuse(user_client, clien
     client.force_login(stranger)
     response = client.get(reverse("rfp_manager:job_status", args=[job.pk]), HTTP_ACCEPT="application/json")
     assert response.status_code == 404
+
+
+def test_withdrawn_access_ends_half_a_poll_after_it_was_last_checked(
+    user_client, client, job, clock, django_user_model
+):
+    """Each user's access check keeps its own time: another user's poll that re-reads the row never extends it."""
+    url = reverse("rfp_manager:job_status", args=[job.pk])
+    poll(user_client, job)  # the owner's access is checked now
+    new_owner = django_user_model.objects.create_user("olga", password="pw-olga-123456")
+    RFP.objects.filter(pk=job.rfp_id).update(owner=new_owner)  # the first user may no longer see the RFP
+    other = Client()  # not the `client` fixture: user_client is that client, signed in as the first user
+    other.force_login(new_owner)
+    clock.now += live_status.MAX_AGE - 0.1
+    assert poll(other, job)["id"] == job.pk  # a new reader: the row is read again and the entry rewritten
+    assert user_client.get(url, HTTP_ACCEPT="application/json").status_code == 200, "still within its half a poll"
+    clock.now += 0.11
+    assert user_client.get(url, HTTP_ACCEPT="application/json").status_code == 404
 
 
 def test_a_staff_only_status_refuses_others_even_when_cached(staff_client, client, user, staff_user, clock):

@@ -131,6 +131,14 @@ def test_only_words_rare_enough_for_the_row_budget_are_scored(library, monkeypat
     assert lexical_service.affordable_terms(["backups", "licence"], model_id) == []  # the vector ranking decides alone
 
 
+def test_counting_a_word_stops_where_the_budget_needs_no_more(library):
+    """A word held by more chunks than the budget allows is left out however many more hold it: not counted on."""
+    add_library_document("Backup addendum", "Backups of the pricing database are kept too.")
+    model_id = library["codes"].embedding_model_id
+    assert chunk_frequencies(["backups"], model_id, whole_words=True)[1] == {"backups": 2}
+    assert chunk_frequencies(["backups"], model_id, whole_words=True, at_most=1)[1] == {"backups": 1}
+
+
 def test_rare_words_are_counted_by_the_database(library):
     model_id = library["codes"].embedding_model_id
     total, frequencies = chunk_frequencies(["backup", "insura", "seat"], model_id)
