@@ -107,12 +107,19 @@ class EntryVersion(models.Model):
 
 
 class EntryPhrasing(models.Model):
-    """One wording of an entry's question with its embedding: what the responder's match compares against.
+    """One text of an entry with its embedding: what the responder's match compares a question against.
 
-    Kept per embedding model; a change of the default model re-embeds on the next match (matching.py).
+    A wording of the entry's question, or the entry as answered (its question with its answer: what it says,
+    not only what it was asked). Kept per embedding model; a change of the default model re-embeds on the
+    next match (matching.py).
     """
 
+    class Kind(models.TextChoices):
+        WORDING = "wording", "A wording of the question"
+        ANSWERED = "answered", "The question with its answer"
+
     entry = models.ForeignKey(Entry, on_delete=models.CASCADE, related_name="phrasing_rows")
+    kind = models.CharField(max_length=10, choices=Kind.choices, default=Kind.WORDING)
     text = models.TextField()
     embedding = models.JSONField(default=list)
     embedding_model = models.ForeignKey("llm_manager.LLMModel", null=True, on_delete=models.SET_NULL, related_name="+")

@@ -18,7 +18,7 @@ HERE = Path(__file__).resolve().parent
 LIBRARY_SET = HERE / "library_entries.json"
 
 
-SWEEP = (0.45, 0.50, 0.55, 0.57, 0.60, 0.65, 0.70)
+SWEEP = (0.45, 0.50, 0.55, 0.57, 0.59, 0.60, 0.65, 0.70)
 
 
 @dataclass

@@ -297,9 +297,10 @@ CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 AUTO_EMBED_DOCUMENTS = env.bool("AUTO_EMBED_DOCUMENTS", default=True)
 # rfp_manager batch jobs (responder/reviewer): soft time limit in seconds; the hard limit is 10 minutes more.
 RFP_BATCH_SOFT_TIME_LIMIT = env.int("RFP_BATCH_SOFT_TIME_LIMIT", default=3 * 60 * 60)
-# The answer library reuses an entry when the question's embedding is at least this near (cosine) to one of the
-# entry's wordings; make eval chooses it for all-MiniLM-L6-v2 (docs/quality.md). Other models: measure your own.
-ANSWER_LIBRARY_MATCH_THRESHOLD = env.float("ANSWER_LIBRARY_MATCH_THRESHOLD", default=0.57)
+# The answer library reuses an entry when the question's match score reaches this: half its cosine to the entry's
+# closest wording, half to the entry as answered (answer_library.services.matching); make eval chooses it for
+# all-MiniLM-L6-v2 (docs/quality.md). Other models: measure your own.
+ANSWER_LIBRARY_MATCH_THRESHOLD = env.float("ANSWER_LIBRARY_MATCH_THRESHOLD", default=0.59)
 
 # --- llm_manager: local embedding models (llm_manager/providers/local.py)
 # A model's folder instead of its installed package, as name=path pairs (a repaired or newer copy).

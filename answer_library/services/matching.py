@@ -6,8 +6,10 @@ them twice — by meaning (cosine of the embeddings) and by words (BM25 over the
 wordings' subject stems, the questionnaire's own phrasing left out as in the
 document search) — and the two rankings are fused by reciprocal rank fusion
 (`search.fuse`). Fusion orders candidates but cannot say "none of these": a
-rank has no scale. So the fused head is scored by the cosine of each entry's
-closest wording, and the best is accepted only above MATCH_THRESHOLD, and only
+rank has no scale. So the fused head is scored by meaning — half the cosine of
+each entry's closest wording, half its cosine to the entry as answered (question
+and answer together: a near miss shares the entry's subject, not what its answer
+says) — and the best is accepted only above MATCH_THRESHOLD, and only
 when the entry names every figure the question names: the embedding puts
 "Do you have a SOC 3 report?" at 0.86 beside "Do you have a SOC 2 Type II
 report?", and "ISO 27701" at 0.95 beside "ISO 27001" — a number is how a
@@ -31,7 +33,7 @@ import math
 import re
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from django.conf import settings
@@ -50,6 +52,12 @@ from ..models import Entry, EntryPhrasing
 # scales, so a deployment with another model sets ANSWER_LIBRARY_MATCH_THRESHOLD from its own sweep.
 MATCH_THRESHOLD = settings.ANSWER_LIBRARY_MATCH_THRESHOLD
 CANDIDATES = 5
+# A match is scored half by the closest wording of the entry's question and half by the entry as answered (its
+# question with its answer). A near miss asks about the entry's subject but not what its answer says: "How long
+# are backups retained?" is near "How often are backups taken?", less near "…? Hourly incremental and daily
+# full backups." Chosen on the dev split of make eval's answer-library set (weights 0 to 1 by 0.1 with the
+# threshold swept: 0.5 and 0.59 kept the most reworded questions at the fewest false matches, counted double).
+WORDING_WEIGHT = 0.5
 BM25_K1, BM25_B = 1.2, 0.75
 # What a question asks for, read from its interrogatives: English's own question words, not words of any question
 # in the evaluation set. Earlier alternatives win where two start at the same place: "how many days" asks for a
@@ -74,7 +82,9 @@ YES_NO_OPENING = re.compile(
 @dataclass(frozen=True)
 class Match:
     entry: Entry
-    score: float  # cosine of the question and the entry's closest wording
+    # WORDING_WEIGHT × the question's cosine to the entry's closest wording + the rest × its cosine to the entry
+    # as answered (answered_text)
+    score: float
     wording: str
 
 
@@ -86,33 +96,59 @@ def subject_stems(text: str) -> set[str]:
 # --- the index ------------------------------------------------------------------------------------
 
 
+def answered_text(entry: Entry) -> str:
+    """The entry as answered: its question followed by its answer."""
+    return f"{entry.question}\n{entry.answer_text}"
+
+
 def index_entry(entry: Entry) -> None:
-    """Rewrite the entry's wordings with fresh embeddings (called on every save of an entry)."""
+    """Rewrite the entry's wordings and its answered text with fresh embeddings (on every save of an entry)."""
     model = llm.get_default_model("embedding")
-    wordings = entry.phrasings
-    vectors = llm.embed_texts(wordings, model)
+    texts = [(EntryPhrasing.Kind.WORDING, t) for t in entry.phrasings] + [
+        (EntryPhrasing.Kind.ANSWERED, answered_text(entry))
+    ]
+    vectors = llm.embed_texts([t for _, t in texts], model)
     entry.phrasing_rows.all().delete()
     EntryPhrasing.objects.bulk_create(
-        [EntryPhrasing(entry=entry, text=t, embedding=v, embedding_model=model) for t, v in zip(wordings, vectors)]
+        [
+            EntryPhrasing(entry=entry, kind=kind, text=t, embedding=v, embedding_model=model)
+            for (kind, t), v in zip(texts, vectors)
+        ]
     )
 
 
 def _refresh_stale_embeddings(model) -> None:
-    """Wordings embedded with another model (the default changed) are embedded again, in one batch."""
-    stale = list(EntryPhrasing.objects.filter(entry__in=Entry.objects.usable()).exclude(embedding_model=model))
-    if not stale:
+    """Rows embedded with another model (the default changed) are embedded again, in one batch; entries indexed
+    before answered texts were (their wordings only) get theirs."""
+    usable = Entry.objects.usable()
+    stale = list(EntryPhrasing.objects.filter(entry__in=usable).exclude(embedding_model=model))
+    unanswered = list(
+        usable.filter(phrasing_rows__isnull=False).exclude(phrasing_rows__kind=EntryPhrasing.Kind.ANSWERED).distinct()
+    )
+    if not stale and not unanswered:
         return
-    for row, vector in zip(stale, llm.embed_texts([r.text for r in stale], model)):
+    texts = [r.text for r in stale] + [answered_text(e) for e in unanswered]
+    vectors = llm.embed_texts(texts, model)
+    for row, vector in zip(stale, vectors):
         row.embedding, row.embedding_model = vector, model
     EntryPhrasing.objects.bulk_update(stale, ["embedding", "embedding_model"])
+    EntryPhrasing.objects.bulk_create(
+        [
+            EntryPhrasing(
+                entry=e, kind=EntryPhrasing.Kind.ANSWERED, text=answered_text(e), embedding=v, embedding_model=model
+            )
+            for e, v in zip(unanswered, vectors[len(stale) :])
+        ]
+    )
 
 
 @dataclass
 class Index:
-    entry_ids: list[int]
+    entry_ids: list[int]  # one per wording
     texts: list[str]
     vectors: np.ndarray
     stems: list[set[str]]
+    answered: dict[int, np.ndarray] = field(default_factory=dict)  # entry id → its answered text's vector
 
     @classmethod
     def load(cls, model, entries=None) -> "Index":
@@ -121,10 +157,12 @@ class Index:
         rows = list(
             EntryPhrasing.objects.filter(entry__in=entries, embedding_model=model)
             .order_by("entry_id", "pk")
-            .values_list("entry_id", "text", "embedding")
+            .values_list("entry_id", "kind", "text", "embedding")
         )
-        vectors = np.asarray([r[2] for r in rows], dtype=np.float32) if rows else np.zeros((0, 1), dtype=np.float32)
-        return cls([r[0] for r in rows], [r[1] for r in rows], vectors, [subject_stems(r[1]) for r in rows])
+        answered = {r[0]: np.asarray(r[3], dtype=np.float32) for r in rows if r[1] == EntryPhrasing.Kind.ANSWERED}
+        rows = [r for r in rows if r[1] == EntryPhrasing.Kind.WORDING]
+        vectors = np.asarray([r[3] for r in rows], dtype=np.float32) if rows else np.zeros((0, 1), dtype=np.float32)
+        return cls([r[0] for r in rows], [r[2] for r in rows], vectors, [subject_stems(r[2]) for r in rows], answered)
 
     def idf(self) -> dict[str, float]:
         counts: dict[str, int] = {}
@@ -158,7 +196,7 @@ def current_index(model) -> Index:
         cached = _index_cache.get(model.pk)
         if cached and cached[0] == token:
             return cached[1]
-    index = Index.load(model)  # may re-embed wordings of another model: their ids, and so the token, stay
+    index = Index.load(model)  # may re-embed rows (ids, so the token, stay) or add answered texts (read again once)
     with _index_lock:
         _index_cache[model.pk] = (token, index)
     return index
@@ -233,11 +271,13 @@ def ranked_matches(question: str, limit: int = CANDIDATES, *, index: Index | Non
     entries = Entry.objects.in_bulk(head)
     matches = []
     for entry_id in head:
-        scored = [
-            (match_score(float(cosines[i])), index.texts[i]) for i, e in enumerate(index.entry_ids) if e == entry_id
-        ]
-        score, wording = max(scored)
-        matches.append(Match(entries[entry_id], score, wording))
+        cosine, wording = max(
+            (float(cosines[i]), index.texts[i]) for i, e in enumerate(index.entry_ids) if e == entry_id
+        )
+        answered = index.answered.get(entry_id)
+        answered_cosine = cosine if answered is None else float(answered @ vector)
+        score = WORDING_WEIGHT * cosine + (1 - WORDING_WEIGHT) * answered_cosine
+        matches.append(Match(entries[entry_id], match_score(score), wording))
     # The head re-ordered by meaning. Keeping the fused order among the entries above the threshold was
     # measured too, and lost (recall@1 0.887 against 0.925): crude stems split "retained" from "retention"
     # and shared words like "backups" then pick the wrong backup entry.

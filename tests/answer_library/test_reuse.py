@@ -183,7 +183,7 @@ def test_a_jobs_recent_index_checks_for_changes_only_after_its_max_age(user, llm
 
 
 def test_a_question_naming_another_figure_is_not_answered_by_an_entry_worded_alike(user, llm_api):
-    """With the real model, "SOC 3" sits above the match threshold beside the SOC 2 entry: the figure decides."""
+    """With the real model, "SOC 3" scores above the match threshold beside the SOC 2 entry: the figure decides."""
     from llm_manager.models import LLMApi, LLMModel
     from llm_manager.services import make_default
 
@@ -197,14 +197,14 @@ def test_a_question_naming_another_figure_is_not_answered_by_an_entry_worded_ali
 
     for near_miss, worded_alike in (("Do you have a SOC 3 report?", soc2), ("Are you ISO 27701 certified?", iso)):
         nearest = matching.ranked_matches(near_miss)[0]
-        assert nearest.entry == worded_alike and nearest.score >= matching.MATCH_THRESHOLD  # the cosine alone says yes
+        assert nearest.entry == worded_alike and nearest.score >= matching.MATCH_THRESHOLD  # the score alone says yes
         assert matching.find_match(near_miss) is None
     assert matching.find_match("Can you share your SOC 2 Type 2 audit report?").entry == soc2
     assert matching.find_match("Does your company hold an ISO/IEC 27001 certification?").entry == iso
 
 
 def test_an_entry_asking_for_another_kind_of_thing_is_not_reused_however_near_its_words(user, llm_api):
-    """With the real model, "How long are backups retained?" sits above the threshold beside "How often are backups
+    """With the real model, "How long are backups retained?" scores above the threshold beside "How often are backups
     taken?": a duration is not a frequency, so that entry's answer is not reused; a rewording still is."""
     from llm_manager.models import LLMApi, LLMModel
     from llm_manager.services import make_default
@@ -214,11 +214,46 @@ def test_an_entry_asking_for_another_kind_of_thing_is_not_reused_however_near_it
         Entry(), user, "test", question="How often are backups taken?", answer_text="Hourly incremental backups."
     )
 
-    for near_miss in ("How long are backups retained?", "Where are backups stored?"):
-        nearest = matching.ranked_matches(near_miss)[0]
-        assert nearest.entry == backups and nearest.score >= matching.MATCH_THRESHOLD  # the cosine alone says yes
-        assert matching.find_match(near_miss) is None
+    near_miss = "How long are backups retained?"
+    nearest = matching.ranked_matches(near_miss)[0]
+    assert nearest.entry == backups and nearest.score >= matching.MATCH_THRESHOLD  # the score alone says yes
+    assert matching.find_match(near_miss) is None
+    assert matching.find_match("Where are backups stored?") is None  # a place (its score is below the threshold too)
     assert matching.find_match("How frequently do you back up customer data?").entry == backups
+
+
+def test_an_entry_is_matched_by_what_it_answers_not_only_by_how_its_question_is_worded(user, llm_api):
+    """A near miss on the entry's subject is near its wording but not its answer: half the score is the entry as
+    answered, so the scan entry is not reused for mobile apps, while a rewording of its question still is."""
+    import numpy as np
+
+    from llm_manager.models import LLMApi, LLMModel
+    from llm_manager.services import embed_texts, make_default
+
+    model = LLMModel.objects.get(api__kind=LLMApi.KIND_LOCAL, name="all-MiniLM-L6-v2")
+    make_default(model)
+    wording = "Are your systems regularly scanned for vulnerabilities?"
+    scans = entries.save_entry(
+        Entry(), user, "test", question=wording, answer_text="Yes: every server and network range is scanned weekly."
+    )
+    near_miss = "Do you scan mobile apps for vulnerabilities?"
+    question_vector, wording_vector = np.asarray(embed_texts([near_miss, wording], model))
+    assert float(question_vector @ wording_vector) >= matching.MATCH_THRESHOLD  # the wording alone says yes
+    assert matching.ranked_matches(near_miss)[0].entry == scans
+    assert matching.find_match(near_miss) is None
+    assert matching.find_match("Do you scan servers and networks for known weaknesses?").entry == scans
+
+
+def test_entries_indexed_before_answered_texts_get_theirs_on_the_next_match(user, llm_api):
+    """Entries saved before the answered text was indexed (wordings only) are completed, once, when the index loads."""
+    from answer_library.models import EntryPhrasing
+
+    entry = entries.save_entry(Entry(), user, "test", question=BACKUP_QUESTION, answer_text="Daily, kept 35 days.")
+    entry.phrasing_rows.filter(kind=EntryPhrasing.Kind.ANSWERED).delete()  # as the migration leaves older entries
+    matching.find_match(BACKUP_QUESTION)
+    answered = entry.phrasing_rows.get(kind=EntryPhrasing.Kind.ANSWERED)
+    assert answered.text == matching.answered_text(entry) and len(answered.embedding) > 0
+    assert entry.phrasing_rows.filter(kind=EntryPhrasing.Kind.WORDING).count() == len(entry.phrasings)
 
 
 @pytest.mark.parametrize(
