@@ -314,7 +314,7 @@ def settle_tables(connection) -> None:
     the chunks the batch benchmark had just deleted (100,000) were still in the full-text index: 10,000
     chunks then searched at p50 36 ms against 10 ms once settled. The figures are the library's steady state.
     """
-    tables = ("solution_library_chunk", "solution_library_document")
+    tables = ("solution_library_chunk", "solution_library_document", "solution_library_chunkwordcount")
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
             cursor.execute(f"VACUUM ANALYZE {', '.join(tables)}")

@@ -175,6 +175,31 @@ class SearchIndexVersion(models.Model):
     version = models.CharField(max_length=32)
 
 
+class ChunkWordCount(models.Model):
+    """How many of one document's chunks hold a word (a full-text lexeme): PostgreSQL keeps these rows itself.
+
+    Search leaves out the words too common to rank cheaply (services/lexical.affordable_terms), so it
+    must know, for each new word of a question, how many chunks hold it. Counting them through the
+    GIN index reads every matching row (2 ms a word at 100,000 chunks); summing these rows reads one
+    row per document that holds the word, all of a question's words in one query. Triggers on the
+    chunk table keep the rows in step within the same transaction (migration 0010), so no code path
+    can forget them. One row per document, not per word, so that two workers ingesting at once
+    never wait on each other's rows. A plain id, not a foreign key: Django would otherwise load and
+    delete these rows itself whenever a document is deleted, and the triggers already do. SQLite's
+    FTS5 table answers the same question itself; there this table stays empty.
+    """
+
+    lexeme = models.TextField()
+    document_id = models.BigIntegerField()
+    chunks = models.PositiveIntegerField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["lexeme", "document_id"], name="chunk_word_count_unique")]
+
+    def __str__(self):
+        return f"{self.lexeme} × {self.chunks} in document {self.document_id}"
+
+
 class SyncJob(BaseJob):
     """One sync of a documentation source; at most one is active per source."""
 

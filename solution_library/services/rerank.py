@@ -36,6 +36,11 @@ def reranker_model():
     return LLMModel.objects.select_related("api").filter(name=name, model_type="chat", is_active=True).first()
 
 
+def passages_to_read(limit: int) -> int:
+    """How many of the fused passages a search reads: its `limit`, or the head the re-ranker orders when it is on."""
+    return max(limit, RERANK_DEPTH) if getattr(settings, "SEARCH_RERANK_MODEL", "") else limit
+
+
 def rerank(query: str, passages: list) -> list:
     model = reranker_model()
     if model is None or len(passages) < 2:

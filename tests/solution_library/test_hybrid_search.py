@@ -1,18 +1,26 @@
 """Hybrid retrieval: the database's full-text ranking, kept in step with chunks, fused with vectors."""
 
 import os
+import re
 import subprocess
 import sys
 
 import pytest
 from django.db import connection
 from django.test import override_settings
+from django.test.utils import CaptureQueriesContext
 
 from llm_manager.testing.fixtures import register_fake_api
 from solution_library.models import Chunk
 from solution_library.services import lexical as lexical_service
 from solution_library.services.lexical import chunk_frequencies, lexical_ranking, plain_terms, questionnaire_terms
-from solution_library.services.search import fuse, plausible_lexical, ranks_by_meaning, search_passages
+from solution_library.services.search import (
+    fuse,
+    load_passages,
+    plausible_lexical,
+    ranks_by_meaning,
+    search_passages,
+)
 from solution_library.testing import add_library_document
 from tests.workers import ROOT
 
@@ -227,3 +235,16 @@ def test_postgresql_index_is_a_generated_column_with_a_gin_index(db):
         assert cursor.fetchone() == ("ALWAYS",)
         cursor.execute("SELECT indexdef FROM pg_indexes WHERE indexname = 'chunk_search_vector_idx'")
         assert "gin (search_vector)" in cursor.fetchone()[0]
+
+
+def test_a_search_reads_only_the_passages_it_returns_and_skips_one_deleted_meanwhile(library):
+    """A passage's text is stored out of line: reading the whole fused head for two answers cost a lookup each."""
+    ids = list(Chunk.objects.order_by("id").values_list("id", flat=True))
+    Chunk.objects.filter(pk=ids[0]).delete()  # deleted between the ranking and the read
+    ranked = [(chunk_id, 1.0 / n) for n, chunk_id in enumerate(ids, start=1)]
+    with CaptureQueriesContext(connection) as queries:
+        passages = load_passages(ranked, 2)
+    assert [p.chunk_id for p in passages] == ids[1:3]  # the next one read in the deleted one's place
+    read = [re.search(r"IN \(([^)]*)\)", q["sql"]).group(1).split(",") for q in queries.captured_queries]
+    # Two asked for, then one more in place of the deleted one: not every ranked one.
+    assert [len(ids) for ids in read] == [2, 1]
