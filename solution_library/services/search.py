@@ -13,11 +13,11 @@ against each ranking alone and against plain BM25 (docs/quality.md).
 When a re-ranker model is configured, it re-orders the fused head (rerank.py).
 """
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
-from django.db import connection
-from django.db.models import OuterRef, Subquery
+from django.db import DEFAULT_DB_ALIAS, connection
 
 from llm_manager import services as llm
 
@@ -77,29 +77,76 @@ def default_model_and_version():
     """The default embedding model (with its API) and its index token, in one query.
 
     The same row llm.get_default_model() reads, with the SearchIndexVersion token
-    joined in: a search makes one round trip fewer. Not cached across searches:
-    a model's API settings (concurrency, timeouts, keys) change without notice.
-    Anything unusual (no default, inactive, a local model that cannot run here)
-    goes to get_default_model(), which raises the error the user should see or
-    gives the model that stands in.
+    joined in: a search makes one round trip fewer. Read on every search, never
+    assumed: a model's API settings (concurrency, timeouts, keys) change without
+    notice. Anything unusual (no default, inactive, a local model that cannot run
+    here) goes to get_default_model(), which raises the error the user should see
+    or gives the model that stands in.
     """
+    from ..models import SearchIndexVersion
+
+    row = _default_model_row()
+    model = _model_for_columns(row[:-1]) if row else None
+    if model is None or not (model.is_active and model.api.is_active) or llm.model_problem(model):
+        model = llm.get_default_model("embedding")  # raises NoDefaultModel with the reason, or the stand-in
+        version = SearchIndexVersion.objects.filter(embedding_model=model).values_list("version", flat=True).first()
+        return model, version or ""
+    return model, row[-1] or ""
+
+
+def _default_model_row() -> tuple | None:
+    """Every column of the default embedding model's row and of its API's, then the model's index token."""
     from llm_manager.models import LLMModel
+
+    with connection.cursor() as cursor:  # plain SQL: building the ORM's query was two thirds of this lookup
+        cursor.execute(_default_model_sql(), [LLMModel.TYPE_EMBEDDING])
+        return cursor.fetchone()
+
+
+@functools.cache
+def _default_model_sql() -> str:
+    from llm_manager.models import LLMApi, LLMModel
 
     from ..models import SearchIndexVersion
 
-    token = SearchIndexVersion.objects.filter(embedding_model=OuterRef("pk")).values("version")[:1]
-    model = (
-        LLMModel.objects.select_related("api")
-        .filter(model_type=LLMModel.TYPE_EMBEDDING, is_system_default=True)
-        .annotate(index_version=Subquery(token))
-        .first()
+    columns = [f"m.{f.column}" for f in _fields(LLMModel)] + [f"a.{f.column}" for f in _fields(LLMApi)]
+    return (
+        f"SELECT {', '.join(columns)}, v.version FROM {LLMModel._meta.db_table} m "
+        f"JOIN {LLMApi._meta.db_table} a ON a.id = m.api_id "
+        f"LEFT JOIN {SearchIndexVersion._meta.db_table} v ON v.embedding_model_id = m.id "
+        "WHERE m.model_type = %s AND m.is_system_default ORDER BY m.id LIMIT 1"
     )
-    if model is None or not (model.is_active and model.api.is_active) or llm.model_problem(model):
-        model = llm.get_default_model("embedding")  # raises NoDefaultModel with the reason, or the stand-in
-        model.index_version = (
-            SearchIndexVersion.objects.filter(embedding_model=model).values_list("version", flat=True).first()
+
+
+# The columns of the default model's and its API's rows last seen → their field values as the ORM read them.
+_read_by_the_orm: dict[tuple, tuple[list, list]] = {}
+
+
+def _model_for_columns(columns: tuple):
+    """A new model instance (with its API) for these raw columns of the two rows.
+
+    The ORM reads the rows the first time their columns are seen (it converts each database's values to
+    Python's); while every column stays the same, instances are built from what it read. Any change to
+    either row, made through the ORM or not, is columns not seen yet.
+    """
+    from llm_manager.models import LLMApi, LLMModel
+
+    read = _read_by_the_orm.get(columns)
+    if read is None:
+        model = LLMModel.objects.select_related("api").get(pk=columns[0])  # the id is the first column
+        read = (
+            [getattr(model, f.attname) for f in _fields(LLMModel)],
+            [getattr(model.api, f.attname) for f in _fields(LLMApi)],
         )
-    return model, model.index_version or ""
+        _read_by_the_orm.clear()
+        _read_by_the_orm[columns] = read
+    model = LLMModel.from_db(DEFAULT_DB_ALIAS, [f.attname for f in _fields(LLMModel)], read[0])
+    model.api = LLMApi.from_db(DEFAULT_DB_ALIAS, [f.attname for f in _fields(LLMApi)], read[1])
+    return model
+
+
+def _fields(model_class) -> list:
+    return model_class._meta.concrete_fields
 
 
 def vector_ranking(

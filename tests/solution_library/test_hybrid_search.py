@@ -10,17 +10,21 @@ from django.db import connection
 from django.test import override_settings
 from django.test.utils import CaptureQueriesContext
 
+from llm_manager.exceptions import NoDefaultModel
+from llm_manager.models import LLMApi, LLMModel
 from llm_manager.testing.fixtures import register_fake_api
 from solution_library.models import Chunk
 from solution_library.services import lexical as lexical_service
 from solution_library.services.lexical import chunk_frequencies, lexical_ranking, plain_terms, questionnaire_terms
 from solution_library.services.search import (
+    default_model_and_version,
     fuse,
     load_passages,
     plausible_lexical,
     ranks_by_meaning,
     search_passages,
 )
+from solution_library.services.search_index import current_version
 from solution_library.testing import add_library_document
 from tests.workers import ROOT
 
@@ -248,3 +252,19 @@ def test_a_search_reads_only_the_passages_it_returns_and_skips_one_deleted_meanw
     read = [re.search(r"IN \(([^)]*)\)", q["sql"]).group(1).split(",") for q in queries.captured_queries]
     # Two asked for, then one more in place of the deleted one: not every ranked one.
     assert [len(ids) for ids in read] == [2, 1]
+
+
+def test_each_search_reads_the_default_model_as_it_is_now_in_one_query(library):
+    """Its rows are read on every search (one plain query); a change made in any way is seen by the next search."""
+    model, version = default_model_and_version()
+    assert version == current_version(model.pk)
+    with CaptureQueriesContext(connection) as queries:
+        again, _ = default_model_and_version()
+    assert len(queries.captured_queries) == 1 and again.pk == model.pk
+    again.api.timeout_seconds = 99  # a caller's change to its instance stays its own
+    LLMApi.objects.filter(pk=model.api_id).update(max_concurrent_requests=3)  # a change that bypasses save()
+    now, _ = default_model_and_version()
+    assert (now.api.max_concurrent_requests, now.api.timeout_seconds) == (3, model.api.timeout_seconds)
+    LLMModel.objects.filter(pk=model.pk).update(is_active=False)
+    with pytest.raises(NoDefaultModel):
+        default_model_and_version()
