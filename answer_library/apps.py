@@ -7,10 +7,13 @@ class AnswerLibraryConfig(AppConfig):
 
     def ready(self):
         from jobs.kinds import register
+        from rfp_manager import reuse
 
         from . import (
             job_kinds,
-            signals,  # noqa: F401  (records human edits as library candidates)
+            signals,  # noqa: F401  (records human edits as library candidates, clears the links of deleted entries)
         )
+        from .reuse import AnswerLibrary
 
         register(*job_kinds.KINDS)  # what the jobs page lists and the sweeper watches
+        reuse.install(AnswerLibrary())  # the responder reuses approved entries, the pages list them

@@ -114,7 +114,7 @@ def entry_detail(request, pk):
             messages.success(request, f"Saved version {entry.version}.")
             return redirect("answer_library:entry", pk=entry.pk)
     visible = RFP.objects.visible_to(request.user)
-    uses = Answer.objects.filter(library_entry=entry, question__rfp__in=visible).select_related("question__rfp")
+    uses = Answer.objects.filter(library_entry_id=entry.pk, question__rfp__in=visible).select_related("question__rfp")
     context = {
         "entry": entry,
         "form": form,

@@ -187,7 +187,7 @@ def draft_answers(questions: list[EvalQuestion], document_names: dict[int, str],
                 answer.evidence,
                 cites_relevant=any(document_names.get(p["document_id"]) in item.relevant for p in cited),
                 meaning_evidence=meaning_evidence(item.text, answer.citations)
-                if answer.library_entry is None
+                if answer.library_entry_id is None
                 else None,
             )
         )

@@ -235,10 +235,9 @@ class Answer(models.Model):
     # The library had no supporting content: a subject-matter expert must answer.
     needs_expert = models.BooleanField(default=False, db_index=True)
     responder_job = models.ForeignKey("RFPBatchJob", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
-    # Reused from the answer library instead of drafted: the entry, and how well its wording matched (0..1).
-    library_entry = models.ForeignKey(
-        "answer_library.Entry", null=True, blank=True, on_delete=models.SET_NULL, related_name="uses"
-    )
+    # Reused from the answer library instead of drafted: the entry's id, and how well its wording matched (0..1).
+    # An id, not a foreign key: the answer library sits above this app and owns the link (rfp_manager/reuse.py).
+    library_entry_id = models.BigIntegerField(null=True, blank=True, db_index=True)
     library_score = models.FloatField(null=True, blank=True)
     generated_at = models.DateTimeField(null=True, blank=True)
 

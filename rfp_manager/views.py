@@ -17,7 +17,6 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse, reverse_lazy
 from django.views.decorators.http import require_POST
 
-from answer_library.services import facts, matching
 from jobs.views import job_status_response, progress_context
 from llm_manager.exceptions import LLMError
 from questionnaires import analysis, pdf, word
@@ -36,6 +35,7 @@ from .forms import (
     WorkspaceFilterForm,
 )
 from .models import RFP, Answer, InformationDocument, Question, QuestionImport, RFPBatchJob
+from .reuse import approved_answers
 from .services import (
     answering,
     batch,
@@ -136,7 +136,7 @@ def _render_rfp(request, rfp, status=200, error=""):
         "source_workbook": export.source_file_import(rfp),
         "source_document": document_export.source_document_import(rfp),
         # Checked before export: the page shows every answer that states a canonical fact differently.
-        "fact_mismatches": facts.check_rfp(rfp),
+        "fact_mismatches": approved_answers().fact_mismatches(rfp),
         "error": error,
     }
     return render(request, "rfp_manager/rfp_detail.html", context, status=status)
@@ -315,7 +315,7 @@ def answer_edit(request, pk):
     question = _visible(Question, request, pk, "rfp")
     if request.method == "POST":
         roles.require_edit(question, request.user)
-    answer, _ = Answer.objects.get_or_create(question=question)
+    answer, _ = Answer.objects.annotate(**approved_answers().answer_flags()).get_or_create(question=question)
     form = AnswerEditForm(request.POST or None, instance=answer, initial={"final_text": answer.final_answer})
     if request.method == "POST" and form.is_valid():
         answering.save_final_text(answer, form.cleaned_data["final_text"], request.user)
@@ -582,7 +582,7 @@ def answer_sources(request, pk):
             {"passage": p, "snippet": snippets.best_snippet(query, p.text)}
             for p in search_passages(query, SOURCES_LISTED)
         ]
-        entries = [m.entry for m in matching.ranked_matches(query, limit=SOURCES_LISTED)]
+        entries = approved_answers().search(query, SOURCES_LISTED)
     except LLMError as exc:  # no embedding model, or its API is down: say so where the results would be
         return render(
             request, "rfp_manager/_answer_sources.html", {"question": question, "query": query, "error": str(exc)}

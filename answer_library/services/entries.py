@@ -74,7 +74,7 @@ def save_entry(entry: Entry, user, note: str, **changes) -> Entry:
 def entry_from_answer(answer) -> Entry | None:
     """The entry an RFP answer came from: reused from the library, or approved from this very answer before."""
     if answer.library_entry_id:
-        return answer.library_entry
+        return Entry.objects.filter(pk=answer.library_entry_id).first()
     return Entry.objects.filter(origin_answer=answer).exclude(status=Entry.Status.MERGED).order_by("-pk").first()
 
 

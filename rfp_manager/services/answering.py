@@ -1,8 +1,8 @@
 """Answering and reviewing one question: retrieval, the prompt, the model call, the saved row.
 
 The answer library comes first: when an approved entry answers the question
-(answer_library.services.matching), its answer is reused as it is — marked
-with the entry, no model call. Only questions no entry answers are drafted.
+(rfp_manager.reuse, which the answer library installs), its answer is reused as
+it is — marked with the entry, no model call. Only questions no entry answers are drafted.
 
 Prompts follow the passage convention every chat provider here understands
 (llm_manager's offline provider and the fake test server included): numbered
@@ -25,7 +25,6 @@ import numpy as np
 from django.db.models import Case, F, IntegerField, Value, When
 from django.utils import timezone
 
-from answer_library.services.matching import find_match
 from jobs.backoff import backoff_seconds
 from llm_manager import services as llm
 from llm_manager.exceptions import CircuitOpenError, TransientLLMError
@@ -38,6 +37,7 @@ from solution_library.services.search import search_passages
 from text.words import CITATION, stems
 
 from ..models import Answer, Question
+from ..reuse import approved_answers
 from . import workflow
 from .choices import choice_fields
 
@@ -294,25 +294,24 @@ def draft(
 def answer_from_library(question: Question, *, job=None, embedding_model=None, library=None) -> Answer | None:
     """Reuse an approved library entry that answers the question (no model call); None when none matches.
 
-    `library`: a batch job's RecentIndex of the answer library (read here when not given).
+    `library`: a batch job's snapshot of the answer library (read here when not given).
     """
-    match = find_match(question.text, model=embedding_model, index=library.get() if library else None)
-    if match is None:
+    reusable = approved_answers().find(question.text, embedding_model=embedding_model, snapshot=library)
+    if reusable is None:
         return None
-    entry = match.entry
     answer, _ = Answer.objects.update_or_create(
         question=question,
         defaults={
-            "draft_text": entry.answer_text,
-            "citations": entry.sources,
+            "draft_text": reusable.text,
+            "citations": reusable.citations,
             "evidence": None,
-            "confidence": round(match.score, 3),
+            "confidence": round(reusable.score, 3),
             "needs_expert": False,
-            "library_entry": entry,
-            "library_score": match.score,
+            "library_entry_id": reusable.entry_id,
+            "library_score": reusable.score,
             "responder_job": job,
             "generated_at": timezone.now(),
-            "choice": entry.choice,
+            "choice": reusable.choice,
             "choice_needs_review": False,
             **workflow.APPROVAL_RESET,
         },
@@ -328,7 +327,7 @@ def generate_answer(
 
     A new answer leaves the old review in place, visibly stale (Answer.review_is_stale)
     until the reviewer judges the new text. `embedding_model` and `library`: the default
-    embedding model a batch job read once at its start and the job's RecentIndex
+    embedding model a batch job read once at its start and the job's snapshot
     of the answer library (both read here when not given).
     """
     reused = answer_from_library(question, job=job, embedding_model=embedding_model, library=library)
@@ -347,7 +346,7 @@ def generate_answer(
             "evidence": share,
             "confidence": 0.0 if needs_expert else confidence(share),
             "needs_expert": needs_expert,
-            "library_entry": None,
+            "library_entry_id": None,
             "library_score": None,
             "responder_job": job,
             "generated_at": timezone.now(),
@@ -515,7 +514,6 @@ def add_inserted_citations(answer: Answer, inserted: list[str]) -> int:
     are kept, so deleting an inserted passage before saving drops its citation.
     Returns how many were added.
     """
-    from answer_library.models import Entry
     from solution_library.models import Chunk
 
     used = {c.get("n") for c in answer.citations}
@@ -526,7 +524,7 @@ def add_inserted_citations(answer: Answer, inserted: list[str]) -> int:
             wanted.append((int(match[1]), match[2], int(match[3])))
             used.add(int(match[1]))
     chunks = Chunk.objects.select_related("document").in_bulk([i for _, kind, i in wanted if kind == "chunk"])
-    entries = Entry.objects.in_bulk([i for _, kind, i in wanted if kind == "entry"])
+    entries = approved_answers().citations([i for _, kind, i in wanted if kind == "entry"])
     added = []
     for n, kind, pk in wanted:
         if kind == "chunk" and pk in chunks:
@@ -545,18 +543,7 @@ def add_inserted_citations(answer: Answer, inserted: list[str]) -> int:
                 }
             )
         elif kind == "entry" and pk in entries:
-            entry = entries[pk]
-            added.append(
-                {
-                    "n": n,
-                    "entry_id": pk,
-                    "document_title": f"Answer library: {entry.question[:80]}",
-                    "text": entry.answer_text,
-                    "score": None,
-                    "cited": True,
-                    "inserted": True,
-                }
-            )
+            added.append({"n": n, "entry_id": pk, **entries[pk], "score": None, "cited": True, "inserted": True})
     if added:
         answer.citations = [*answer.citations, *added]
         answer.save(update_fields=["citations"])

@@ -19,20 +19,18 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import Count, Q
 from django.utils import timezone
 
-from answer_library.services.matching import RecentIndex
 from jobs.models import ACTIVE_STATUSES, MAX_RECORDED_ERRORS, JobStatus
 from jobs.runner import StopRequested
 from llm_manager import services as llm
 
 from ..models import RFP, Answer, JobQuestionResult, Question, RFPBatchJob
+from ..reuse import approved_answers
 from .answering import generate_answer, review_answer
 
 logger = logging.getLogger(__name__)
 
 CANCEL_CHECK_SECONDS = 0.5
 PROGRESS_WRITE_SECONDS = 0.3
-# A responder job sees an answer-library entry approved (or retired) while it runs within this long.
-ANSWER_LIBRARY_RECHECK_SECONDS = 5.0
 
 
 class JobNotStarted(Exception):
@@ -276,7 +274,7 @@ def _default_embedding_model():
 def run_responder_job(job: RFPBatchJob) -> dict:
     model, concurrency = _chat_model_and_concurrency()
     embedding_model = _default_embedding_model()
-    library = RecentIndex(embedding_model, max_age=ANSWER_LIBRARY_RECHECK_SECONDS) if embedding_model else None
+    library = approved_answers().snapshot(embedding_model)
     answer = partial(
         generate_answer,
         model=model,

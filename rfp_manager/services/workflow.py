@@ -118,7 +118,7 @@ def clear(questions: list[Question]) -> int:
         confidence=None,
         evidence=None,
         needs_expert=False,
-        library_entry=None,
+        library_entry_id=None,
         library_score=None,
         generated_at=None,
         review_verdict="",

@@ -6,12 +6,11 @@ questions costs a page of rows, a count and a few small aggregates per request.
 """
 
 from django.core.paginator import Paginator
-from django.db.models import Case, Exists, F, IntegerField, OuterRef, Q, Value, When
+from django.db.models import Case, F, IntegerField, Q, Value, When
 from django.urls import reverse
 from django.utils.http import urlencode
 
-from answer_library.models import Entry
-
+from ..reuse import approved_answers
 from .answering import attention_order
 
 PAGE_SIZE = 25
@@ -47,9 +46,12 @@ BAND_FILTERS = {
 ORIGIN_FILTERS = {
     # __gt="" rather than a negation: a negated condition on the joined answer would also match no answer at all.
     "edited": Q(answer__final_text__gt=""),
-    "library": Q(answer__final_text="", answer__library_entry__isnull=False),
+    "library": Q(answer__final_text="", answer__library_entry_id__isnull=False),
     "drafted": Q(
-        answer__final_text="", answer__library_entry__isnull=True, answer__needs_expert=False, answer__draft_text__gt=""
+        answer__final_text="",
+        answer__library_entry_id__isnull=True,
+        answer__needs_expert=False,
+        answer__draft_text__gt="",
     ),
 }
 STATUS_ORDER = ["needs_expert", "in_review", "drafted", "unanswered", "approved"]
@@ -69,10 +71,9 @@ def sections(rfp) -> list[str]:
 
 
 def rows(questions):
-    """Questions with what a row shows: the answer and its people, and whether it was saved to the answer library."""
-    saved = Entry.objects.filter(origin_answer=OuterRef("answer")).exclude(status=Entry.Status.MERGED)
-    related = ["answer", "answer__library_entry", "answer__edited_by", "answer__approved_by", ASSIGNEE_LOOKUP]
-    return questions.select_related(*related).annotate(saved_to_library=Exists(saved))
+    """Questions with what a row shows: the answer and its people, and what the answer library knows of the answer."""
+    related = ["answer", "answer__edited_by", "answer__approved_by", ASSIGNEE_LOOKUP]
+    return questions.select_related(*related).annotate(**approved_answers().answer_flags("answer__"))
 
 
 def filtered_questions(rfp, filters: dict, user):

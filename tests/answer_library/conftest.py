@@ -23,7 +23,7 @@ def approved_entry(user, library, chat_model) -> Entry:
     """The backup question answered in a first RFP from the documents, then approved by a person."""
     first = make_rfp(user, [BACKUP_QUESTION], name="First RFP")
     answer = answering.generate_answer(first.questions.get(), model=chat_model)
-    assert answer.library_entry is None and answer.cited_passages  # drafted from the documents, with a citation
+    assert answer.library_entry_id is None and answer.cited_passages  # drafted from the documents, with a citation
     return entries.approve_answer(answer, user, tags=["backup"])
 
 

@@ -63,7 +63,7 @@ def test_approve_then_a_reworded_rfp_reuses_it_and_exports(
     assert "Drafted from the documents" in other.inner_text()
     assert len(fake_llm.requests_to("/v1/chat/completions")) - drafts_before == 1  # one draft, not two
     reused = Answer.objects.get(question__text=BACKUP_REWORDED)
-    assert reused.library_entry == entry
+    assert reused.library_entry_id == entry.pk
     shot(page, tmp_path, "answer-library-rfp")
 
     with page.expect_download() as download_info:

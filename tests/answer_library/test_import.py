@@ -84,7 +84,7 @@ def test_an_imported_entry_is_reused_by_the_responder(user, llm_api, library, ch
 
     answer = answering.generate_answer(rfp.questions.get(), model=chat_model)
 
-    assert answer.library_entry.origin == Entry.Origin.IMPORT and answer.choice == "yes"
+    assert Entry.objects.get(pk=answer.library_entry_id).origin == Entry.Origin.IMPORT and answer.choice == "yes"
     assert chat_requests(fake_llm) == 0
 
 

@@ -4,6 +4,7 @@ import pytest
 
 from answer_library.models import Candidate, Entry
 from answer_library.services import entries, matching
+from rfp_manager import reuse
 from rfp_manager.services import answering
 
 from .conftest import BACKUP_QUESTION, BACKUP_REWORDED, chat_requests, make_rfp
@@ -20,7 +21,7 @@ def test_a_reworded_question_reuses_the_approved_entry_without_calling_the_model
     answer = answering.generate_answer(second.questions.get(), model=chat_model)
 
     assert chat_requests(fake_llm) == before  # no draft call to the model
-    assert answer.library_entry == approved_entry and answer.origin == "library"
+    assert answer.library_entry_id == approved_entry.pk and answer.origin == "library"
     assert answer.draft_text == approved_entry.answer_text
     assert answer.cited_passages == approved_entry.sources  # its sources travel with it, for the reviewer
     assert answer.library_score >= matching.MATCH_THRESHOLD
@@ -31,18 +32,18 @@ def test_an_unrelated_question_is_drafted_from_the_documents(approved_entry, use
 
     answer = answering.generate_answer(second.questions.get(), model=chat_model)
 
-    assert answer.library_entry is None and answer.origin == "drafted"
+    assert answer.library_entry_id is None and answer.origin == "drafted"
     assert chat_requests(fake_llm) >= 1 and "AES-256" in answer.draft_text
 
 
 def test_a_redraft_after_the_entry_is_retired_drafts_again(approved_entry, user, chat_model):
     second = make_rfp(user, [BACKUP_REWORDED], name="Second RFP")
     question = second.questions.get()
-    assert answering.generate_answer(question, model=chat_model).library_entry == approved_entry
+    assert answering.generate_answer(question, model=chat_model).library_entry_id == approved_entry.pk
 
     entries.save_entry(approved_entry, user, "Retired", status=Entry.Status.RETIRED)
 
-    assert answering.generate_answer(question, model=chat_model).library_entry is None
+    assert answering.generate_answer(question, model=chat_model).library_entry_id is None
 
 
 def test_the_rfp_page_shows_each_answers_origin(approved_entry, user, user_client, chat_model):
@@ -283,3 +284,35 @@ def test_only_known_kinds_of_ask_that_share_nothing_differ():
     )
     assert not matching.asks_differ("What is your password rotation period?", entry("How often must users change?"))
     assert not matching.asks_differ("How often are keys rotated?", entry("Do you rotate encryption keys?"))
+
+
+def test_deleting_an_entry_leaves_the_answers_that_reused_it_reused_from_nothing(approved_entry, user, chat_model):
+    question = make_rfp(user, [BACKUP_REWORDED], name="Second RFP").questions.get()
+    answer = answering.generate_answer(question, model=chat_model)
+    assert answer.library_entry_id == approved_entry.pk
+
+    Entry.objects.filter(pk=approved_entry.pk).delete()
+
+    answer.refresh_from_db()
+    assert answer.library_entry_id is None
+
+
+@pytest.fixture
+def no_answer_library():
+    """rfp_manager as it is without the answer library installed (restored afterwards)."""
+    installed = reuse.approved_answers()
+    reuse.install(reuse.ApprovedAnswers())
+    yield
+    reuse.install(installed)
+
+
+def test_without_an_answer_library_installed_every_question_is_drafted(
+    approved_entry, user, user_client, chat_model, fake_llm, no_answer_library
+):
+    rfp = make_rfp(user, [BACKUP_REWORDED], name="Second RFP")
+    before = chat_requests(fake_llm)
+
+    answer = answering.generate_answer(rfp.questions.get(), model=chat_model)
+
+    assert answer.library_entry_id is None and chat_requests(fake_llm) > before
+    assert user_client.get(f"/rfps/{rfp.pk}/").status_code == 200

@@ -47,7 +47,9 @@ def test_a_current_entry_stays_out_and_running_twice_changes_nothing(approved_en
     assert second["changed"] == 0
 
 
-def test_a_marked_entry_is_still_reused_and_marked_on_the_rfp_page(approved_entry, user, user_client, chat_model):
+def test_a_marked_entry_is_still_reused_and_marked_on_the_rfp_and_answer_pages(
+    approved_entry, user, user_client, chat_model
+):
     from rfp_manager.services import answering
 
     from .conftest import BACKUP_REWORDED, make_rfp
@@ -56,8 +58,10 @@ def test_a_marked_entry_is_still_reused_and_marked_on_the_rfp_page(approved_entr
     tasks.refresh_review_queue()
     rfp = make_rfp(user, [BACKUP_REWORDED], name="Later RFP")
 
-    assert answering.generate_answer(rfp.questions.get(), model=chat_model).library_entry == approved_entry
+    question = rfp.questions.get()
+    assert answering.generate_answer(question, model=chat_model).library_entry_id == approved_entry.pk
     assert "entry waiting for review" in user_client.get(f"/rfps/{rfp.pk}/").content.decode()
+    assert "entry waiting for review" in user_client.get(f"/rfps/questions/{question.pk}/answer/").content.decode()
 
 
 def test_marking_reviewed_takes_it_out_of_the_queue_with_a_new_version(approved_entry, user, user_client):
