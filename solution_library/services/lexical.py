@@ -210,7 +210,8 @@ def _summed_word_counts(words: list[str]) -> dict[str, int]:
 
     A word is the lexeme the query parser makes of it ("backups" → backup; a stopword → none, held by no
     chunk). A word that parses to several lexemes is matched by chunks holding all of them, counted here as
-    the rarest one's count: at most one too many, never too few.
+    the rarest one's count: an upper bound (chunks holding that lexeme without the others count too), never
+    too few.
     """
     with connection.cursor() as cursor:
         cursor.execute(

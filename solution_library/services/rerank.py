@@ -26,11 +26,16 @@ RERANK_SYSTEM = (
 JSON_OBJECT = re.compile(r"\{.*\}", re.DOTALL)
 
 
+def _reranker_name() -> str:
+    """The name of the chat model SEARCH_RERANK_MODEL asks for; "" when re-ranking is off."""
+    return getattr(settings, "SEARCH_RERANK_MODEL", "")
+
+
 def reranker_model():
     """The configured re-ranking chat model, or None when re-ranking is off."""
     from llm_manager.models import LLMModel
 
-    name = getattr(settings, "SEARCH_RERANK_MODEL", "")
+    name = _reranker_name()
     if not name:
         return None
     return LLMModel.objects.select_related("api").filter(name=name, model_type="chat", is_active=True).first()
@@ -38,7 +43,7 @@ def reranker_model():
 
 def passages_to_read(limit: int) -> int:
     """How many of the fused passages a search reads: its `limit`, or the head the re-ranker orders when it is on."""
-    return max(limit, RERANK_DEPTH) if getattr(settings, "SEARCH_RERANK_MODEL", "") else limit
+    return max(limit, RERANK_DEPTH) if _reranker_name() else limit
 
 
 def rerank(query: str, passages: list) -> list:
