@@ -83,12 +83,6 @@ def edit_refusal(question, user) -> str:
     return f"You are a {held.label} of “{question.rfp.name}”: viewers read, they do not change answers."
 
 
-def require_edit(question, user) -> None:
-    reason = edit_refusal(question, user)
-    if reason:
-        raise PermissionDenied(reason)
-
-
 def assignment_refusal(rfp, assignee) -> str:
     """Why `assignee` cannot be given questions of `rfp` ("" when they can): they must see it and may answer."""
     held = access(rfp, assignee)
