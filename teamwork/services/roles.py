@@ -8,6 +8,9 @@
 - **viewer**: reads everything and downloads the exports; changes nothing.
 
 Anyone else does not see the RFP at all (`RFP.objects.visible_to`: 404, its existence is not disclosed).
+
+This module is the RFP manager's access policy (`rfp_manager.access`, installed by TeamworkConfig.ready()):
+the RFP pages ask it through that module, which does not know these roles.
 """
 
 from dataclasses import dataclass
