@@ -10,7 +10,6 @@ from django.urls import reverse
 
 from rfp_manager import access
 from teamwork.models import Role
-from teamwork.services import roles
 from tests.teamwork.conftest import add_member, bob, carol, rfp  # noqa: F401  (fixtures)
 
 pytestmark = pytest.mark.django_db
@@ -18,10 +17,11 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def nothing_installed():
-    """The access module as it starts, before TeamworkConfig.ready() installs the roles; the roles again after."""
+    """The access module as it starts, before any app installs a policy; the installed one is put back after."""
+    installed = access.install(access.OwnerOnly())  # taken out, to be put back
     importlib.reload(access)
     yield
-    access.install(roles)
+    access.install(installed)
 
 
 @pytest.fixture
