@@ -22,8 +22,8 @@ from django.views.decorators.http import require_POST
 
 from jobs.views import job_status_response, progress_context
 from llm_manager.exceptions import LLMError
+from rfp_manager import access
 from rfp_manager.models import RFP, Answer
-from teamwork.services import roles
 
 from . import tasks
 from .forms import ApproveForm, EntryFieldsForm, LibraryImportForm
@@ -162,7 +162,7 @@ def approve(request, pk):
         Answer.objects.filter(question__rfp__in=RFP.objects.visible_to(request.user)).select_related("question__rfp"),
         pk=pk,
     )
-    roles.require_edit(answer.question, request.user)
+    access.require_edit(answer.question, request.user)
     source = entries.entry_from_answer(answer)
     initial = {
         "question": answer.question.text,

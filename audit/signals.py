@@ -1,4 +1,4 @@
-"""Receivers that turn model changes into answer revisions and audit events.
+"""Receivers that turn model changes, and what the other apps announce, into answer revisions and audit events.
 
 Kept in this app so the apps it watches need not know about it.
 """
@@ -11,6 +11,7 @@ from llm_manager.models import LLMApi
 from rfp_manager.models import RFP, Answer, InformationDocument, QuestionImport, RFPBatchJob
 from rfp_manager.signals import answers_approved
 from solution_library.models import Document
+from teamwork.events import comment_posted, questions_assigned, role_changed
 
 from . import services
 from .context import current_user
@@ -183,3 +184,44 @@ def _library_import(sender, instance, created, raw=False, **kwargs):
 def record_bulk_approvals(sender, answers, user, **kwargs):
     """Answers approved at once (a bulk update, no post_save): one event each."""
     services.record_approvals(answers, user)
+
+
+@receiver(role_changed, dispatch_uid="audit.role_changed")
+def _role_changed(sender, rfp, user, by, before, after, **kwargs):
+    services.record(
+        AuditEvent.Action.ROLE_CHANGED,
+        f"RFP {rfp.pk} {rfp.name}",
+        rfp=rfp,
+        actor=by,
+        user=user.get_username(),
+        before=before,
+        after=after,
+    )
+
+
+@receiver(questions_assigned, dispatch_uid="audit.questions_assigned")
+def _questions_assigned(sender, rfp, questions, assignee, due, by, **kwargs):
+    """One event per assignment, however many questions it gives."""
+    services.record(
+        AuditEvent.Action.ASSIGNED,
+        f"RFP {rfp.pk} {rfp.name}",
+        rfp=rfp,
+        actor=by,
+        questions=[q.label for q in questions],
+        assignee=assignee.get_username(),
+        due=due.isoformat() if due else "",
+    )
+
+
+@receiver(comment_posted, dispatch_uid="audit.comment_posted")
+def _comment_posted(sender, comment, **kwargs):
+    question = comment.question
+    rfp = question.rfp
+    services.record(
+        AuditEvent.Action.COMMENTED,
+        f"{question.label} of RFP {rfp.pk} {rfp.name}",
+        rfp=rfp,
+        actor=comment.author,
+        question=question.label,
+        text=comment.text[:1000],
+    )

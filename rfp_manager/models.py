@@ -11,7 +11,7 @@ from jobs.models import ACTIVE_STATUSES, BaseJob, JobStatus
 class RFPQuerySet(models.QuerySet):
     def visible_to(self, user):
         """An RFP is seen by its owner, the groups it is shared with and the people given a role on it
-        (teamwork.Membership); superusers see all. What each may do: teamwork.services.roles."""
+        (teamwork.Membership); superusers see all. What each may do: `rfp_manager.access`."""
         if user.is_superuser:
             return self
         return self.filter(Q(owner=user) | Q(shared_with__in=user.groups.all()) | Q(memberships__user=user)).distinct()

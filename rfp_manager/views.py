@@ -4,8 +4,8 @@ Views never do long work: they write rows and dispatch tasks after commit.
 Every lookup goes through `RFP.objects.visible_to(user)`, so an RFP, its
 questions, answers, jobs and exports are only reachable by the people who
 work on it (404 for anyone else); each lookup then names the role the action
-needs (teamwork.services.roles: owner, contributor, viewer — 403 with the
-reason when it is missing).
+needs (`access`: viewer or owner, and who may edit each answer — 403 with
+the reason when it is missing).
 """
 
 from urllib.parse import urlencode
@@ -22,10 +22,8 @@ from llm_manager.exceptions import LLMError
 from questionnaires import analysis, pdf, word
 from solution_library.services import snippets
 from solution_library.services.search import search_passages
-from teamwork.models import Role
-from teamwork.services import roles
 
-from . import tasks
+from . import access, tasks
 from .forms import (
     AnswerEditForm,
     ImportRemapForm,
@@ -55,22 +53,22 @@ SOURCES_LISTED = 5  # passages and entries the answer editor offers to insert
 # --- lookups that enforce who may see what -------------------------------------
 
 
-def _rfp(request, pk, need: str = Role.VIEWER) -> RFP:
+def _rfp(request, pk, need: str = access.VIEWER) -> RFP:
     rfp = get_object_or_404(RFP.objects.visible_to(request.user), pk=pk)
-    roles.require(rfp, request.user, need)
+    access.require(rfp, request.user, need)
     return rfp
 
 
-def _visible(model, request, pk, rfp_path: str, need: str = Role.VIEWER):
+def _visible(model, request, pk, rfp_path: str, need: str = access.VIEWER):
     """An object under an RFP the user sees (`rfp_path` leads to it), if they hold the role `need`."""
     obj = get_object_or_404(model.objects.filter(**{f"{rfp_path}__in": RFP.objects.visible_to(request.user)}), pk=pk)
-    roles.require(obj.rfp, request.user, need)
+    access.require(obj.rfp, request.user, need)
     return obj
 
 
 def _owner_on_post(request) -> str:
     """Pages anyone on the RFP may read, whose form only an owner may send."""
-    return Role.OWNER if request.method == "POST" else Role.VIEWER
+    return access.OWNER if request.method == "POST" else access.VIEWER
 
 
 # --- RFPs ------------------------------------------------------------------------
@@ -103,7 +101,7 @@ def rfp_edit(request, pk):
 
 def _workspace_context(request, rfp) -> dict:
     """The answers workspace: the filter form, one page of questions, the counts per status."""
-    form = WorkspaceFilterForm(request.GET or None, sections=workspace.sections(rfp), assignees=roles.people(rfp))
+    form = WorkspaceFilterForm(request.GET or None, sections=workspace.sections(rfp), assignees=access.people(rfp))
     filters = form.cleaned_data if form.is_valid() else {}
     page = workspace.page_of(workspace.filtered_questions(rfp, filters, request.user), filters.get("page"))
     counts = workflow.status_counts(rfp)
@@ -122,7 +120,7 @@ def _workspace_context(request, rfp) -> dict:
 
 def _controls(request, rfp) -> dict:
     """What the page needs to show each person only the controls they may use (the views still refuse the rest)."""
-    return {"access": roles.access(rfp, request.user), "assign_url": workspace.assign_url(rfp)}
+    return {"access": access.access(rfp, request.user), "assign_url": workspace.assign_url(rfp)}
 
 
 def _render_rfp(request, rfp, status=200, error=""):
@@ -158,7 +156,7 @@ def rfp_detail(request, pk):
 
 @require_POST
 def import_upload(request, pk):
-    rfp = _rfp(request, pk, Role.OWNER)
+    rfp = _rfp(request, pk, access.OWNER)
     form = QuestionImportForm(request.POST, request.FILES)
     if not form.is_valid():
         return _render_rfp(request, rfp, status=400, error=" ".join(m for ms in form.errors.values() for m in ms))
@@ -196,7 +194,7 @@ def import_preview(request, pk):
 @require_POST
 def import_remap(request, pk):
     """One correction of the mapping; htmx swaps the preview in place, a plain POST goes back to it."""
-    record = _visible(QuestionImport, request, pk, "rfp", Role.OWNER)
+    record = _visible(QuestionImport, request, pk, "rfp", access.OWNER)
     form = ImportRemapForm(request.POST, sheet_count=len(record.mapping.get("sheets", [])))
     if not form.is_valid():
         return HttpResponse(" ".join(m for ms in form.errors.values() for m in ms), status=400)
@@ -214,7 +212,7 @@ def import_remap(request, pk):
 
 @require_POST
 def document_upload(request, pk):
-    rfp = _rfp(request, pk, Role.OWNER)
+    rfp = _rfp(request, pk, access.OWNER)
     form = InformationDocumentForm(request.POST, request.FILES)
     if not form.is_valid():
         return _render_rfp(request, rfp, status=400, error=" ".join(m for ms in form.errors.values() for m in ms))
@@ -229,7 +227,7 @@ def document_upload(request, pk):
 
 @require_POST
 def document_summarize(request, pk):
-    document = _visible(InformationDocument, request, pk, "rfp", Role.OWNER)
+    document = _visible(InformationDocument, request, pk, "rfp", access.OWNER)
     with transaction.atomic():
         tasks.dispatch_summary(document)
     messages.info(request, f"Summarizing “{document.title}”.")
@@ -254,7 +252,7 @@ def _start(request, rfp, create):
 
 @require_POST
 def start_responder(request, pk):
-    rfp = _rfp(request, pk, Role.OWNER)
+    rfp = _rfp(request, pk, access.OWNER)
     review = request.POST.get("review_when_done") == "on"
     return _start(
         request,
@@ -265,7 +263,7 @@ def start_responder(request, pk):
 
 @require_POST
 def start_reviewer(request, pk):
-    rfp = _rfp(request, pk, Role.OWNER)
+    rfp = _rfp(request, pk, access.OWNER)
     blocker = batch.reviewer_blocker(rfp)
     if blocker:
         return _render_rfp(request, rfp, status=409, error=blocker)
@@ -294,7 +292,7 @@ def job_status(request, pk):
 
 @require_POST
 def job_cancel(request, pk):
-    job = _visible(RFPBatchJob, request, pk, "rfp", Role.OWNER)
+    job = _visible(RFPBatchJob, request, pk, "rfp", access.OWNER)
     if job.request_cancel(f"Cancelled by {request.user.get_username()}"):
         messages.info(request, "Cancelled: questions in flight finish, no new ones start. Answers so far are kept.")
     else:
@@ -304,7 +302,7 @@ def job_cancel(request, pk):
 
 @require_POST
 def job_retry(request, pk):
-    job = _visible(RFPBatchJob, request, pk, "rfp", Role.OWNER)
+    job = _visible(RFPBatchJob, request, pk, "rfp", access.OWNER)
     return _start(request, job.rfp, lambda: batch.create_retry_job(job, request.user))
 
 
@@ -314,7 +312,7 @@ def job_retry(request, pk):
 def answer_edit(request, pk):
     question = _visible(Question, request, pk, "rfp")
     if request.method == "POST":
-        roles.require_edit(question, request.user)
+        access.require_edit(question, request.user)
     answer, _ = Answer.objects.annotate(**approved_answers().answer_flags()).get_or_create(question=question)
     form = AnswerEditForm(request.POST or None, instance=answer, initial={"final_text": answer.final_answer})
     if request.method == "POST" and form.is_valid():
@@ -334,7 +332,7 @@ def answer_edit(request, pk):
             "answer": answer,
             "rfp": question.rfp,
             "next_citation": next_citation,
-            "edit_refusal": roles.edit_refusal(question, request.user),
+            "edit_refusal": access.edit_refusal(question, request.user),
         },
     )
 
@@ -464,10 +462,10 @@ def export_document_download(request, pk):
 # --- the workspace's actions: on one question (htmx swaps its row) or on many ------------------
 
 
-def _question(request, pk, need: str = Role.VIEWER) -> Question:
+def _question(request, pk, need: str = access.VIEWER) -> Question:
     visible = Question.objects.filter(rfp__in=RFP.objects.visible_to(request.user)).select_related("rfp")
     question = get_object_or_404(workspace.rows(visible), pk=pk)
-    roles.require(question.rfp, request.user, need)
+    access.require(question.rfp, request.user, need)
     return question
 
 
@@ -505,7 +503,7 @@ def _start_redraft(rfp, question_ids: list[int], user) -> tuple[RFPBatchJob | No
 
 @require_POST
 def question_approve(request, pk):
-    question = _question(request, pk, Role.OWNER)  # approval is the owner's: contributors answer, owners approve
+    question = _question(request, pk, access.OWNER)  # approval is the owner's: contributors answer, owners approve
     approved, _ = workflow.approve([question], request.user)
     if not approved:
         return _row_response(request, question, f"{question.label} has no answer to approve yet.", "warning")
@@ -515,7 +513,7 @@ def question_approve(request, pk):
 @require_POST
 def question_redraft(request, pk):
     question = _question(request, pk)
-    roles.require_edit(question, request.user)  # a new draft replaces the answer: whoever may edit it
+    access.require_edit(question, request.user)  # a new draft replaces the answer: whoever may edit it
     job, why_not = _start_redraft(question.rfp, [question.pk], request.user)
     if job is None:
         return _row_response(request, question, why_not, "warning")
@@ -530,7 +528,7 @@ BULK_ACTIONS = {"approve", "redraft", "expert", "clear"}
 @require_POST
 def workspace_bulk(request, pk):
     """One action on the selected questions; the workspace comes back with the result beside the action bar."""
-    rfp = _rfp(request, pk, Role.OWNER)  # approving, assigning, clearing many answers is the owner's
+    rfp = _rfp(request, pk, access.OWNER)  # approving, assigning, clearing many answers is the owner's
     action = request.POST.get("action", "")
     questions = list(rfp.questions.filter(pk__in=[v for v in request.POST.getlist("question") if v.isdigit()]))
     assigning = action == "assign"

@@ -8,4 +8,9 @@ class TeamworkConfig(AppConfig):
     verbose_name = "Teamwork"
 
     def ready(self):
+        from rfp_manager import access
+
         from . import signals  # noqa: F401  (connects the receivers)
+        from .services import roles
+
+        access.install(roles)  # the RFP pages ask these roles who may do what

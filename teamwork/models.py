@@ -9,12 +9,14 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
+from rfp_manager import access
+
 
 class Role(models.TextChoices):
-    # Ordered from least to most: `ROLE_RANK` compares them.
-    VIEWER = "viewer", "Viewer"
+    # Ordered from least to most: `ROLE_RANK` compares them. The RFP pages ask for access.VIEWER or access.OWNER.
+    VIEWER = access.VIEWER, "Viewer"
     CONTRIBUTOR = "contributor", "Contributor"
-    OWNER = "owner", "Owner"
+    OWNER = access.OWNER, "Owner"
 
 
 ROLE_RANK = {Role.VIEWER: 1, Role.CONTRIBUTOR: 2, Role.OWNER: 3}

@@ -7,10 +7,9 @@ from django.db import transaction
 from django.urls import reverse
 from django.utils import timezone
 
-from audit.models import AuditEvent
-from audit.services import record
 from rfp_manager.models import RFP
 
+from ..events import questions_assigned
 from ..models import Assignment, Notification
 from . import roles
 from .notifications import notify
@@ -48,15 +47,7 @@ def assign_questions(rfp, questions, assignee, due: date | None, by) -> list[Ass
             for q in questions
         ]
         labels = [q.label for q in questions]
-        record(
-            AuditEvent.Action.ASSIGNED,
-            f"RFP {rfp.pk} {rfp.name}",
-            rfp=rfp,
-            actor=by,
-            questions=labels,
-            assignee=assignee.get_username(),
-            due=due.isoformat() if due else "",
-        )
+        questions_assigned.send(Assignment, rfp=rfp, questions=questions, assignee=assignee, due=due, by=by)
         if assignee != by:
             notify(
                 assignee,

@@ -5,9 +5,7 @@ import re
 from django.db import transaction
 from django.urls import reverse
 
-from audit.models import AuditEvent
-from audit.services import record
-
+from ..events import comment_posted
 from ..models import Comment, Notification
 from . import roles
 from .notifications import notify
@@ -33,14 +31,7 @@ def add_comment(question, author, text: str) -> tuple[Comment, list[str]]:
     with transaction.atomic():
         comment = Comment.objects.create(question=question, author=author, text=text)
         comment.mentions.set(mentioned)
-        record(
-            AuditEvent.Action.COMMENTED,
-            f"{question.label} of RFP {rfp.pk} {rfp.name}",
-            rfp=rfp,
-            actor=author,
-            question=question.label,
-            text=text[:1000],
-        )
+        comment_posted.send(Comment, comment=comment)
         url = reverse("rfp_manager:answer_edit", args=[question.pk]) + f"#comment-{comment.pk}"
         for user in mentioned:
             if user != author:

@@ -8,6 +8,9 @@
 - **viewer**: reads everything and downloads the exports; changes nothing.
 
 Anyone else does not see the RFP at all (`RFP.objects.visible_to`: 404, its existence is not disclosed).
+
+This module is the RFP manager's access policy (`rfp_manager.access`, installed by TeamworkConfig.ready()):
+the RFP pages ask it through that module, which does not know these roles.
 """
 
 from dataclasses import dataclass
@@ -81,12 +84,6 @@ def edit_refusal(question, user) -> str:
     if held.role == Role.CONTRIBUTOR:
         return f"{question.label} is not assigned to you: contributors answer the questions assigned to them."
     return f"You are a {held.label} of “{question.rfp.name}”: viewers read, they do not change answers."
-
-
-def require_edit(question, user) -> None:
-    reason = edit_refusal(question, user)
-    if reason:
-        raise PermissionDenied(reason)
 
 
 def assignment_refusal(rfp, assignee) -> str:
