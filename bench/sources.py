@@ -21,6 +21,7 @@ MEASURED = MeasuredSources(
         "bench",
         "spelunker",
         "jobs",
+        "core",
         "text",
         "questionnaires",
         "home",

@@ -14,7 +14,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
 
-from spelunker.permissions import staff_required
+from core.permissions import staff_required
 
 from .kinds import STATUS_FILTERS, acknowledge, get_kind, grouped, job_kinds, job_rows
 from .live_status import status_json

@@ -12,8 +12,8 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse, reverse_lazy
 from django.views.decorators.http import require_POST
 
+from core.permissions import staff_required
 from jobs.views import job_status_response, progress_context
-from spelunker.permissions import staff_required
 
 from .models import LLMApi, ValidationRun
 from .services import embedding_fallback, get_or_create_validation_run

@@ -8,8 +8,8 @@ from django.urls import reverse, reverse_lazy
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
 
+from core.permissions import staff_required
 from jobs.views import job_status_response, progress_context
-from spelunker.permissions import staff_required
 
 from .models import Chunk, Document, DocumentationSource, EmbedBatchJob, SyncJob
 from .services import scheduling, snippets

@@ -10,7 +10,7 @@ from django.http import JsonResponse
 from django.views.decorators.cache import never_cache
 from kombu import Connection
 
-from spelunker.storage import check_storage
+from core.storage import check_storage
 
 
 def _check_database() -> str:

@@ -166,7 +166,7 @@ STORAGES = {
 # (docs/deployment.md). Without a bucket, the local folder above: `make run` on one machine.
 S3_BUCKET = env.str("SPELUNKER_S3_BUCKET", default="")
 if S3_BUCKET:
-    from spelunker.storage import s3_storage_options
+    from core.storage import s3_storage_options
 
     STORAGES["default"] = {
         "BACKEND": "storages.backends.s3.S3Storage",

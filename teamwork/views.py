@@ -12,8 +12,8 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
+from core.permissions import staff_required
 from rfp_manager.models import RFP, Question
-from spelunker.permissions import staff_required
 
 from . import tasks
 from .forms import AssignForm, CommentForm, RoleForm

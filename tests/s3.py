@@ -43,7 +43,7 @@ class S3Media:
         """settings.STORAGES as settings.py builds it from `env`."""
         from django.conf import settings
 
-        from spelunker.storage import s3_storage_options
+        from core.storage import s3_storage_options
 
         return {
             **settings.STORAGES,

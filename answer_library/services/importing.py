@@ -10,11 +10,11 @@ same entries instead of adding new ones.
 
 from django.db import transaction
 
+from core.storage import save_or_refuse
 from questionnaires import row_walk
 from questionnaires.analysis import cell_text
 from questionnaires.sheets import CELL_REF, column_index
 from rfp_manager.services import importing as questionnaire
-from spelunker.storage import save_or_refuse
 
 from ..models import Entry, LibraryImport, LibraryJob
 from .entries import default_review_by, save_entry

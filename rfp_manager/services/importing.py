@@ -14,9 +14,9 @@ from collections import Counter
 from django.db import transaction
 from django.utils import timezone
 
+from core.storage import save_or_refuse
 from questionnaires import analysis, pdf, sheets, word
 from questionnaires.row_walk import QuestionImportError, extract, parse_text
-from spelunker.storage import save_or_refuse
 
 from ..models import RFP, ImportFormat, Question, QuestionImport
 

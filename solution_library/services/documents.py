@@ -18,11 +18,11 @@ from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
 
+from core.storage import STORAGE_ERRORS, describe_storage_error
 from jobs.models import ErrorCode
 from jobs.runner import StopRequested
 from llm_manager import services as llm
 from llm_manager.exceptions import LLMError, TransientLLMError
-from spelunker.storage import STORAGE_ERRORS, describe_storage_error
 
 from ..models import READY_STATUSES, Chunk, Document, EmbedBatchJob, ReviewStatus
 from . import search_index
