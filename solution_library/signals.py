@@ -11,7 +11,7 @@ from .models import Chunk, Document
 
 
 @receiver(post_save, sender=Document)
-def dispatch_embedding_of_new_document(sender, instance: Document, created: bool, **kwargs):
+def process_new_document(sender, instance: Document, created: bool, **kwargs):
     """A new document gets a job, in the transaction that saves it; a worker runs it once both are committed.
 
     Code that processes or queues the document itself (the sync, the test
