@@ -99,6 +99,16 @@ def test_a_poison_job_fails_its_document_with_the_message_and_code():
 
 
 @pytest.mark.django_db
+def test_only_the_finish_that_wins_reaches_the_document():
+    document = add_library_document("Backups", TEXT.decode())
+    job = DocumentJob.objects.create(document=document, status="processing")
+    assert job.finish("completed")
+    assert not job.finish("failed", "Lost", "worker_lost")  # a late sweep of a job its task finished
+    document.refresh_from_db()
+    assert (document.review_status, document.error_code) == (ReviewStatus.PENDING_REVIEW, "")
+
+
+@pytest.mark.django_db
 def test_a_failure_the_pipeline_names_fails_the_job_with_the_documents_reason():
     document = add_library_document("Backups", TEXT.decode())
     document.file.storage.delete(document.file.name)  # the stored file vanished
