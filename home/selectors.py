@@ -22,6 +22,7 @@ from jobs.kinds import JobRow, job_kinds, job_rows
 from jobs.models import JobStatus, SystemCheck
 from llm_manager.models import LLMApi, LLMModel
 from rfp_manager.models import RFP
+from solution_library.job_kinds import DOCUMENT_KIND
 from solution_library.models import READY_STATUSES, Document, DocumentationSource, ReviewStatus
 
 RECENT_HOURS = 24
@@ -103,7 +104,7 @@ def recent_jobs(user) -> list[JobRow]:
 
     The rows of the jobs page (jobs.kinds); documents have their own list here."""
     since = timezone.now() - timedelta(hours=RECENT_HOURS)
-    kinds = [kind.key for kind in job_kinds() if not kind.is_document]
+    kinds = [kind.key for kind in job_kinds() if kind.key != DOCUMENT_KIND]
     rows = job_rows(user, kinds=kinds, limit=JOBS_PER_KIND, running_or_since=since)
     return sorted(rows, key=lambda r: not r.is_active)  # stable: newest first within each group
 

@@ -41,7 +41,7 @@ logger = logging.getLogger(__name__)
 
 WAITING_FOR_BROKER = "Waiting for the message broker: the job starts by itself as soon as it is reachable again."
 PUBLISH_BATCH = 200
-# Sent messages are kept a while (a document's Flower link reads its last task id), then dropped.
+# Sent messages are kept a while (to see what was sent when), then dropped.
 KEEP_SENT = timedelta(days=7)
 
 

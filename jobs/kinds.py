@@ -3,8 +3,8 @@ the jobs page shows.
 
 A kind says where its rows live, who may see them, where its own page is,
 how it is sent again when its worker vanished (only idempotent work is), and
-where a person retries it. Documents are a kind too: a document in
-"processing" is a job of the embedding queue, though its row is not a BaseJob.
+where a person retries it. Every kind's rows are BaseJob rows, documents'
+processing included.
 
 Each app registers its kinds from its AppConfig.ready() (`register`), so this
 toolkit names no domain app. `job_rows(user, …)` is the selector pages use
@@ -19,7 +19,7 @@ from django.apps import apps
 from django.db.models import Q, QuerySet
 from django.urls import reverse
 
-from .models import ACTIVE_STATUSES, JobAcknowledgement, JobStatus, OutboxMessage
+from .models import ACTIVE_STATUSES, JobAcknowledgement, JobStatus
 from .services import flower_task_url
 
 
@@ -38,10 +38,6 @@ class JobKind:
     @property
     def model(self):
         return apps.get_model(self.model_label)
-
-    @property
-    def is_document(self) -> bool:
-        return self.key == "document"
 
     def visible_to(self, user) -> QuerySet:
         rows = self.model.objects.select_related(*self.related)
@@ -78,13 +74,11 @@ def get_kind(key: str) -> JobKind | None:
 
 
 def job_models() -> list:
-    """The BaseJob tables (every kind but documents)."""
-    return [kind.model for kind in job_kinds() if not kind.is_document]
+    """The BaseJob tables of every kind."""
+    return [kind.model for kind in job_kinds()]
 
 
 # --- one row of any kind --------------------------------------------------------
-
-DOCUMENT_STATUS = {"processing": JobStatus.PROCESSING, "failed": JobStatus.FAILED}  # ready documents are completed
 
 
 @dataclass
@@ -153,43 +147,13 @@ def _job_row(kind: JobKind, job) -> JobRow:
     )
 
 
-def _document_rows(kind: JobKind, documents: list) -> list[JobRow]:
-    task_ids = _latest_task_ids(kind, [d.pk for d in documents])
-    return [
-        JobRow(
-            kind=kind,
-            pk=d.pk,
-            title=d.title,
-            status=DOCUMENT_STATUS.get(d.review_status, JobStatus.COMPLETED),
-            processed=0 if d.is_processing else 1,
-            total=1,
-            message=d.status_message,
-            error_code=d.error_code,
-            updated_at=d.updated_at,
-            task_id=task_ids.get(d.pk, ""),
-            url=kind.url(d),
-            retry_url=kind.retry_url(d),
-            is_stale=d.is_processing and d.can_retry,
-        )
-        for d in documents
-    ]
-
-
-def _latest_task_ids(kind: JobKind, pks: list[int]) -> dict[int, str]:
-    """A document's last embedding task (from the outbox), for its Flower link."""
-    messages = OutboxMessage.objects.filter(subject_model=kind.model._meta.label_lower, subject_id__in=pks)
-    return dict(messages.order_by("pk").values_list("subject_id", "task_id"))  # later rows win
-
-
 # --- the selector ---------------------------------------------------------------
 
-STATUS_FILTERS: dict[str, Callable[[JobKind], dict]] = {
-    "active": lambda kind: {"review_status": "processing"} if kind.is_document else {"status__in": ACTIVE_STATUSES},
-    "failed": lambda kind: {"review_status": "failed"} if kind.is_document else {"status": JobStatus.FAILED},
-    "completed": lambda kind: (
-        {"review_status__in": ("pending_review", "approved")} if kind.is_document else {"status": JobStatus.COMPLETED}
-    ),
-    "cancelled": lambda kind: {"pk__in": []} if kind.is_document else {"status": JobStatus.CANCELLED},
+STATUS_FILTERS: dict[str, dict] = {
+    "active": {"status__in": ACTIVE_STATUSES},
+    "failed": {"status": JobStatus.FAILED},
+    "completed": {"status": JobStatus.COMPLETED},
+    "cancelled": {"status": JobStatus.CANCELLED},
 }
 
 
@@ -210,16 +174,13 @@ def job_rows(
             continue
         objects = kind.visible_to(user)
         if status in STATUS_FILTERS:
-            objects = objects.filter(**STATUS_FILTERS[status](kind))
+            objects = objects.filter(**STATUS_FILTERS[status])
         if running_or_since:
-            objects = objects.filter(Q(**STATUS_FILTERS["active"](kind)) | Q(updated_at__gte=running_or_since))
+            objects = objects.filter(Q(**STATUS_FILTERS["active"]) | Q(updated_at__gte=running_or_since))
         if not include_acknowledged:
             acknowledged = JobAcknowledgement.objects.filter(kind=kind.key).values("object_id")
             objects = objects.exclude(pk__in=acknowledged)
-        if kind.is_document:
-            rows += _document_rows(kind, list(objects.defer("text").order_by("-updated_at")[:limit]))
-        else:
-            rows += [_job_row(kind, job) for job in objects.order_by("-updated_at")[:limit]]
+        rows += [_job_row(kind, job) for job in objects.order_by("-updated_at")[:limit]]
     return sorted(rows, key=lambda row: row.updated_at, reverse=True)
 
 

@@ -137,14 +137,18 @@ class BaseJob(models.Model):
         }
 
     # --- atomic transitions -------------------------------------------------
-    def _update_if(self, statuses, *, refresh: bool = True, **values) -> bool:
+    def _update_if(self, statuses, *, refresh: bool = True, silent_since=None, **values) -> bool:
         """UPDATE this row only while its status is in `statuses`, then re-read it.
 
         refresh=False, for a caller that needs only the fields it wrote: on success
         they are set on this instance instead of re-reading the row (one query, not two).
+        silent_since: only while nothing changed the row since then (the sweeper's guard).
         """
+        rows = type(self).objects.filter(pk=self.pk, status__in=statuses)
+        if silent_since:
+            rows = rows.filter(updated_at__lt=silent_since)
         values["updated_at"] = timezone.now()
-        changed = type(self).objects.filter(pk=self.pk, status__in=statuses).update(**values)
+        changed = rows.update(**values)
         if changed and not refresh:
             for name, value in values.items():
                 setattr(self, name, value)
@@ -168,11 +172,15 @@ class BaseJob(models.Model):
             values["started_at"] = timezone.now()
         return values
 
-    def finish(self, status: str, message: str = "", code: str = "", *, ending_delivery: bool = False) -> bool:
+    def finish(
+        self, status: str, message: str = "", code: str = "", *, ending_delivery: bool = False, silent_since=None
+    ) -> bool:
         """processing/pending → completed/failed/cancelled, unless already finished.
 
         ending_delivery=True (run_job, as its delivery returns): the same UPDATE
         does `end_delivery`'s reset, and the row is not re-read when it wins.
+        silent_since (the sweeper): only if nothing changed the row since then.
+        The one that wins calls `on_finish`.
         """
         assert status in FINISHED_STATUSES, status
         values = {"status": status, "completed_at": timezone.now(), "stop_requested": False}
@@ -182,11 +190,20 @@ class BaseJob(models.Model):
             values["error_code"] = code
         if ending_delivery:
             values["unfinished_deliveries"] = 0
-        finished = self._update_if(ACTIVE_STATUSES, refresh=not ending_delivery, **values)
+        finished = self._update_if(ACTIVE_STATUSES, refresh=not ending_delivery, silent_since=silent_since, **values)
         self._delivery_ended = finished and ending_delivery
         if finished:  # a finished (or cancelled) job is never shown as running from the status cache
             live_status.forget(self)
+            self.on_finish()
         return finished
+
+    def on_finish(self) -> None:
+        """Called once, by whoever finished the job (its task, the sweeper, a cancel), with the row's new
+        status, message and error code on this instance.
+
+        Nothing by default. A job whose outcome is also shown on another row (a document's state)
+        overrides it to carry the outcome there, so every way a job can end reaches that row.
+        """
 
     # --- deliveries ---------------------------------------------------------
     def begin_delivery(self) -> int:

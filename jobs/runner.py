@@ -11,8 +11,9 @@ dict of result figures. `run_job` guards the entry (missing job, job already
 finished by an earlier delivery), fails a poison message (deliveries that kept
 killing their worker without progress), writes the authoritative task id from
 inside the task, requeues work that stopped for a worker shutdown, turns
-SoftTimeLimitExceeded and unexpected errors into a failed job with a clear
-message and code, and returns the structured result dict.
+JobFailed (a failure the work names), SoftTimeLimitExceeded and unexpected
+errors into a failed job with a clear message and code, and returns the
+structured result dict.
 """
 
 import logging
@@ -37,6 +38,15 @@ def soft_time_limit_of(task) -> int | None:
 
 class StopRequested(Exception):
     """Raised by work that stopped at a safe point because its worker is shutting down (SIGTERM, a deploy)."""
+
+
+class JobFailed(Exception):
+    """Raised by work that failed for a reason it can name: the job fails with this message and code."""
+
+    def __init__(self, message: str, code: str = ErrorCode.TASK_ERROR):
+        super().__init__(message)
+        self.message = message
+        self.code = code
 
 
 def max_unfinished_deliveries() -> int:
@@ -128,6 +138,10 @@ def _work(task, job: BaseJob, work: Callable[[BaseJob], dict | None], label: str
         # gone, see run_job): the job stays processing and the retried
         # message picks it up again.
         raise
+    except JobFailed as exc:
+        logger.warning("%s %s failed: %s", label, job_id, exc.message, extra=context)
+        job.finish(JobStatus.FAILED, exc.message, exc.code, ending_delivery=True)
+        return {"success": False, "job_id": job_id, "status": job.status, "error": exc.message}
     except StopRequested:
         # Work done so far is recorded; the message goes back to the queue for the next worker.
         logger.info("%s %s stopped for a worker shutdown; requeued", label, job_id, extra=context)

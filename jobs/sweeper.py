@@ -45,9 +45,9 @@ def sweep(live_task_ids: set[str] | None = None) -> dict:
     outcome = {"redispatched": [], "failed": []}
     for kind in job_kinds():
         for row in _silent_rows(kind, cutoff):
-            if _task_id(kind, row) in live:
+            if row.celery_task_id in live:
                 continue  # slow, not lost: a worker still holds it
-            action = "redispatched" if _send_again(kind, row, cutoff) else "failed" if _fail(kind, row, cutoff) else ""
+            action = "redispatched" if _send_again(kind, row, cutoff) else "failed" if _fail(row, cutoff) else ""
             if action:
                 outcome[action].append(f"{kind.key}-{row.pk}")
                 logger.warning(
@@ -61,25 +61,8 @@ def sweep(live_task_ids: set[str] | None = None) -> dict:
 
 
 def _silent_rows(kind: JobKind, cutoff) -> list:
-    processing = {"review_status": "processing"} if kind.is_document else {"status": JobStatus.PROCESSING}
-    rows = kind.model.objects.filter(updated_at__lt=cutoff, **processing).exclude(pk__in=unsent_subject_ids(kind.model))
-    return list(rows.defer("text") if kind.is_document else rows)
-
-
-def _task_id(kind: JobKind, row) -> str:
-    if not kind.is_document:
-        return row.celery_task_id
-    from .models import OutboxMessage
-
-    latest = OutboxMessage.objects.filter(subject_model=kind.model._meta.label_lower, subject_id=row.pk).last()
-    return latest.task_id if latest else ""
-
-
-def _claim(kind: JobKind, row, cutoff, **values) -> bool:
-    """Change the row only if it is still silent and processing: two sweeps never act on one job twice."""
-    processing = {"review_status": "processing"} if kind.is_document else {"status": JobStatus.PROCESSING}
-    still_lost = kind.model.objects.filter(pk=row.pk, updated_at__lt=cutoff, **processing)
-    return bool(still_lost.update(updated_at=timezone.now(), **values))
+    rows = kind.model.objects.filter(updated_at__lt=cutoff, status=JobStatus.PROCESSING)
+    return list(rows.exclude(pk__in=unsent_subject_ids(kind.model)))
 
 
 def _send_again(kind: JobKind, row, cutoff) -> bool:
@@ -91,33 +74,23 @@ def _send_again(kind: JobKind, row, cutoff) -> bool:
         f"without a word for {_silence()}. Work already done is kept."
     )
     with transaction.atomic():
-        field = "status_message" if kind.is_document else "message"
-        if not _claim(kind, row, cutoff, redispatch_count=F("redispatch_count") + 1, **{field: note}):
+        # Only if it is still silent and processing: two sweeps never act on one job twice.
+        still_lost = kind.model.objects.filter(pk=row.pk, updated_at__lt=cutoff, status=JobStatus.PROCESSING)
+        if not still_lost.update(updated_at=timezone.now(), redispatch_count=F("redispatch_count") + 1, message=note):
             return False
         row.refresh_from_db()
         kind.redispatch(row)
     return True
 
 
-def _fail(kind: JobKind, row, cutoff) -> bool:
+def _fail(row, cutoff) -> bool:
     resent = f" It was already sent again {row.redispatch_count} times." if row.redispatch_count else ""
     message = (
         f"Stopped: no progress for {_silence()} and no worker is running it, so the worker was "
         f"lost (restarted or crashed).{resent} Start it again when the workers are up."
     )
-    if kind.is_document:
-        return _claim(
-            kind, row, cutoff, review_status="failed", status_message=message, error_code=ErrorCode.WORKER_LOST
-        )
-    return _claim(
-        kind,
-        row,
-        cutoff,
-        status=JobStatus.FAILED,
-        completed_at=timezone.now(),
-        message=message,
-        error_code=ErrorCode.WORKER_LOST,
-    )
+    # finish, as the job's own task would: the job's on_finish carries the failure where it is shown.
+    return row.finish(JobStatus.FAILED, message, ErrorCode.WORKER_LOST, silent_since=cutoff)
 
 
 def _silence() -> str:

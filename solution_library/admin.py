@@ -4,7 +4,7 @@ from django.shortcuts import redirect
 from django.urls import reverse
 from django.utils.html import format_html
 
-from .models import Chunk, Document, DocumentationSource, EmbedBatchJob, SyncJob
+from .models import Chunk, Document, DocumentationSource, DocumentJob, EmbedBatchJob, SyncJob
 from .services.documents import create_embed_batch_job, delete_document
 from .services.scheduling import create_sync_job
 from .tasks import dispatch_embed_batch_job, dispatch_sync_job
@@ -98,3 +98,10 @@ class SyncJobAdmin(JobAdmin):
 @admin.register(EmbedBatchJob)
 class EmbedBatchJobAdmin(JobAdmin):
     pass
+
+
+@admin.register(DocumentJob)
+class DocumentJobAdmin(JobAdmin):
+    list_display = ("pk", "document", "status", "error_code", "created_at", "started_by")
+    list_select_related = ("document", "started_by")
+    raw_id_fields = ("document",)

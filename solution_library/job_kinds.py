@@ -1,14 +1,29 @@
 """The job kinds of the library, for the jobs page and the sweeper (registered by apps.py)."""
 
+from django.db.models import Max
 from django.urls import reverse
 
 from jobs.kinds import JobKind
 
-from .tasks import dispatch_embed_batch_job, dispatch_embedding, dispatch_sync_job
+from .models import DocumentJob
+from .tasks import dispatch_document_job, dispatch_embed_batch_job, dispatch_sync_job
+
+DOCUMENT_KIND = "document"
 
 
-def document_retry_url(document) -> str:
+def document_url(job: DocumentJob) -> str:
+    return reverse("solution_library:document", args=[job.document_id])
+
+
+def document_retry_url(job: DocumentJob) -> str:
+    document = job.document
     return reverse("solution_library:document_retry", args=[document.pk]) if document.can_retry else ""
+
+
+def newest_job_of_each_document(jobs, user):
+    """A document is listed once, as its page shows it: by its newest job (an earlier failure was retried)."""
+    newest = DocumentJob.objects.values("document").annotate(newest=Max("pk")).values("newest")
+    return jobs.filter(pk__in=newest).defer("document__text")
 
 
 def sync_retry_url(job) -> str:
@@ -17,12 +32,14 @@ def sync_retry_url(job) -> str:
 
 KINDS = (
     JobKind(
-        "document",
+        DOCUMENT_KIND,
         "Document",
-        "solution_library.Document",
-        "solution_library:document",
-        redispatch=dispatch_embedding,
+        "solution_library.DocumentJob",
+        document_url,
+        redispatch=dispatch_document_job,
+        visible=newest_job_of_each_document,
         retry=document_retry_url,
+        related=("document",),
     ),
     JobKind(
         "embed_batch",

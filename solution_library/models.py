@@ -2,10 +2,10 @@
 
 from django.conf import settings
 from django.db import models
-from django.db.models import Q
+from django.db.models import Exists, Q
 from django.utils import timezone
 
-from jobs.models import ACTIVE_STATUSES, BaseJob
+from jobs.models import ACTIVE_STATUSES, BaseJob, JobStatus
 
 
 class DocumentType(models.TextChoices):
@@ -60,8 +60,20 @@ class DocumentationSource(models.Model):
         return self.name
 
 
+class DocumentQuerySet(models.QuerySet):
+    def mark_failed(self, reason: str, code: str) -> int:
+        """Show these documents as failed, with the reason and its stable code (jobs.models.ErrorCode)."""
+        return self.update(
+            review_status=ReviewStatus.FAILED, status_message=reason[:2000], error_code=code, updated_at=timezone.now()
+        )
+
+
 class Document(models.Model):
-    """One uploaded file or synced page, and where it is in its processing."""
+    """One uploaded file or synced page, and where it is in its processing.
+
+    `review_status` is the document's state as its pages and search read it; each request to process
+    it is a DocumentJob, which does the delivery bookkeeping.
+    """
 
     title = models.CharField(max_length=300)
     file = models.FileField(upload_to="library/%Y/%m/", max_length=500)
@@ -83,10 +95,6 @@ class Document(models.Model):
     error_code = models.CharField(
         max_length=40, blank=True, help_text="Stable reason code (spelunker.jobs.models.ErrorCode)"
     )
-    # Deliveries of its embedding task that never returned, in a row: a document that kills its worker is poison.
-    unfinished_deliveries = models.PositiveSmallIntegerField(default=0)
-    # How often the sweeper queued it again after its worker vanished.
-    redispatch_count = models.PositiveSmallIntegerField(default=0)
     text = models.TextField(blank=True, help_text="The text extracted from the file")
     embedding_model = models.ForeignKey(
         "llm_manager.LLMModel", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
@@ -95,6 +103,8 @@ class Document(models.Model):
     processed_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
     updated_at = models.DateTimeField(auto_now=True)
+
+    objects = DocumentQuerySet.as_manager()
 
     class Meta:
         ordering = ["-created_at"]
@@ -231,6 +241,36 @@ class SyncJob(BaseJob):
             "failed_documents": self.documents_failed,
             "removed": self.documents_removed,
         }
+
+
+class DocumentJob(BaseJob):
+    """One request to process a document (its upload, a Retry, a sync that changed its page).
+
+    Created processing, as the document then shows: the sweeper watches it from the moment its
+    message leaves the outbox, so a message lost before any worker took it is sent again too.
+    """
+
+    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="jobs")
+    embedding_model = models.ForeignKey(
+        "llm_manager.LLMModel",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        help_text="The embedding model asked for; empty for the default one",
+    )
+
+    class Meta(BaseJob.Meta):
+        verbose_name = "document processing job"
+
+    def __str__(self):
+        return self.document.title
+
+    def on_finish(self) -> None:
+        """A failed job fails its document with the same message and code, unless a newer request took it over."""
+        if self.status == JobStatus.FAILED:
+            newer = DocumentJob.objects.filter(document_id=self.document_id, pk__gt=self.pk)
+            Document.objects.filter(~Exists(newer), pk=self.document_id).mark_failed(self.message, self.error_code)
 
 
 class EmbedBatchJob(BaseJob):

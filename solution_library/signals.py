@@ -11,17 +11,18 @@ from .models import Chunk, Document
 
 
 @receiver(post_save, sender=Document)
-def dispatch_embedding_of_new_document(sender, instance: Document, created: bool, **kwargs):
-    """A new document is embedded by a worker once its row is committed.
+def process_new_document(sender, instance: Document, created: bool, **kwargs):
+    """A new document gets a job, in the transaction that saves it; a worker runs it once both are committed.
 
     Code that processes or queues the document itself (the sync, the test
     helper) sets `skip_auto_embed` on the instance.
     """
     if not created or not settings.AUTO_EMBED_DOCUMENTS or getattr(instance, "skip_auto_embed", False):
         return
-    from .tasks import dispatch_embedding  # tasks import services → models; avoid the cycle
+    from .services.documents import create_document_job
+    from .tasks import dispatch_document_job  # tasks import services → models; avoid the cycle
 
-    dispatch_embedding(instance)
+    create_document_job(instance, instance.uploaded_by, dispatch=dispatch_document_job)
 
 
 @receiver(post_save, sender=Document)

@@ -2,6 +2,7 @@
 
 from django.contrib import messages
 from django.core.paginator import Paginator
+from django.db import transaction
 from django.http import JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse, reverse_lazy
@@ -13,9 +14,9 @@ from jobs.views import job_status_response, progress_context
 
 from .models import Chunk, Document, DocumentationSource, EmbedBatchJob, SyncJob
 from .services import scheduling, snippets
-from .services.documents import mark_for_reprocessing, max_upload_bytes, store_upload
+from .services.documents import create_document_job, mark_for_reprocessing, max_upload_bytes, store_upload
 from .services.search import search_passages
-from .tasks import dispatch_embedding, dispatch_sync_job
+from .tasks import dispatch_document_job, dispatch_sync_job
 
 DOCUMENTS_PER_PAGE = 50
 SEARCH_LIMIT = 10
@@ -126,8 +127,9 @@ def document_retry(request, pk):
     """Process a document again (after a failure, or to re-embed it)."""
     document = get_object_or_404(Document, pk=pk)
     if document.can_retry:  # a second click while it is queued must not queue it twice
-        mark_for_reprocessing(document)
-        dispatch_embedding(document)
+        with transaction.atomic():
+            mark_for_reprocessing(document)
+            create_document_job(document, request.user, dispatch=dispatch_document_job)
     if _wants_json(request):
         return JsonResponse(_document_payload(document))
     if getattr(request, "htmx", False):

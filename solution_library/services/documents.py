@@ -15,7 +15,6 @@ import numpy as np
 from django.conf import settings
 from django.core.files.base import ContentFile
 from django.db import IntegrityError, transaction
-from django.db.models import F
 from django.utils import timezone
 
 from core.storage import STORAGE_ERRORS, describe_storage_error
@@ -24,7 +23,7 @@ from jobs.runner import StopRequested
 from llm_manager import services as llm
 from llm_manager.exceptions import LLMError, TransientLLMError
 
-from ..models import READY_STATUSES, Chunk, Document, EmbedBatchJob, ReviewStatus
+from ..models import READY_STATUSES, Chunk, Document, DocumentJob, EmbedBatchJob, ReviewStatus
 from . import search_index
 from .chunking import TextChunk, chunk_text
 from .parsing import UnsupportedFile, check_readable, detect_type, extract_text
@@ -131,6 +130,7 @@ class ProcessResult:
     chunks: int = 0
     unchanged: bool = False
     error: str = ""
+    code: str = ""  # set when the document was marked failed (an ErrorCode)
 
     def as_dict(self) -> dict:
         return {
@@ -177,13 +177,16 @@ def process_document(
     except DocumentGone as exc:
         return ProcessResult(document_id, False, error=str(exc))
     except StoredFileUnreadable as exc:  # the file is kept: Retry works once the storage answers again
-        if not alongside:
-            mark_failed(document_id, str(exc), code=ErrorCode.STORAGE_UNAVAILABLE)
-        return ProcessResult(document_id, False, error=str(exc))
+        return _failed(document_id, str(exc), ErrorCode.STORAGE_UNAVAILABLE, alongside)
     except (UnsupportedFile, LLMError, OSError) as exc:
-        if not alongside:  # a failed re-embed must not hide a document whose chunks still serve
-            mark_failed(document_id, str(exc) or type(exc).__name__)
-        return ProcessResult(document_id, False, error=str(exc))
+        return _failed(document_id, str(exc) or type(exc).__name__, ErrorCode.TASK_ERROR, alongside)
+
+
+def _failed(document_id: int, reason: str, code: str, alongside: bool) -> ProcessResult:
+    if alongside:  # a failed re-embed must not hide a document whose chunks still serve
+        return ProcessResult(document_id, False, error=reason)
+    mark_failed(document_id, reason, code=code)
+    return ProcessResult(document_id, False, error=reason, code=code)
 
 
 def _embedded_text(document: Document, piece: TextChunk) -> str:
@@ -193,45 +196,30 @@ def _embedded_text(document: Document, piece: TextChunk) -> str:
 
 def mark_failed(document_id: int, reason: str, code: str = ErrorCode.TASK_ERROR) -> None:
     logger.warning("Document %s failed: %s", document_id, reason, extra={"document_id": document_id})
-    Document.objects.filter(pk=document_id).update(
-        review_status=ReviewStatus.FAILED, status_message=reason[:2000], error_code=code, updated_at=timezone.now()
-    )
+    Document.objects.filter(pk=document_id).mark_failed(reason, code)
 
 
 def mark_for_reprocessing(document: Document) -> None:
-    """Show the document as processing again (Retry, re-embed) before its task runs; a person's retry starts the counts afresh."""
+    """Show the document as processing again (Retry) before its new job runs."""
     Document.objects.filter(pk=document.pk).update(
-        review_status=ReviewStatus.PROCESSING,
-        status_message="",
-        error_code="",
-        unfinished_deliveries=0,
-        redispatch_count=0,
-        updated_at=timezone.now(),
+        review_status=ReviewStatus.PROCESSING, status_message="", error_code="", updated_at=timezone.now()
     )
     document.refresh_from_db()
 
 
-def begin_delivery(document_id: int) -> int:
-    """Count a delivery of the document's embedding task; how many in a row never returned, this one included.
+def create_document_job(document: Document, user=None, embedding_model=None, *, dispatch) -> DocumentJob:
+    """A job processing the document, queued by `dispatch(job)` in the same transaction as the job.
 
-    `end_delivery` resets the count whenever a delivery returns (success,
-    failure, retry); one that killed its worker (a parser out of memory) never does.
+    Every request to process a document comes here (its upload, a Retry, a sync that changed its
+    page), inside the caller's transaction when it has one, so the request, the job and its message
+    are written together or not at all.
     """
-    Document.objects.filter(pk=document_id).update(unfinished_deliveries=F("unfinished_deliveries") + 1)
-    return Document.objects.filter(pk=document_id).values_list("unfinished_deliveries", flat=True).first() or 0
-
-
-def end_delivery(document_id: int) -> None:
-    Document.objects.filter(pk=document_id).update(unfinished_deliveries=0)
-
-
-def fail_poison_document(document_id: int, crashed: int) -> None:
-    mark_failed(
-        document_id,
-        f"Not processed: the last {crashed} attempts each stopped the worker processing it "
-        f"(out of memory or a crash in the parser). Fix or replace the file, then retry.",
-        code=ErrorCode.POISON_MESSAGE,
-    )
+    with transaction.atomic():
+        job = DocumentJob.objects.create(
+            document=document, embedding_model=embedding_model, started_by=user, status=DocumentJob.STATUS_PROCESSING
+        )
+        dispatch(job)
+    return job
 
 
 def _embedding_model(model_id: int | None):

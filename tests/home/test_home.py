@@ -11,6 +11,7 @@ from jobs.kinds import job_kinds as registered_kinds
 from jobs.models import QueueProbe, SystemCheck
 from llm_manager.models import LLMApi, ValidationRun
 from rfp_manager.models import RFP, RFPBatchJob
+from solution_library.job_kinds import DOCUMENT_KIND
 from solution_library.models import Document, DocumentationSource, EmbedBatchJob, ReviewStatus, SyncJob
 
 pytestmark = pytest.mark.django_db
@@ -142,5 +143,5 @@ def test_the_number_of_queries_does_not_grow_with_the_data(staff_user, busy_site
         RFPBatchJob.objects.create(rfp=busy_site["responder"].rfp, job_type="reviewer", status="completed")
         worker_check({"default": "default@host"})
 
-    job_kinds = sum(not kind.is_document for kind in registered_kinds())
+    job_kinds = sum(kind.key != DOCUMENT_KIND for kind in registered_kinds())
     assert queries() == few <= 9 + job_kinds  # see home/selectors.py: one per kind of thing shown

@@ -8,8 +8,8 @@ from django.db import OperationalError
 from django.utils import timezone
 
 from jobs.dispatch import WAITING_FOR_BROKER, dispatch_after_commit, publish_pending
-from jobs.models import JobStatus, OutboxMessage, SystemCheck, fail_stale_jobs
-from jobs.runner import DATABASE_RETRY_SECONDS, run_job
+from jobs.models import ErrorCode, JobStatus, OutboxMessage, SystemCheck, fail_stale_jobs
+from jobs.runner import DATABASE_RETRY_SECONDS, JobFailed, run_job
 from jobs.tasks import probe_queue
 
 pytestmark = pytest.mark.django_db
@@ -327,6 +327,21 @@ def test_a_job_cancelled_while_it_works_stays_cancelled_and_its_delivery_still_e
     job.refresh_from_db()
     assert result["success"] is False and result["status"] == JobStatus.CANCELLED
     assert (job.status, job.message, job.unfinished_deliveries) == (JobStatus.CANCELLED, "stop", 0)
+
+
+def test_work_that_names_its_failure_fails_the_job_with_that_message_and_code():
+    """Given work that raises JobFailed, when run_job runs it, then the job fails with the work's own
+    message and code (not an "unexpected error") and its delivery ends."""
+    job = SystemCheck.objects.create(total_items=1)
+
+    def work(running):
+        raise JobFailed("The file storage could not be read.", ErrorCode.STORAGE_UNAVAILABLE)
+
+    result = run_job(FakeTask(), SystemCheck, job.pk, work)
+    job.refresh_from_db()
+    assert result == {"success": False, "job_id": job.pk, "status": "failed", "error": job.message}
+    assert (job.message, job.error_code) == ("The file storage could not be read.", "storage_unavailable")
+    assert job.unfinished_deliveries == 0
 
 
 def test_a_finished_job_redelivered_is_left_untouched():

@@ -9,7 +9,7 @@ from jobs.kinds import grouped, job_rows
 from jobs.models import SystemCheck
 from llm_manager.models import ValidationRun
 from rfp_manager.models import RFPBatchJob
-from solution_library.models import Document, EmbedBatchJob
+from solution_library.models import Document, DocumentJob, EmbedBatchJob
 from tests.rfp_manager.conftest import make_rfp
 
 pytestmark = pytest.mark.django_db
@@ -20,14 +20,7 @@ def jobs_of_every_kind(user, staff_user):
     mine = make_rfp(user, ["Q?"], name="Mine")
     theirs = make_rfp(staff_user, ["Q?"], name="Theirs")
     return {
-        "document": Document.objects.create(
-            title="Policy",
-            content_hash="a" * 64,
-            file_type="text",
-            review_status="failed",
-            status_message="Bad PDF",
-            error_code="task_error",
-        ),
+        "document": failed_document_job(),
         "embed_batch": EmbedBatchJob.objects.create(status="processing", total_items=4, processed_items=1),
         "rfp_batch": RFPBatchJob.objects.create(
             rfp=mine,
@@ -44,6 +37,13 @@ def jobs_of_every_kind(user, staff_user):
             status="pending", message="Waiting for the message broker", error_code="broker_unavailable"
         ),
     }
+
+
+def failed_document_job() -> DocumentJob:
+    document = Document.objects.create(title="Policy", content_hash="a" * 64, file_type="text")
+    job = DocumentJob.objects.get(document=document)  # its upload's job
+    job.finish("failed", "Bad PDF", "task_error")
+    return job
 
 
 def row_ids(html: str, group: str) -> list[str]:
@@ -66,7 +66,7 @@ def test_staff_see_every_kind_grouped(jobs_of_every_kind, staff_client):
     assert "broker_unavailable" in html and "Waiting for the message broker" in html
     retry = reverse("rfp_manager:job_retry", args=[jobs["rfp_batch"].pk])
     assert f'action="{retry}"' in html, "a failed job with failed items offers Retry"
-    assert reverse("solution_library:document_retry", args=[jobs["document"].pk]) in html
+    assert reverse("solution_library:document_retry", args=[jobs["document"].document_id]) in html
 
 
 def test_a_user_sees_documents_and_the_jobs_of_their_own_rfps_only(jobs_of_every_kind, user):
@@ -121,3 +121,11 @@ def test_grouping_puts_a_silent_active_job_under_needs_attention(jobs_of_every_k
     EmbedBatchJob.objects.update(updated_at=timezone.now() - timedelta(hours=1))
     groups = grouped(job_rows(staff_user))
     assert f"embed_batch-{jobs_of_every_kind['embed_batch'].pk}" in {row.key for row in groups["needs_attention"]}
+
+
+def test_a_document_is_listed_once_by_its_newest_job(jobs_of_every_kind, staff_user):
+    failed = jobs_of_every_kind["document"]
+    retried = DocumentJob.objects.create(document=failed.document, status="processing")  # the Retry button
+    rows = [row for row in job_rows(staff_user) if row.kind.key == "document"]
+    assert [(row.key, row.status, row.title) for row in rows] == [(f"document-{retried.pk}", "processing", "Policy")]
+    assert rows[0].url == reverse("solution_library:document", args=[failed.document_id])

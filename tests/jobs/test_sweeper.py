@@ -12,7 +12,7 @@ from django.utils import timezone
 from jobs.models import OutboxMessage, SystemCheck
 from jobs.sweeper import sweep
 from rfp_manager.models import RFPBatchJob
-from solution_library.models import Document
+from solution_library.models import Document, DocumentJob
 from tests.rfp_manager.conftest import make_rfp
 
 pytestmark = pytest.mark.django_db
@@ -93,16 +93,38 @@ def test_slow_live_pending_and_waiting_jobs_are_left_alone(lost_rfp_job, user):
 
 def test_a_document_stuck_in_processing_is_sent_again_then_failed(django_capture_on_commit_callbacks):
     document = Document.objects.create(title="Stuck", content_hash="h" * 64, file_type="text")
+    job = DocumentJob.objects.get(document=document)  # its upload's job
     OutboxMessage.objects.update(sent_at=timezone.now())  # its first message went out (and was lost)
-    silent(Document, document.pk, minutes=20)
+    silent(DocumentJob, job.pk, minutes=20)
     with django_capture_on_commit_callbacks(execute=False):
-        assert sweep(live_task_ids=set())["redispatched"] == [f"document-{document.pk}"]
-    Document.objects.filter(pk=document.pk).update(redispatch_count=2)
+        assert sweep(live_task_ids=set())["redispatched"] == [f"document-{job.pk}"]
+    message = OutboxMessage.objects.filter(subject_model="solution_library.documentjob", subject_id=job.pk).last()
+    assert message.kwargs == {"document_id": document.pk, "embedding_model_id": None, "job_id": job.pk}
+    DocumentJob.objects.filter(pk=job.pk).update(redispatch_count=2)
     OutboxMessage.objects.update(sent_at=timezone.now())  # the second went out too, and was lost again
-    silent(Document, document.pk, minutes=20)
-    assert sweep(live_task_ids=set())["failed"] == [f"document-{document.pk}"]
+    silent(DocumentJob, job.pk, minutes=20)
+    assert sweep(live_task_ids=set())["failed"] == [f"document-{job.pk}"]
     document.refresh_from_db()
-    assert (document.review_status, document.error_code) == ("failed", "worker_lost")
+    job.refresh_from_db()
+    assert (job.status, job.error_code) == ("failed", "worker_lost")
+    # The job's failure reaches the document, which its pages and search read.
+    assert (document.review_status, document.error_code, document.status_message) == (
+        "failed",
+        "worker_lost",
+        job.message,
+    )
+
+
+def test_a_lost_job_of_a_retried_document_leaves_the_newer_job_in_charge():
+    document = Document.objects.create(title="Retried", content_hash="r" * 64, file_type="text")
+    lost = DocumentJob.objects.get(document=document)
+    OutboxMessage.objects.update(sent_at=timezone.now())
+    DocumentJob.objects.filter(pk=lost.pk).update(redispatch_count=2)
+    silent(DocumentJob, lost.pk, minutes=20)
+    DocumentJob.objects.create(document=document, status="processing")  # a Retry while the first was stuck
+    assert sweep(live_task_ids=set())["failed"] == [f"document-{lost.pk}"]
+    document.refresh_from_db()
+    assert (document.review_status, document.error_code) == ("processing", "")
 
 
 def test_the_data_migration_seeds_both_schedules_expiring_just_under_their_period():

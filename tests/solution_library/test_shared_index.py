@@ -18,9 +18,9 @@ from django.core.files.base import ContentFile
 from llm_manager.services import embed_texts
 from solution_library.models import Chunk, Document, DocumentType, ReviewStatus
 from solution_library.services import search_index
-from solution_library.services.documents import content_hash
+from solution_library.services.documents import content_hash, create_document_job
 from solution_library.services.search import search_passages, vector_ranking
-from solution_library.tasks import dispatch_embedding
+from solution_library.tasks import dispatch_document_job
 from solution_library.testing import add_library_document
 from tests.workers import ROOT, database_url_for_current_connection, wait_for
 
@@ -138,7 +138,7 @@ def test_every_process_follows_adds_deletes_and_re_embeds(reader, offline_embedd
     data = ACCESS_V2.encode()
     access.file.save("document.txt", ContentFile(data), save=False)
     Document.objects.filter(pk=access.pk).update(file=access.file.name, content_hash=content_hash(data))
-    dispatch_embedding(access)
+    create_document_job(access, dispatch=dispatch_document_job)
     wait_until_ready(access, old_chunks=old)
     answer = reader.ask("How are staff accounts provisioned and removed?")
     assert answer["passages"][0] in chunk_ids(access)

@@ -7,7 +7,7 @@ import time
 import pytest
 from django.db import connection, transaction
 
-from solution_library.models import Chunk, Document, DocumentationSource, ReviewStatus, SyncJob
+from solution_library.models import Chunk, Document, DocumentationSource, DocumentJob, ReviewStatus, SyncJob
 from solution_library.services.documents import delete_document
 from solution_library.tasks import sync_documentation_source
 from solution_library.testing import add_library_document
@@ -90,8 +90,12 @@ def test_crawl_sync_creates_then_updates_skips_and_removes(live_worker, offline_
     wait_until_source_ready(source)
     changed = Document.objects.get(source=source, source_url=website.url(paths[1]))
     assert "billing export" in Chunk.objects.get(document=changed).text
-    # Only what changed was embedded again.
+    # Only what changed was embedded again: one job per request, the page's creation, then its change.
     assert list(untouched.chunks.values_list("id", flat=True)) == untouched_chunks
+    assert (untouched.jobs.count(), changed.jobs.count()) == (1, 2)
+    jobs = DocumentJob.objects.filter(document__source=source)
+    wait_for(lambda: not jobs.filter(status="processing").exists(), 30, message="the page jobs to finish")
+    assert set(jobs.values_list("status", flat=True)) == {"completed"}
     status = staff_client.get(f"/library/sync-jobs/{second.pk}/status/").json()
     assert (status["updated"], status["skipped"], status["removed"]) == (1, 3, 1)
 

@@ -146,7 +146,7 @@ def test_an_unexpected_error_fails_the_document_with_its_reason(offline_embeddin
     document.refresh_from_db()
     assert result["success"] is False
     assert document.review_status == ReviewStatus.FAILED
-    assert "Unexpected error while processing: KeyError" in document.status_message
+    assert "KeyError" in document.status_message and document.error_code == "task_error"
 
 
 @pytest.mark.django_db
