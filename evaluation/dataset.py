@@ -1,9 +1,9 @@
 """The evaluation set: shipped public documents and questionnaire-style questions about them.
 
-documents/ holds the documents, HTML and Markdown (their sources and licences
-are in documents/SOURCES.md); questions.json holds the questions, each with the
-documents that answer it — an empty list means the library has no answer —,
-its kind (answerable, near_miss: on the library's topics but not answered by
+documents/ holds the documents, HTML, Markdown, PDF and Word (their sources,
+licences and format conversions are in documents/SOURCES.md); questions.json
+holds the questions, each with the documents that answer it — an empty list
+means the library has no answer —, its kind (answerable, near_miss: on the library's topics but not answered by
 it, off_topic), its topic, and its split (dev: tune on it; test: report it;
 see split.py). Some carry a hand-written plausible but wrong answer, a fault
 for the reviewer. Relevance is judged per document: a passage of a listed
@@ -20,7 +20,7 @@ from django.core.files.base import ContentFile
 HERE = Path(__file__).resolve().parent
 DOCUMENTS = HERE / "documents"
 QUESTIONS = HERE / "questions.json"
-DOCUMENT_SUFFIXES = (".html", ".md")
+DOCUMENT_SUFFIXES = (".html", ".md", ".pdf", ".docx")
 NOT_A_DOCUMENT = "SOURCES.md"  # the folder's own record of sources and licences
 
 
@@ -64,7 +64,7 @@ def document_paths(names: set[str] | None = None) -> list[Path]:
 
 
 def document_formats() -> dict[str, int]:
-    """{format: number of documents}, e.g. {"HTML": 35, "Markdown": 15}."""
+    """{format: number of documents}, e.g. {"HTML": 23, "PDF": 12}."""
     from solution_library.models import DocumentType
     from solution_library.services.parsing import detect_type
 

@@ -12,8 +12,10 @@ import zipfile
 
 import filetype
 from bs4 import BeautifulSoup
+from docx.table import Table
 
 from ..models import DocumentType
+from . import pdf_text
 
 MARKDOWN_EXTENSIONS = (".md", ".markdown", ".mdown")
 HTML_START = re.compile(rb"^\s*(<!--.*?-->\s*)*<(!doctype\s+html|html|head|body)\b", re.IGNORECASE | re.DOTALL)
@@ -124,10 +126,10 @@ def _open_pdf(data: bytes):
 def _pdf_text(data: bytes) -> str:
     reader = _open_pdf(data)
     try:
-        pages = [page.extract_text() or "" for page in reader.pages]
+        pages = pdf_text.read_pages(reader)
     except Exception as exc:  # pypdf raises many kinds on damaged files
         raise UnsupportedFile(f"The text of this PDF cannot be read ({type(exc).__name__}: {exc}).") from exc
-    return "\n\n".join(pages)
+    return pdf_text.pages_text(pages)
 
 
 def _open_docx(data: bytes):
@@ -140,10 +142,14 @@ def _open_docx(data: bytes):
 
 
 def _docx_text(data: bytes) -> str:
+    """Paragraphs and tables in the order they are read, so a table stays under its section's heading."""
     document = _open_docx(data)
-    parts = [_docx_paragraph(p) for p in document.paragraphs]
-    for table in document.tables:
-        parts += table_rows_as_text([[cell.text for cell in row.cells] for row in table.rows])
+    parts = []
+    for block in document.iter_inner_content():
+        if isinstance(block, Table):
+            parts += table_rows_as_text([[cell.text for cell in row.cells] for row in block.rows])
+        else:
+            parts.append(_docx_paragraph(block))
     return "\n\n".join(p for p in parts if p.strip())
 
 

@@ -20,12 +20,14 @@ def test_the_set_is_large_real_and_mixed():
     questions = load_questions()
     documents = {p.stem: p for p in document_paths()}
     assert len(questions) >= 150
-    assert len(documents) >= 40 and {p.suffix for p in documents.values()} >= {".html", ".md"}
+    assert len(documents) >= 40 and {p.suffix for p in documents.values()} == {".html", ".md", ".pdf", ".docx"}
     assert sum(q.kind == "near_miss" for q in questions) >= 25
     assert all(q.relevant <= documents.keys() for q in questions), "a question lists a document not shipped"
     assert all(q.answerable == (q.kind == "answerable") for q in questions)
     sources = (QUESTIONS.parent / "documents" / "SOURCES.md").read_text()
     assert all(prefix in sources for prefix in {name.split("-")[0] for name in documents})
+    converted = [p.stem for p in documents.values() if p.suffix in {".pdf", ".docx"}]
+    assert all(stem in sources for stem in converted), "a conversion is not recorded"
 
 
 def test_every_question_has_its_split_recorded_and_none_is_left_to_give():

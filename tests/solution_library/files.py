@@ -19,6 +19,27 @@ def pdf_bytes(paragraphs: list[str]) -> bytes:
     return buffer.getvalue()
 
 
+def paged_pdf_bytes(pages: list[list[tuple[int, str]]], header: str, footer: str) -> bytes:
+    """A PDF as a word processor prints one: each page's (font size, line) in order, under a running header
+    and over a footer, where "{page}" and "{pages}" in either become the page's number and the count."""
+    buffer = io.BytesIO()
+    document = canvas.Canvas(buffer, pagesize=A4)
+    for number, lines in enumerate(pages, start=1):
+        fill = {"page": number, "pages": len(pages)}
+        document.setFont("Helvetica", 9)
+        document.drawString(60, 810, header.format(**fill))
+        y = 770
+        for size, line in lines:
+            document.setFont("Helvetica", size)
+            document.drawString(60, y, line)
+            y -= size * 1.6
+        document.setFont("Helvetica", 9)
+        document.drawString(60, 30, footer.format(**fill))
+        document.showPage()
+    document.save()
+    return buffer.getvalue()
+
+
 def encrypted_pdf_bytes(paragraphs: list[str]) -> bytes:
     writer = PdfWriter(clone_from=PdfReader(io.BytesIO(pdf_bytes(paragraphs))))
     writer.encrypt(user_password="secret", owner_password="owner")

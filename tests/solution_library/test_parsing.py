@@ -126,3 +126,97 @@ def test_table_rows_read_as_sentences_labelled_by_the_header():
         "Control: MFA. Status: Yes.",
     ]
     assert table_rows_as_text([["Only a header row", "here"]]) == ["Only a header row | here"]
+
+
+BODY, SECTION, SUBSECTION = 11, 18, 14
+
+
+def test_pdf_running_headers_and_footers_are_dropped_and_headings_marked():
+    """A printed policy: "Page n of 3" and the header are on every page; headings only by their font size."""
+    pages = [
+        [
+            (SECTION, "1. Access control"),
+            (BODY, "Staff sign in with single sign-on and a second factor."),
+            (BODY, "Access is reviewed every quarter by each team's manager."),
+        ],
+        [
+            (SECTION, "2. Backups"),
+            (SUBSECTION, "2.1 Retention"),
+            (BODY, "Daily backups are kept for thirty-five days in a second region."),
+        ],
+        [(SUBSECTION, "2.2 Restores"), (BODY, "A restore is rehearsed every month and timed.")],
+    ]
+    data = files.paged_pdf_bytes(pages, "Acme Ltd information security policy, confidential", "Page {page} of {pages}")
+
+    text = extract_text(data, DocumentType.PDF)
+
+    assert "confidential" not in text and "Page" not in text
+    lines = text.splitlines()
+    assert {"# 1. Access control", "# 2. Backups", "## 2.1 Retention", "## 2.2 Restores"} <= set(lines)
+    assert "Daily backups are kept for thirty-five days in a second region." in lines  # body lines stay plain
+    headings = {
+        chunk.heading for chunk in chunk_text(text, target_chars=80, overlap_chars=0) if "rehearsed" in chunk.text
+    }
+    assert headings == {"2.2 Restores"}
+
+
+def test_a_line_repeated_inside_pages_or_on_a_single_page_is_content():
+    """Only a page's edge holds running matter, and only a line on most pages is one."""
+    repeated = "Customer data is encrypted at rest."
+    subjects = "access backups keys logging patching vendors training audits alerts laptops offices email".split()
+    subjects += "firewalls passwords tokens phones printers badges".split()
+    pages = [
+        [(BODY, f"The rule on {subjects[6 * n + line]} is part of the policy.") for line in range(6)] for n in range(3)
+    ]
+    for page in pages:
+        page.insert(3, (BODY, repeated))
+    text = extract_text(files.paged_pdf_bytes(pages, "", "Footer {page}"), DocumentType.PDF)
+    assert text.count(repeated) == 3 and "Footer" not in text
+    assert text.count("of the policy.") == 18  # edge lines that differ in words are content
+    single = extract_text(files.paged_pdf_bytes(pages[:1], "Acme header", "Page {page} of {pages}"), DocumentType.PDF)
+    assert "Acme header" in single and "Page 1 of 1" in single
+
+
+def test_a_browser_printed_pdf_reads_as_its_page_did():
+    """A real PDF (evaluation/documents, printed by Chromium): ligatures undone, the browser's date and path lines
+    gone, the page's headings back as headings."""
+    from pathlib import Path
+
+    from pypdf import PdfReader
+
+    path = Path(__file__).resolve().parents[2] / "evaluation" / "documents" / "debian-handbook-backup.pdf"
+    raw = "\n".join(page.extract_text() for page in PdfReader(path).pages)
+    assert "ﬁ" in raw and "file:///" in raw.replace("ﬁ", "fi")  # what pypdf alone gives
+
+    text = extract_text(path.read_bytes(), DocumentType.PDF)
+
+    assert not any(ligature in text for ligature in "ﬀﬁﬂﬃﬄ") and "configuration" in text
+    assert "file:///" not in text and " PM " not in text
+    assert {"# 9.10. Backup", "## 9.10.1. Backing Up with rsync"} <= set(text.splitlines())
+
+
+def test_a_word_table_stays_under_its_section():
+    import io
+
+    import docx
+
+    document = docx.Document()
+    document.add_heading("Encryption", level=1)
+    document.add_paragraph("Every store is encrypted.")
+    table = document.add_table(rows=2, cols=2)
+    for cell, value in zip(table._cells, ["Store", "Cipher", "Database", "AES-256"]):
+        cell.text = value
+    document.add_heading("Support", level=1)
+    document.add_paragraph("Support answers within four hours.")
+    buffer = io.BytesIO()
+    document.save(buffer)
+
+    text = extract_text(buffer.getvalue(), DocumentType.DOCX)
+
+    assert text.split("\n\n") == [
+        "# Encryption",
+        "Every store is encrypted.",
+        "Store: Database. Cipher: AES-256.",
+        "# Support",
+        "Support answers within four hours.",
+    ]
