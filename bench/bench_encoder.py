@@ -56,13 +56,10 @@ def setup_django() -> None:
 
 def evaluation_chunks(count: int) -> list[str]:
     """The first `count` chunks of the evaluation documents, taken in turn from each document (mixed lengths)."""
+    from evaluation.dataset import document_paths, document_text
     from solution_library.services.chunking import chunk_text
-    from solution_library.services.parsing import html_to_text
 
-    per_document = [
-        [piece.text for piece in chunk_text(html_to_text(path.read_bytes()))]
-        for path in sorted((ROOT / "evaluation" / "documents").glob("*.html"))
-    ]
+    per_document = [[piece.text for piece in chunk_text(document_text(path))] for path in document_paths()]
     chunks = []
     for depth in range(max(map(len, per_document))):
         chunks += [pieces[depth] for pieces in per_document if depth < len(pieces)]

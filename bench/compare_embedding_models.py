@@ -35,15 +35,14 @@ from bench_encoder import reference_python, run_reference, setup_django  # noqa:
 
 def library_chunks() -> tuple[list[str], list[str]]:
     """(text the library embeds, document name) of every chunk of the evaluation documents."""
-    from evaluation.dataset import document_paths
+    from evaluation.dataset import document_paths, document_text
     from solution_library.services.chunking import chunk_text
-    from solution_library.services.parsing import html_title, html_to_text
+    from solution_library.services.parsing import html_title
 
     texts, names = [], []
     for path in document_paths():
-        data = path.read_bytes()
-        title = html_title(data) or path.stem
-        for piece in chunk_text(html_to_text(data)):
+        title = (html_title(path.read_bytes()) if path.suffix == ".html" else "") or path.stem
+        for piece in chunk_text(document_text(path)):
             texts.append("\n".join(part for part in (title, piece.heading, piece.text) if part))
             names.append(path.stem)
     return texts, names

@@ -229,16 +229,19 @@ class BaseJob(models.Model):
         return values["unfinished_deliveries"]
 
     @classmethod
-    def begin_run(cls, job_id: int, task_id: str, max_unfinished: int) -> tuple["BaseJob | None", int]:
+    def begin_run(
+        cls, job_id: int, task_id: str, max_unfinished: int, matches: dict | None = None
+    ) -> tuple["BaseJob | None", int]:
         """A delivery's start in one transaction: `begin_delivery`, then `start` unless it is a poison message.
 
         Returns (job, deliveries counted as in begin_delivery); (None, 0) when the
-        row is missing, (job, 0) when it already finished (nothing is written). The
+        row is missing, (job, 0) when it already finished or is not the row its
+        message describes (`matches`, see `describes`): nothing is written then. The
         row is locked while it is read and written, so this instance is the row.
         """
         with transaction.atomic():
             job = cls.objects.select_for_update().filter(pk=job_id).first()
-            if job is None or not job.is_active:
+            if job is None or not job.is_active or not job.describes(matches or {}):
                 return job, 0
             values = _delivery_values(job.unfinished_deliveries, job.progress_at_delivery, job.processed_items)
             if values["unfinished_deliveries"] <= max_unfinished:
@@ -247,6 +250,10 @@ class BaseJob(models.Model):
         for name, value in values.items():
             setattr(job, name, value)
         return job, values["unfinished_deliveries"]
+
+    def describes(self, matches: dict) -> bool:
+        """Whether the row has the field values its message names ({"rfp_id": 3, "job_type": "review"})."""
+        return all(getattr(self, field) == value for field, value in matches.items())
 
     def end_delivery(self) -> None:
         if getattr(self, "_delivery_ended", False):  # finish(ending_delivery=True) already did it

@@ -93,14 +93,15 @@ def _run_job(
 ) -> dict:
     label = job_model._meta.verbose_name
     context = {"job_id": job_id, "job_type": job_model.__name__}
-    if matches and job_model.objects.filter(pk=job_id).exclude(**matches).exists():
-        logger.error("%s %s does not match its message %s", label, job_id, matches, extra=context)
-        return {"success": False, "job_id": job_id, "error": f"{label} {job_id} does not match its message {matches}"}
-    # Counts this delivery and marks the job processing in one transaction (four round trips).
-    job, deliveries = job_model.begin_run(job_id, task.request.id or "", max_unfinished_deliveries())
+    # Counts this delivery and marks the job processing in one transaction (four round trips), unless the row
+    # is missing, finished, or not the one the message describes.
+    job, deliveries = job_model.begin_run(job_id, task.request.id or "", max_unfinished_deliveries(), matches)
     if job is None:
         logger.error("%s %s not found", label, job_id, extra=context)
         return {"success": False, "job_id": job_id, "error": f"{label} {job_id} not found"}
+    if not job.describes(matches):
+        logger.error("%s %s does not match its message %s", label, job_id, matches, extra=context)
+        return {"success": False, "job_id": job_id, "error": f"{label} {job_id} does not match its message {matches}"}
     if not deliveries:
         return _already_finished(job, label, context)
     try:

@@ -179,6 +179,31 @@ def test_run_job_for_missing_job_says_not_found():
     assert result["success"] is False and "not found" in result["error"]
 
 
+def _statements(queries) -> list[str]:
+    """The reads and writes among captured queries (savepoints left out): "SELECT", "UPDATE", …"""
+    verbs = [q["sql"].split()[0].upper() for q in queries.captured_queries]
+    return [verb for verb in verbs if verb in {"SELECT", "INSERT", "UPDATE", "DELETE"}]
+
+
+def test_a_message_is_checked_against_its_row_by_the_read_that_starts_the_job():
+    """The job row is read once before the work, locked; a message naming other values is refused by that read,
+    and nothing is written."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    job = SystemCheck.objects.create(total_items=2)
+    with CaptureQueriesContext(connection) as refused:
+        result = run_job(FakeTask(), SystemCheck, job.pk, lambda j: {}, matches={"total_items": 3})
+    assert result["success"] is False and "does not match its message {'total_items': 3}" in result["error"]
+    assert _statements(refused) == ["SELECT"]
+    job.refresh_from_db()
+    assert (job.status, job.celery_task_id, job.unfinished_deliveries) == ("pending", "", 0)
+
+    with CaptureQueriesContext(connection) as accepted:
+        result = run_job(FakeTask(), SystemCheck, job.pk, lambda j: {}, matches={"total_items": 2})
+    assert result["success"] and _statements(accepted)[:2] == ["SELECT", "UPDATE"]
+
+
 def _queue_probe(job) -> OutboxMessage:
     # Expires at once: the real message this sends is for the broker, not for a worker of a later test.
     return dispatch_after_commit(job, probe_queue, kwargs={"job_id": job.pk, "queue": "default"}, expires=1)
