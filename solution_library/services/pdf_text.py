@@ -1,6 +1,6 @@
 """A PDF's text as its reader sees it: running headers and footers dropped, headings marked, ligatures undone.
 
-pypdf gives each page's text line by line. Three things in that text mislead
+pypdf gives each page's text line by line. Four things in that text mislead
 search and drafts, whoever made the PDF (a word processor, a browser's "print",
 a typesetter):
 
@@ -10,6 +10,8 @@ a typesetter):
 - running headers and footers (a title, a date, a path, "Page 3 of 12")
   repeated on every page, which a chunk would otherwise quote as content: a line
   found at the top or the bottom of most pages, its figures aside, is dropped;
+- page breaks, which cut paragraphs: a page that ends inside a sentence runs
+  on into the next page's first line, in one paragraph;
 - headings, which a PDF shows only by a larger font: a line set in a font
   clearly larger than the body's becomes a Markdown heading line, as HTML and
   DOCX headings do, so a passage knows its section (the chunker reads `#`
@@ -32,6 +34,7 @@ HEADING_LEVELS = 3
 EDGE_LINES = 2
 RUNNING_SHARE = 0.5
 FIGURES = re.compile(r"\d+")
+SENTENCE_ENDS = ".!?:;)\"”'’"
 
 
 @dataclass
@@ -93,7 +96,16 @@ def pages_text(pages: list[Page]) -> str:
             else:
                 kept.append(folded + "\n")
         kept_pages.append("".join(kept).strip())
-    return "\n\n".join(kept_pages)
+    return _joined(page for page in kept_pages if page)
+
+
+def _joined(pages) -> str:
+    """Pages as paragraphs, except that a page ending inside a sentence runs on into the next one's first line."""
+    text = ""
+    for page in pages:
+        runs_on = text and text[-1] not in SENTENCE_ENDS and page[0].islower()
+        text += ("\n" if runs_on else "\n\n") + page if text else page
+    return text
 
 
 def _body_size(pages: list[Page]) -> float:

@@ -177,6 +177,19 @@ def test_a_line_repeated_inside_pages_or_on_a_single_page_is_content():
     assert "Acme header" in single and "Page 1 of 1" in single
 
 
+def test_a_sentence_cut_by_a_page_break_stays_one_paragraph():
+    pages = [
+        [(BODY, "Backups are copied to a second region and kept for")],
+        [(BODY, "thirty-five days. Restores are rehearsed monthly.")],
+        [(BODY, "Access reviews happen every quarter.")],
+    ]
+    text = extract_text(files.paged_pdf_bytes(pages, "Acme policy", "Page {page} of {pages}"), DocumentType.PDF)
+    assert text.split("\n\n") == [
+        "Backups are copied to a second region and kept for\nthirty-five days. Restores are rehearsed monthly.",
+        "Access reviews happen every quarter.",
+    ]
+
+
 def test_a_browser_printed_pdf_reads_as_its_page_did():
     """A real PDF (evaluation/documents, printed by Chromium): ligatures undone, the browser's date and path lines
     gone, the page's headings back as headings."""
