@@ -39,7 +39,7 @@ SENTENCE_ENDS = ".!?:;)\"”'’"
 
 @dataclass
 class Page:
-    lines: list[str]
+    lines: list[str]  # NFKC-folded, whitespace collapsed; blank lines kept (they count in a page's edge)
     # each visual line's text (spaces left out: pypdf spaces fragments its own way) → the size most of it is set in
     line_sizes: dict[str, float] = field(default_factory=dict)
     characters_by_size: Counter = field(default_factory=Counter)
@@ -60,13 +60,13 @@ def _read_page(page) -> Page:
             fragments[baseline].append((text, round(size, 1)))
 
     text = page.extract_text(visitor_text=collect) or ""
-    result = Page(text.split("\n"))
+    result = Page([_folded(line) for line in text.split("\n")])
     for parts in fragments.values():
         by_size = Counter()
         for part, size in parts:
             by_size[size] += len(part.strip())
         result.characters_by_size.update(by_size)
-        result.line_sizes[_spaceless("".join(part for part, _ in parts))] = by_size.most_common(1)[0][0]
+        result.line_sizes[_spaceless(_folded("".join(part for part, _ in parts)))] = by_size.most_common(1)[0][0]
     return result
 
 
@@ -74,8 +74,8 @@ def _folded(text: str) -> str:
     return " ".join(unicodedata.normalize("NFKC", text).split())
 
 
-def _spaceless(text: str) -> str:
-    return "".join(unicodedata.normalize("NFKC", text).split())
+def _spaceless(folded: str) -> str:
+    return folded.replace(" ", "")
 
 
 def pages_text(pages: list[Page]) -> str:
@@ -87,14 +87,13 @@ def pages_text(pages: list[Page]) -> str:
     for page in pages:
         kept = []
         for number, line in enumerate(page.lines):
-            folded = _folded(line)
-            if not folded or (_at_edge(number, len(page.lines)) and _figures_aside(folded) in running):
+            if not line or (_at_edge(number, len(page.lines)) and _figures_aside(line) in running):
                 continue
-            level = levels.get(page.line_sizes.get(_spaceless(folded), 0.0), 0)
-            if level and len(folded) <= HEADING_MAX_CHARS:
-                kept.append(f"\n\n{'#' * level} {folded}\n\n")  # a paragraph of its own, as HTML's headings are
+            level = levels.get(page.line_sizes.get(_spaceless(line), 0.0), 0)
+            if level and len(line) <= HEADING_MAX_CHARS:
+                kept.append(f"\n\n{'#' * level} {line}\n\n")  # a paragraph of its own, as HTML's headings are
             else:
-                kept.append(folded + "\n")
+                kept.append(line + "\n")
         kept_pages.append("".join(kept).strip())
     return _joined(page for page in kept_pages if page)
 
@@ -103,14 +102,18 @@ def _joined(pages) -> str:
     """Pages as paragraphs, except that a page ending inside a sentence runs on into the next one's first line."""
     text = ""
     for page in pages:
-        runs_on = text and text[-1] not in SENTENCE_ENDS and page[0].islower()
-        text += ("\n" if runs_on else "\n\n") + page if text else page
+        if text:
+            runs_on = text[-1] not in SENTENCE_ENDS and page[0].islower()
+            text += "\n" if runs_on else "\n\n"
+        text += page
     return text
 
 
 def _body_size(pages: list[Page]) -> float:
     """The size most characters are set in."""
-    sizes = sum((page.characters_by_size for page in pages), Counter())
+    sizes = Counter()
+    for page in pages:
+        sizes.update(page.characters_by_size)
     return sizes.most_common(1)[0][0] if sizes else 0.0
 
 
@@ -135,7 +138,7 @@ def _running_lines(pages: list[Page]) -> set[str]:
         return set()
     seen = Counter()
     for page in pages:
-        edge = {_figures_aside(_folded(line)) for n, line in enumerate(page.lines) if _at_edge(n, len(page.lines))}
+        edge = {_figures_aside(line) for n, line in enumerate(page.lines) if _at_edge(n, len(page.lines))}
         seen.update(edge - {""})
     needed = max(2, math.ceil(RUNNING_SHARE * len(pages)))
     return {line for line, count in seen.items() if count >= needed}
