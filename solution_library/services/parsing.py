@@ -12,7 +12,6 @@ import zipfile
 
 import filetype
 from bs4 import BeautifulSoup
-from docx.table import Table
 
 from ..models import DocumentType
 from . import pdf_text
@@ -143,6 +142,8 @@ def _open_docx(data: bytes):
 
 def _docx_text(data: bytes) -> str:
     """Paragraphs and tables in the order they are read, so a table stays under its section's heading."""
+    from docx.table import Table  # python-docx is loaded when a Word file is read, as _open_docx does
+
     document = _open_docx(data)
     parts = []
     for block in document.iter_inner_content():
