@@ -21,6 +21,9 @@ HTML_START = re.compile(rb"^\s*(<!--.*?-->\s*)*<(!doctype\s+html|html|head|body)
 HTML_TAGS = re.compile(r"<(p|div|h[1-6]|ul|table|article|section|a\s)[\s>]", re.IGNORECASE)
 MARKDOWN_MARKERS = re.compile(r"^(#{1,6}\s|```|\s*[-*+]\s|\s*\d+\.\s|>\s)|\[[^\]]+\]\([^)]+\)", re.MULTILINE)
 DOCX_MIME = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
+# Word's outline levels run 0 (a top heading) to 8; 9 is body text. Markdown marks six levels of heading.
+WORD_BODY_LEVEL = 9
+DOCX_HEADING_LEVELS = 6
 
 
 class UnsupportedFile(ValueError):
@@ -156,11 +159,33 @@ def _docx_text(data: bytes) -> str:
 
 def _docx_paragraph(paragraph) -> str:
     """A heading paragraph becomes a Markdown heading line, so chunks know their section."""
-    style = (paragraph.style.name if paragraph.style is not None else "") or ""
-    level = re.fullmatch(r"Heading (\d)", style)
+    level = _docx_heading_level(paragraph)
     if level and paragraph.text.strip():
-        return "#" * int(level.group(1)) + " " + paragraph.text.strip()
+        return "#" * min(level, DOCX_HEADING_LEVELS) + " " + paragraph.text.strip()
     return paragraph.text
+
+
+def _docx_heading_level(paragraph) -> int | None:
+    """The paragraph's outline level (1 for a top heading), as Word's navigation pane reads it, or None for body text.
+
+    Word knows a heading by its outline level, set on the paragraph, on its style or on a style that one is based
+    on: a policy template's own "Policy Heading" style, or a heading style named in another language, is a heading
+    though none is called "Heading 1". A style called "Heading n" with no level set is one too.
+    """
+    from docx.oxml.ns import qn
+
+    styles = []
+    style = paragraph.style
+    while style is not None:
+        styles.append(style)
+        style = style.base_style
+    for properties in [paragraph._p.pPr, *(style.element.pPr for style in styles)]:
+        outline = properties.find(qn("w:outlineLvl")) if properties is not None else None
+        if outline is not None:
+            level = outline.get(qn("w:val"), "")
+            return int(level) + 1 if level.isdigit() and int(level) < WORD_BODY_LEVEL else None
+    named = [re.fullmatch(r"Heading (\d)", style.name or "") for style in styles]
+    return next((int(match.group(1)) for match in named if match), None)
 
 
 def table_rows_as_text(rows: list[list[str]]) -> list[str]:

@@ -233,3 +233,43 @@ def test_a_word_table_stays_under_its_section():
         "# Support",
         "Support answers within four hours.",
     ]
+
+
+def test_word_headings_are_known_by_their_outline_level_not_only_by_their_style_name():
+    """Policy templates bring their own heading styles: Word's outline level says which paragraphs are headings."""
+    import io
+
+    import docx
+    from docx.enum.style import WD_STYLE_TYPE
+    from docx.oxml import OxmlElement
+    from docx.oxml.ns import qn
+
+    def outline_level(properties, level):
+        element = OxmlElement("w:outlineLvl")
+        element.set(qn("w:val"), str(level))
+        properties.append(element)
+
+    document = docx.Document()
+    clause = document.styles.add_style("Clause Title", WD_STYLE_TYPE.PARAGRAPH)
+    outline_level(clause.element.get_or_add_pPr(), 0)
+    subclause = document.styles.add_style("Clause Subtitle", WD_STYLE_TYPE.PARAGRAPH)
+    subclause.base_style = document.styles["Heading 2"]
+    document.add_paragraph("Backups", style="Clause Title")
+    document.add_paragraph("Retention", style="Clause Subtitle")
+    outline_level(document.add_paragraph("Offsite copies").paragraph_format.element.get_or_add_pPr(), 2)
+    document.add_paragraph("Daily backups are kept for thirty-five days.")
+    outline_level(
+        document.add_paragraph("Body text set at Word's body level.").paragraph_format.element.get_or_add_pPr(), 9
+    )
+    buffer = io.BytesIO()
+    document.save(buffer)
+
+    text = extract_text(buffer.getvalue(), DocumentType.DOCX)
+
+    assert text.split("\n\n") == [
+        "# Backups",
+        "## Retention",
+        "### Offsite copies",
+        "Daily backups are kept for thirty-five days.",
+        "Body text set at Word's body level.",
+    ]
