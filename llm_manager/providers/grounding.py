@@ -9,6 +9,7 @@ are compared by their stems (text.words).
 import re
 from dataclasses import dataclass
 
+from text import headings
 from text.words import CITATION, stems
 
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[])")
@@ -107,6 +108,7 @@ def _line_kind(line: str, previous: str, following: str) -> tuple[str, str]:
     stripped = line.strip()
     if MARKDOWN_HEADING.match(stripped):
         return HEADING, MARKDOWN_HEADING.sub("", stripped).strip()
+    stripped = headings.as_written(stripped)  # "\# apt install nftables": a body line, as the document wrote it
     if TABLE_SEPARATOR.match(stripped):
         return SENTENCE, ""
     if stripped.startswith("|"):

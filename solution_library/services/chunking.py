@@ -7,11 +7,13 @@ before (about `overlap_chars`), so a passage that straddles a boundary is
 still found whole. Chunks are slices of the text, so their offsets let a page
 highlight the passage within its document. Each chunk also carries the
 heading of the section it starts in (Markdown-style `#` lines, which the
-parsers write for HTML and DOCX headings too), which search ranks with it.
+parsers write for every format's headings: text.headings), which search ranks with it.
 """
 
 import re
 from dataclasses import dataclass
+
+from text.headings import HEADING
 
 TARGET_CHARS = 1000
 OVERLAP_CHARS = 200
@@ -19,7 +21,6 @@ OVERLAP_CHARS = 200
 PARAGRAPH = re.compile(r"\S(?:.*?\S)?(?=\n\s*\n|\s*\Z)", re.DOTALL)
 SENTENCE = re.compile(r"\S.*?(?:[.!?](?=\s)|\Z)", re.DOTALL)
 WORDS = re.compile(r"\S+")
-HEADING = re.compile(r"^#{1,6}[ \t]+(\S.*?)[ \t#]*$", re.MULTILINE)
 HEADING_MAX_CHARS = 300
 
 

@@ -11,7 +11,9 @@ import re
 import zipfile
 
 import filetype
-from bs4 import BeautifulSoup
+from bs4 import BeautifulSoup, NavigableString
+
+from text import headings
 
 from ..models import DocumentType
 from . import pdf_text
@@ -24,6 +26,7 @@ DOCX_MIME = "application/vnd.openxmlformats-officedocument.wordprocessingml.docu
 # Word's outline levels run 0 (a top heading) to 8; 9 is body text. Markdown marks six levels of heading.
 WORD_BODY_LEVEL = 9
 DOCX_HEADING_LEVELS = 6
+HASH_LINE = re.compile(r"^[ \t]*#", re.MULTILINE)  # a text node with a line that would read as a heading
 
 
 class UnsupportedFile(ValueError):
@@ -101,7 +104,7 @@ def extract_text(data: bytes, file_type: str) -> str:
         DocumentType.PDF: _pdf_text,
         DocumentType.DOCX: _docx_text,
         DocumentType.HTML: html_to_text,
-        DocumentType.MARKDOWN: _plain_text,
+        DocumentType.MARKDOWN: _markdown_text,
         DocumentType.TEXT: _plain_text,
     }
     text = extractors[file_type](data)
@@ -151,7 +154,8 @@ def _docx_text(data: bytes) -> str:
     parts = []
     for block in document.iter_inner_content():
         if isinstance(block, Table):
-            parts += table_rows_as_text([[cell.text for cell in row.cells] for row in block.rows])
+            rows = table_rows_as_text([[cell.text for cell in row.cells] for row in block.rows])
+            parts += [headings.as_body(row) for row in rows]
         else:
             parts.append(_docx_paragraph(block))
     return "\n\n".join(p for p in parts if p.strip())
@@ -162,7 +166,7 @@ def _docx_paragraph(paragraph) -> str:
     level = _docx_heading_level(paragraph)
     if level and paragraph.text.strip():
         return "#" * min(level, DOCX_HEADING_LEVELS) + " " + paragraph.text.strip()
-    return paragraph.text
+    return headings.as_body(paragraph.text)
 
 
 def _docx_heading_level(paragraph) -> int | None:
@@ -217,6 +221,9 @@ def html_to_text(data: bytes | str) -> str:
     soup = BeautifulSoup(data, "lxml")
     for tag in soup(["script", "style", "noscript", "template", "nav", "header", "footer", "svg"]):
         tag.decompose()
+    for string in soup.find_all(string=HASH_LINE):
+        if type(string) is NavigableString:  # not a comment or a doctype, which get_text leaves out
+            string.replace_with(soup.new_string(headings.as_body(str(string))))
     for level in range(1, 7):
         for heading in soup.find_all(f"h{level}"):
             # A Markdown heading line tells the chunker which section a passage is in.
@@ -229,6 +236,21 @@ def html_title(data: bytes | str) -> str:
     soup = BeautifulSoup(data, "lxml")
     heading = soup.title or soup.find("h1")
     return heading.get_text(" ", strip=True)[:300] if heading else ""
+
+
+def _markdown_text(data: bytes) -> str:
+    """The Markdown as written, but for the `#` lines of its fenced code blocks (shell prompts, comments), which are
+    escaped: only the document's own headings read as headings."""
+    from markdown_it import MarkdownIt
+
+    lines = _plain_text(data).split("\n")
+    for token in MarkdownIt("commonmark").parse("\n".join(lines)):
+        if token.type == "fence" and token.map:
+            first, end = token.map
+            closed = end - 1 > first and lines[end - 1].strip().startswith(token.markup)  # else it runs to the end
+            inside = slice(first + 1, end - 1 if closed else end)
+            lines[inside] = [headings.as_body(line) for line in lines[inside]]
+    return "\n".join(lines)
 
 
 def _plain_text(data: bytes) -> str:

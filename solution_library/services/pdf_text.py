@@ -12,10 +12,12 @@ a typesetter):
   found at the top or the bottom of most pages, its figures aside, is dropped;
 - page breaks, which cut paragraphs: a page that ends inside a sentence runs
   on into the next page's first line, in one paragraph;
-- headings, which a PDF shows only by a larger font: a line set in a font
-  clearly larger than the body's becomes a Markdown heading line, as HTML and
-  DOCX headings do, so a passage knows its section (the chunker reads `#`
-  lines, and search ranks the heading with the passage).
+- headings, which a PDF shows only by its bookmarks (the outline a reader's
+  side panel lists) or by a larger font: a line that is a bookmark's title on
+  the page the bookmark opens, or a line set in a font clearly larger than the
+  body's, becomes a Markdown heading line, as HTML and DOCX headings do, so a
+  passage knows its section (the chunker reads `#` lines, and search ranks the
+  heading with the passage). A heading set on two lines is one heading.
 """
 
 import math
@@ -23,6 +25,8 @@ import re
 import unicodedata
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
+
+from text import headings
 
 # A font at least this much larger than the body's marks a heading; footnotes and captions are smaller, never
 # larger, and bold body text is the same size.
@@ -43,11 +47,58 @@ class Page:
     # each visual line's text (spaces left out: pypdf spaces fragments its own way) → the size most of it is set in
     line_sizes: dict[str, float] = field(default_factory=dict)
     characters_by_size: Counter = field(default_factory=Counter)
+    # line number → outline depth (1 first) of the lines that are a bookmark's title on the page it opens; a title
+    # set on two lines is marked on its first, and its second line's number is in second_lines
+    bookmarked: dict[int, int] = field(default_factory=dict)
+    second_lines: set[int] = field(default_factory=set)
+
+    def is_bookmarked(self, number: int) -> bool:
+        return number in self.bookmarked or number in self.second_lines
 
 
 def read_pages(reader) -> list[Page]:
-    """Each page's lines, with the font sizes its text was set in (one extraction per page)."""
-    return [_read_page(page) for page in reader.pages]
+    """Each page's lines, with the font sizes its text was set in (one extraction per page) and its bookmarks."""
+    pages = [_read_page(page) for page in reader.pages]
+    titles: dict[int, dict[str, int]] = defaultdict(dict)  # page index → {title key: depth}
+    for title, depth, number in _bookmarks(reader):
+        titles[number].setdefault(_bookmark_key(title), depth)
+    for number, page in enumerate(pages):
+        _mark_bookmarked_lines(page, titles.get(number, {}))
+    return pages
+
+
+def _bookmarks(reader) -> list[tuple[str, int, int]]:
+    """(title, depth, page index) of each entry of the PDF's outline, depth 1 at the top."""
+    found = []
+
+    def walk(items, depth):
+        for item in items:
+            if isinstance(item, list):  # pypdf lists an entry's children right after it
+                walk(item, depth + 1)
+            elif item.title:
+                found.append((item.title, depth, reader.get_destination_page_number(item)))
+
+    try:
+        walk(reader.outline, 1)
+    except Exception:  # pypdf raises many kinds on a damaged outline: it costs the headings, not the document
+        return []
+    return found
+
+
+def _bookmark_key(text: str) -> str:
+    return _spaceless(_folded(text)).lower()
+
+
+def _mark_bookmarked_lines(page: Page, titles: dict[str, int]) -> None:
+    """Mark the page's lines that are one of `titles` (its bookmarks' titles), alone or as two lines together."""
+    for number, line in enumerate(page.lines):
+        if not titles or number in page.second_lines:
+            continue
+        if _bookmark_key(line) in titles:
+            page.bookmarked[number] = titles[_bookmark_key(line)]
+        elif (two_lines := _bookmark_key(" ".join(page.lines[number : number + 2]))) in titles:
+            page.bookmarked[number] = titles[two_lines]
+            page.second_lines.add(number + 1)
 
 
 def _read_page(page) -> Page:
@@ -80,22 +131,32 @@ def _spaceless(folded: str) -> str:
 
 def pages_text(pages: list[Page]) -> str:
     """The document's text: pages as paragraphs, split at headings (`#` lines), running matter dropped, NFKC-folded."""
-    body = _body_size(pages)
-    levels = _heading_levels(pages, body)
+    levels = _heading_levels(pages, _body_size(pages))
     running = _running_lines(pages)
     kept_pages = []
     for page in pages:
-        kept = []
+        kept: list[tuple[int, str]] = []  # (heading level or 0, line)
         for number, line in enumerate(page.lines):
-            if not line or (_at_edge(number, len(page.lines)) and _figures_aside(line) in running):
+            if not line or _running(page, number, running):
                 continue
-            level = levels.get(page.line_sizes.get(_spaceless(line), 0.0), 0)
-            if level and len(line) <= HEADING_MAX_CHARS:
-                kept.append(f"\n\n{'#' * level} {line}\n\n")  # a paragraph of its own, as HTML's headings are
+            if number in page.second_lines and kept:
+                kept[-1] = (kept[-1][0], f"{kept[-1][1]} {line}")
             else:
-                kept.append(line + "\n")
-        kept_pages.append("".join(kept).strip())
+                kept.append((_heading_level(line, page.bookmarked.get(number, 0), page, levels), line))
+        kept_pages.append(
+            # a heading is a paragraph of its own, as HTML's headings are
+            "".join(
+                f"\n\n{'#' * level} {line}\n\n" if level else headings.as_body(line) + "\n" for level, line in kept
+            ).strip()
+        )
     return _joined(page for page in kept_pages if page)
+
+
+def _heading_level(line: str, bookmark_depth: int, page: Page, levels: dict[float, int]) -> int:
+    """The line's heading level (0: not a heading): its bookmark's depth, else its font size's level."""
+    if len(line) > HEADING_MAX_CHARS:
+        return 0
+    return min(bookmark_depth or levels.get(page.line_sizes.get(_spaceless(line), 0.0), 0), HEADING_LEVELS)
 
 
 def _joined(pages) -> str:
@@ -132,13 +193,31 @@ def _figures_aside(line: str) -> str:
     return FIGURES.sub("#", line.lower())
 
 
+def _running(page: Page, number: int, running: set[str]) -> bool:
+    """The page's line is running matter: one of `running`, at the page's edge, and not a heading its bookmark opens
+    (a running header that repeats a chapter's title is that chapter's heading on the page the chapter starts)."""
+    return (
+        _at_edge(number, len(page.lines))
+        and not page.is_bookmarked(number)
+        and _figures_aside(page.lines[number]) in running
+    )
+
+
 def _running_lines(pages: list[Page]) -> set[str]:
-    """Lines (figures aside) found at a page's edge on at least RUNNING_SHARE of the pages, and on two at least."""
+    """Lines (figures aside) found at a page's edge on at least RUNNING_SHARE of the pages, and on two at least.
+
+    A bookmarked heading is not counted: a short report's contents page and the section's own page would
+    otherwise make its title look like a running line.
+    """
     if len(pages) < 2:
         return set()
     seen = Counter()
     for page in pages:
-        edge = {_figures_aside(line) for n, line in enumerate(page.lines) if _at_edge(n, len(page.lines))}
+        edge = {
+            _figures_aside(line)
+            for n, line in enumerate(page.lines)
+            if _at_edge(n, len(page.lines)) and not page.is_bookmarked(n)
+        }
         seen.update(edge - {""})
     needed = max(2, math.ceil(RUNNING_SHARE * len(pages)))
     return {line for line, count in seen.items() if count >= needed}

@@ -192,3 +192,11 @@ def test_a_list_question_reads_a_table_as_a_list():
         "SOC 2 Type II",
     ]
     assert "Our office is in Bristol." not in chosen
+
+
+def test_a_body_line_extraction_escaped_reads_as_the_document_wrote_it():
+    """Extraction escapes a shell prompt (`\\# apt …`) so the chunker does not take it for a heading; a prompt's
+    passage shows it as written."""
+    passage = "## Firewall\n\nInstall the tools with:\n\n\\# apt install nftables\n\nRules load at every boot."
+    assert "# apt install nftables" in grounding.readable(passage)
+    assert "\\#" not in grounding.readable(passage)

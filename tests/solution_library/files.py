@@ -40,6 +40,27 @@ def paged_pdf_bytes(pages: list[list[tuple[int, str]]], header: str, footer: str
     return buffer.getvalue()
 
 
+def bookmarked_pdf_bytes(pages: list[list[tuple[str, int]]]) -> bytes:
+    """A PDF whose headings are known only by its bookmarks: each page's (line, outline depth or 0 for body text),
+    every line in one size, headings in bold; a heading with "\n" in it is set on two lines."""
+    buffer = io.BytesIO()
+    document = canvas.Canvas(buffer, pagesize=A4)
+    for number, lines in enumerate(pages):
+        y = 770
+        for text, depth in lines:
+            if depth:
+                key = f"p{number}y{y}"
+                document.bookmarkHorizontal(key, 0, y + 12)
+                document.addOutlineEntry(text.replace("\n", " "), key, level=depth - 1)
+            document.setFont("Helvetica-Bold" if depth else "Helvetica", 11)
+            for line in text.split("\n"):
+                document.drawString(60, y, line)
+                y -= 18
+        document.showPage()
+    document.save()
+    return buffer.getvalue()
+
+
 def encrypted_pdf_bytes(paragraphs: list[str]) -> bytes:
     writer = PdfWriter(clone_from=PdfReader(io.BytesIO(pdf_bytes(paragraphs))))
     writer.encrypt(user_password="secret", owner_password="owner")

@@ -1,5 +1,7 @@
 """File recognition, text extraction and chunking, on real files."""
 
+import io
+
 import pytest
 
 from solution_library.models import DocumentType
@@ -190,6 +192,35 @@ def test_a_sentence_cut_by_a_page_break_stays_one_paragraph():
     ]
 
 
+def test_pdf_headings_set_at_body_size_are_known_by_the_pdfs_bookmarks():
+    """A report whose headings are bold body text: its outline names them, and the page each one opens. The
+    contents page lists the same titles without being headings, and a title set on two lines is one heading."""
+    pages = [
+        [("Contents", 0), ("1. Access control", 0), ("1.1 Reviews of access by line managers", 0)],
+        [
+            ("1. Access control", 1),
+            ("Staff sign in with single sign-on and a second factor.", 0),
+            ("1.1 Reviews of access\nby line managers", 2),
+            ("Managers review who has access every quarter.", 0),
+        ],
+    ]
+
+    text = extract_text(files.bookmarked_pdf_bytes(pages), DocumentType.PDF)
+
+    contents, body = text.split("\n\n", 1)
+    assert contents.splitlines() == ["Contents", "1. Access control", "1.1 Reviews of access by line managers"]
+    assert body.split("\n\n") == [
+        "# 1. Access control",
+        "Staff sign in with single sign-on and a second factor.",
+        "## 1.1 Reviews of access by line managers",
+        "Managers review who has access every quarter.",
+    ]
+    headings = {
+        chunk.heading for chunk in chunk_text(text, target_chars=80, overlap_chars=0) if "quarter" in chunk.text
+    }
+    assert headings == {"1.1 Reviews of access by line managers"}
+
+
 def test_a_browser_printed_pdf_reads_as_its_page_did():
     """A real PDF (evaluation/documents, printed by Chromium): ligatures undone, the browser's date and path lines
     gone, the page's headings back as headings."""
@@ -208,9 +239,19 @@ def test_a_browser_printed_pdf_reads_as_its_page_did():
     assert {"# 9.10. Backup", "## 9.10.1. Backing Up with rsync"} <= set(text.splitlines())
 
 
-def test_a_word_table_stays_under_its_section():
-    import io
+def _saved(document) -> bytes:
+    """A python-docx document's file."""
+    buffer = io.BytesIO()
+    document.save(buffer)
+    return buffer.getvalue()
 
+
+def _word_paragraphs(document) -> list[str]:
+    """The paragraphs extraction reads from a python-docx document's file."""
+    return extract_text(_saved(document), DocumentType.DOCX).split("\n\n")
+
+
+def test_a_word_table_stays_under_its_section():
     import docx
 
     document = docx.Document()
@@ -221,12 +262,8 @@ def test_a_word_table_stays_under_its_section():
         cell.text = value
     document.add_heading("Support", level=1)
     document.add_paragraph("Support answers within four hours.")
-    buffer = io.BytesIO()
-    document.save(buffer)
 
-    text = extract_text(buffer.getvalue(), DocumentType.DOCX)
-
-    assert text.split("\n\n") == [
+    assert _word_paragraphs(document) == [
         "# Encryption",
         "Every store is encrypted.",
         "Store: Database. Cipher: AES-256.",
@@ -237,8 +274,6 @@ def test_a_word_table_stays_under_its_section():
 
 def test_word_headings_are_known_by_their_outline_level_not_only_by_their_style_name():
     """Policy templates bring their own heading styles: Word's outline level says which paragraphs are headings."""
-    import io
-
     import docx
     from docx.enum.style import WD_STYLE_TYPE
     from docx.oxml import OxmlElement
@@ -261,15 +296,69 @@ def test_word_headings_are_known_by_their_outline_level_not_only_by_their_style_
     outline_level(
         document.add_paragraph("Body text set at Word's body level.").paragraph_format.element.get_or_add_pPr(), 9
     )
-    buffer = io.BytesIO()
-    document.save(buffer)
 
-    text = extract_text(buffer.getvalue(), DocumentType.DOCX)
-
-    assert text.split("\n\n") == [
+    assert _word_paragraphs(document) == [
         "# Backups",
         "## Retention",
         "### Offsite copies",
         "Daily backups are kept for thirty-five days.",
         "Body text set at Word's body level.",
     ]
+
+
+SHELL_SECTION = [
+    "# apt install nftables",
+    "# systemctl enable nftables.service",
+    "The firewall rules are loaded at every boot.",
+]
+
+
+def _shell_section_docx() -> bytes:
+    import docx
+
+    document = docx.Document()
+    document.add_heading("Installing the rules", level=2)
+    for line in SHELL_SECTION:
+        document.add_paragraph(line)
+    return _saved(document)
+
+
+@pytest.mark.parametrize(
+    "data, file_type",
+    [
+        (
+            b"<html><body><h2>Installing the rules</h2><pre># apt install nftables\n"
+            b"# systemctl enable nftables.service</pre><!--# a comment stays out-->"
+            b"<p>The firewall rules are loaded at every boot.</p></body></html>",
+            DocumentType.HTML,
+        ),
+        (
+            b"## Installing the rules\n\n```sh\n# apt install nftables\n# systemctl enable nftables.service\n```\n\n"
+            b"The firewall rules are loaded at every boot.\n",
+            DocumentType.MARKDOWN,
+        ),
+        (
+            files.paged_pdf_bytes(
+                [[(SUBSECTION, "Installing the rules"), *((BODY, x) for x in SHELL_SECTION)]], "", ""
+            ),
+            DocumentType.PDF,
+        ),
+        (_shell_section_docx(), DocumentType.DOCX),
+    ],
+    ids=["html", "markdown", "pdf", "docx"],
+)
+def test_a_shell_prompt_or_comment_in_the_body_is_not_read_as_a_heading(data, file_type):
+    """A root prompt ("# apt install …") starts with `#` as a Markdown heading does: the passage after it is still
+    in its section, and the line stays, escaped as Markdown escapes it."""
+    text = extract_text(data, file_type)
+
+    assert "\\# apt install nftables" in text.splitlines()
+    assert "\\# systemctl enable nftables.service" in text.splitlines()
+    assert "a comment" not in text
+    (chunk,) = chunk_text(text)
+    assert chunk.heading == "Installing the rules"
+
+
+def test_a_markdown_code_block_left_open_is_still_code():
+    text = extract_text(b"## Setup\n\n```\n# apt install nftables\n# nft list ruleset", DocumentType.MARKDOWN)
+    assert text.splitlines()[-2:] == ["\\# apt install nftables", "\\# nft list ruleset"]

@@ -76,7 +76,9 @@ def test_chunk_page_highlights_the_passage_and_escapes_text(offline_embedding, u
 def test_heading_lines_read_as_headings_not_as_marks(offline_embedding, user_client):
     """Extraction writes a heading as a `# …` line (for the chunker); a reader sees the heading, escaped."""
     document = add_library_document(
-        "Policy", "# Encryption <at rest>\n\nAll data is encrypted.\n\n## Keys\n\nKeys rotate yearly. # not a heading"
+        "Policy",
+        "# Encryption <at rest>\n\nAll data is encrypted.\n\n## Keys\n\nKeys rotate yearly. # not a heading"
+        "\n\n\\# apt install nftables",
     )
     chunk = Chunk.objects.filter(document=document).first()
     for url in (f"/library/chunks/{chunk.pk}/", f"/library/documents/{document.pk}/"):
@@ -85,6 +87,7 @@ def test_heading_lines_read_as_headings_not_as_marks(offline_embedding, user_cli
         assert '<strong class="text-heading">Keys</strong>' in content
         assert "# Encryption" not in content and "## Keys" not in content
         assert "Keys rotate yearly. # not a heading" in content
+        assert "<br># apt install nftables" in content  # a shell prompt extraction escaped, shown as written
 
 
 def test_pages_need_a_login(client, library):
