@@ -12,6 +12,8 @@ a typesetter):
   found at the top or the bottom of most pages, its figures aside, is dropped;
 - page breaks, which cut paragraphs: a page that ends inside a sentence runs
   on into the next page's first line, in one paragraph;
+- hyphenation, which cuts words at a line's end ("manip-" / "ulation"): a
+  word the document writes whole elsewhere is made whole again;
 - headings, which a PDF shows only by its bookmarks (the outline a reader's
   side panel lists) or by a larger font: a line that is a bookmark's title on
   the page the bookmark opens, or a line set in a font clearly larger than the
@@ -38,6 +40,9 @@ HEADING_LEVELS = 3
 EDGE_LINES = 2
 RUNNING_SHARE = 0.5
 FIGURES = re.compile(r"\d+")
+WORD = re.compile(r"[a-z]+")
+# A word broken at a line's end (within a paragraph, or where a page runs on): not a compound's later part.
+HYPHENATED = re.compile(r"(?<![\w-])([A-Za-z]+)-\n([a-z]+)\b")
 SENTENCE_ENDS = ".!?:;)\"”'’"
 
 
@@ -149,7 +154,20 @@ def pages_text(pages: list[Page]) -> str:
                 f"\n\n{'#' * level} {line}\n\n" if level else headings.as_body(line) + "\n" for level, line in kept
             ).strip()
         )
-    return _joined(page for page in kept_pages if page)
+    return _dehyphenated(_joined(page for page in kept_pages if page))
+
+
+def _dehyphenated(text: str) -> str:
+    """Words a typesetter broke at a line's end ("manip-" / "ulation") made whole again, when the document writes
+    them whole elsewhere: a hyphen at a line's end may as well be a compound's own ("single-" / "sign-on"), which
+    a browser or a word processor breaks at and does not hyphenate."""
+    words = set(WORD.findall(text.lower()))
+
+    def whole(broken: re.Match) -> str:
+        word = broken[1] + broken[2]
+        return word if word.lower() in words else broken[0]
+
+    return HYPHENATED.sub(whole, text)
 
 
 def _heading_level(line: str, bookmark_depth: int, page: Page, levels: dict[float, int]) -> int:

@@ -221,6 +221,23 @@ def test_pdf_headings_set_at_body_size_are_known_by_the_pdfs_bookmarks():
     assert headings == {"1.1 Reviews of access by line managers"}
 
 
+def test_a_word_hyphenated_at_a_lines_end_is_whole_again_and_a_compound_keeps_its_hyphen():
+    """A typeset PDF breaks words at line ends; a browser breaks lines at a compound's own hyphen. The document's
+    other words tell them apart: "management" is written whole elsewhere, "singlesign" nowhere."""
+    pages = [
+        [
+            (BODY, "Keys are rotated as the key manage-"),
+            (BODY, "ment policy says, by its owner."),
+            (BODY, "Staff sign in with single-"),
+            (BODY, "sign-on and a second factor."),
+        ],
+        [(BODY, "The key management policy is reviewed every year by the security team.")],
+    ]
+    text = extract_text(files.paged_pdf_bytes(pages, "", ""), DocumentType.PDF)
+    assert "Keys are rotated as the key management policy says, by its owner." in text.splitlines()
+    assert "single-\nsign-on and a second factor." in text
+
+
 def test_a_browser_printed_pdf_reads_as_its_page_did():
     """A real PDF (evaluation/documents, printed by Chromium): ligatures undone, the browser's date and path lines
     gone, the page's headings back as headings."""
