@@ -12,13 +12,13 @@ written.
 import re
 
 HEADING = re.compile(r"^#{1,6}[ \t]+(\S.*?)[ \t#]*$", re.MULTILINE)
-_BODY_HASH = re.compile(r"^([ \t]*)#", re.MULTILINE)
+BODY_HASH = re.compile(r"^([ \t]*)#", re.MULTILINE)  # a line that would read as a heading
 _ESCAPED_HASH = re.compile(r"^([ \t]*)\\#", re.MULTILINE)
 
 
 def as_body(text: str) -> str:
     """Body text whose lines starting with `#` are escaped: none of them reads as a heading."""
-    return _BODY_HASH.sub(r"\1\\#", text)
+    return BODY_HASH.sub(r"\1\\#", text)
 
 
 def as_written(text: str) -> str:

@@ -26,7 +26,6 @@ DOCX_MIME = "application/vnd.openxmlformats-officedocument.wordprocessingml.docu
 # Word's outline levels run 0 (a top heading) to 8; 9 is body text. Markdown marks six levels of heading.
 WORD_BODY_LEVEL = 9
 DOCX_HEADING_LEVELS = 6
-HASH_LINE = re.compile(r"^[ \t]*#", re.MULTILINE)  # a text node with a line that would read as a heading
 
 
 class UnsupportedFile(ValueError):
@@ -183,12 +182,12 @@ def _docx_heading_level(paragraph) -> int | None:
     while style is not None:
         styles.append(style)
         style = style.base_style
-    for properties in [paragraph._p.pPr, *(style.element.pPr for style in styles)]:
+    for properties in [paragraph._p.pPr, *(each.element.pPr for each in styles)]:
         outline = properties.find(qn("w:outlineLvl")) if properties is not None else None
         if outline is not None:
             level = outline.get(qn("w:val"), "")
             return int(level) + 1 if level.isdigit() and int(level) < WORD_BODY_LEVEL else None
-    named = [re.fullmatch(r"Heading (\d)", style.name or "") for style in styles]
+    named = [re.fullmatch(r"Heading (\d)", each.name or "") for each in styles]
     return next((int(match.group(1)) for match in named if match), None)
 
 
@@ -221,7 +220,7 @@ def html_to_text(data: bytes | str) -> str:
     soup = BeautifulSoup(data, "lxml")
     for tag in soup(["script", "style", "noscript", "template", "nav", "header", "footer", "svg"]):
         tag.decompose()
-    for string in soup.find_all(string=HASH_LINE):
+    for string in soup.find_all(string=headings.BODY_HASH):
         if type(string) is NavigableString:  # not a comment or a doctype, which get_text leaves out
             string.replace_with(soup.new_string(headings.as_body(str(string))))
     for level in range(1, 7):
@@ -243,8 +242,9 @@ def _markdown_text(data: bytes) -> str:
     escaped: only the document's own headings read as headings."""
     from markdown_it import MarkdownIt
 
-    lines = _plain_text(data).split("\n")
-    for token in MarkdownIt("commonmark").parse("\n".join(lines)):
+    text = _plain_text(data)
+    lines = text.split("\n")
+    for token in MarkdownIt("commonmark").parse(text):
         if token.type == "fence" and token.map:
             first, end = token.map
             closed = end - 1 > first and lines[end - 1].strip().startswith(token.markup)  # else it runs to the end

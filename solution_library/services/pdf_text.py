@@ -96,11 +96,13 @@ def _bookmark_key(text: str) -> str:
 
 def _mark_bookmarked_lines(page: Page, titles: dict[str, int]) -> None:
     """Mark the page's lines that are one of `titles` (its bookmarks' titles), alone or as two lines together."""
+    if not titles:
+        return
     for number, line in enumerate(page.lines):
-        if not titles or number in page.second_lines:
+        if number in page.second_lines:
             continue
-        if _bookmark_key(line) in titles:
-            page.bookmarked[number] = titles[_bookmark_key(line)]
+        if (one_line := _bookmark_key(line)) in titles:
+            page.bookmarked[number] = titles[one_line]
         elif (two_lines := _bookmark_key(" ".join(page.lines[number : number + 2]))) in titles:
             page.bookmarked[number] = titles[two_lines]
             page.second_lines.add(number + 1)
