@@ -5,7 +5,7 @@ import io
 
 from rfp_manager.services.export import safe_cell
 
-from .context import current_user
+from .context import current_user, is_restoring
 from .models import AnswerRevision, AuditEvent
 from .sentences import before_after, sentence
 
@@ -19,8 +19,10 @@ REVISION_ACTIONS = {
 }
 
 
-def record(action: str, target, rfp=None, actor=None, **detail) -> AuditEvent:
-    """An audit event; the actor defaults to the signed-in user of the current request."""
+def record(action: str, target, rfp=None, actor=None, **detail) -> AuditEvent | None:
+    """An audit event; the actor defaults to the signed-in user of the current request. None while restoring."""
+    if is_restoring():
+        return None
     return AuditEvent.objects.create(
         action=action, target=str(target)[:300], rfp=rfp, actor=actor or current_user(), detail=detail
     )

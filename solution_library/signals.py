@@ -11,13 +11,14 @@ from .models import Chunk, Document
 
 
 @receiver(post_save, sender=Document)
-def process_new_document(sender, instance: Document, created: bool, **kwargs):
+def process_new_document(sender, instance: Document, created: bool, raw: bool = False, **kwargs):
     """A new document gets a job, in the transaction that saves it; a worker runs it once both are committed.
 
     Code that processes or queues the document itself (the sync, the test
-    helper) sets `skip_auto_embed` on the instance.
+    helper) sets `skip_auto_embed` on the instance; a document loaded from a
+    backup (raw) comes with its chunks.
     """
-    if not created or not settings.AUTO_EMBED_DOCUMENTS or getattr(instance, "skip_auto_embed", False):
+    if raw or not created or not settings.AUTO_EMBED_DOCUMENTS or getattr(instance, "skip_auto_embed", False):
         return
     from .services.documents import create_document_job
     from .tasks import dispatch_document_job  # tasks import services → models; avoid the cycle
