@@ -3,12 +3,13 @@
 import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
-from datetime import UTC, datetime
+from datetime import UTC, datetime, time
 from pathlib import Path, PurePosixPath
 from tempfile import TemporaryDirectory
 
 from django.apps import apps
 from django.core import serializers
+from django.core.serializers.json import DjangoJSONEncoder
 from django.db import connection, transaction
 
 from . import manifest
@@ -74,8 +75,24 @@ def dump_model(model, folder: Path) -> dict:
     target.parent.mkdir(exist_ok=True)
     rows = Counted(model._base_manager.order_by("pk").iterator(chunk_size=2000))
     with target.open("w") as fh:
-        serializers.serialize("jsonl", rows, stream=fh, use_natural_foreign_keys=True, use_natural_primary_keys=True)
+        serializers.serialize(
+            "jsonl",
+            rows,
+            stream=fh,
+            cls=ExactJSONEncoder,
+            use_natural_foreign_keys=True,
+            use_natural_primary_keys=True,
+        )
     return {"model": label(model), "path": str(path), "rows": rows.count, "sha256": sha256_of(target)}
+
+
+class ExactJSONEncoder(DjangoJSONEncoder):
+    """Times to the microsecond: Django's encoder keeps milliseconds, and a restore must give back every row exactly."""
+
+    def default(self, o):
+        if isinstance(o, datetime | time):
+            return o.isoformat()
+        return super().default(o)
 
 
 class Counted:
