@@ -6,7 +6,8 @@ them would cut those links, and re-embedding a large library costs hours of CPU 
 """
 
 from django.apps import apps
-from django.db import models
+from django.db import connection, models
+from django.db.migrations.recorder import MigrationRecorder
 
 SKIPPED = {
     "contenttypes.contenttype": "made by migrate; rows refer to content types by natural key",
@@ -63,3 +64,8 @@ def exported_models() -> list[type[models.Model]]:
 
 def file_fields(model) -> list[models.FileField]:
     return [field for field in model._meta.concrete_fields if isinstance(field, models.FileField)]
+
+
+def applied_migrations() -> list[str]:
+    """The schema the rows fit: every migration applied to this database, as "app.name"."""
+    return sorted(f"{app}.{name}" for app, name in MigrationRecorder(connection).applied_migrations())

@@ -13,7 +13,7 @@ from django.core.serializers.json import DjangoJSONEncoder
 from django.db import connection, transaction
 
 from . import manifest
-from .contents import SKIPPED, exported_models, file_fields, label
+from .contents import SKIPPED, applied_migrations, exported_models, file_fields, label
 from .manifest import BackupError, safe_relative, sha256_of
 
 
@@ -36,6 +36,7 @@ def export_team(destination: Path) -> dict:
         contents = {
             "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
             "database": connection.vendor,
+            "migrations": applied_migrations(),
             "data": data,
             "files": files,
             "missing_files": missing,

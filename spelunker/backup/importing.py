@@ -11,7 +11,7 @@ from solution_library.models import Chunk
 from solution_library.services.search_index import bump_version
 
 from . import manifest
-from .contents import MADE_BY_A_FRESH_INSTALL, MERGED_BY_NATURAL_KEY, exported_models, label
+from .contents import MADE_BY_A_FRESH_INSTALL, MERGED_BY_NATURAL_KEY, applied_migrations, exported_models, label
 from .exporting import field_storage
 from .manifest import BackupError, safe_relative, sha256_of_stream
 
@@ -20,6 +20,7 @@ def import_team(source: Path) -> dict:
     """Check the backup's checksums and that this install holds no team yet; then restore it. Returns the manifest."""
     with manifest.unpacked(Path(source)) as folder:
         contents = manifest.read(folder)
+        refuse_another_schema(contents["migrations"])
         refuse_unless_fresh()
         restore_files(folder, contents["files"])
         fixtures = [str(folder / safe_relative(part["path"])) for part in contents["data"] if part["rows"]]
@@ -29,6 +30,19 @@ def import_team(source: Path) -> dict:
             check_row_counts(contents["data"])
             draw_new_index_tokens()
     return contents
+
+
+def refuse_another_schema(exported_at: list[str]) -> None:
+    """Rows fit the tables of the release that wrote them: the same migrations must be applied here."""
+    here = applied_migrations()
+    if exported_at != here:
+        only_backup = sorted(set(exported_at) - set(here))
+        only_here = sorted(set(here) - set(exported_at))
+        raise BackupError(
+            "the backup was made by another release (migrations only in the backup: "
+            f"{', '.join(only_backup) or 'none'}; only here: {', '.join(only_here) or 'none'}): "
+            "import it with the release that made it (then upgrade), or run migrate here first"
+        )
 
 
 def refuse_unless_fresh() -> None:

@@ -83,12 +83,25 @@ def test_an_install_that_holds_a_team_is_refused(team, tmp_path):
         call_command("import_team", str(tmp_path / "backup"))
 
 
+def test_a_backup_of_another_release_is_refused(team, tmp_path):
+    call_command("export_team", str(tmp_path / "backup"))
+    manifest_path = tmp_path / "backup" / "manifest.json"
+    manifest = json.loads(manifest_path.read_text())
+    manifest["migrations"].append("rfp_manager.9999_from_a_newer_release")
+    manifest_path.write_text(json.dumps(manifest))
+
+    with pytest.raises(
+        CommandError, match="another release.*only in the backup: rfp_manager.9999_from_a_newer_release"
+    ):
+        call_command("import_team", str(tmp_path / "backup"))
+
+
 def test_a_path_out_of_the_backup_is_refused(tmp_path):
     folder = tmp_path / "backup"
     folder.mkdir()
     outside = {"name": "x", "field": "solution_library.document.file", "path": "../../etc/passwd", "sha256": ""}
     (folder / "manifest.json").write_text(
-        json.dumps({"format": "spelunker-team-export", "version": 1, "data": [], "files": [outside]})
+        json.dumps({"format": "spelunker-team-export", "version": 1, "migrations": [], "data": [], "files": [outside]})
     )
 
     with pytest.raises(CommandError, match="outside the backup"):
