@@ -7,7 +7,7 @@ them would cut those links, and re-embedding a large library costs hours of CPU 
 
 from django.apps import apps
 from django.db import connection, models
-from django.db.migrations.recorder import MigrationRecorder
+from django.db.migrations.loader import MigrationLoader
 
 SKIPPED = {
     "contenttypes.contenttype": "made by migrate; rows refer to content types by natural key",
@@ -67,5 +67,10 @@ def file_fields(model) -> list[models.FileField]:
 
 
 def applied_migrations() -> list[str]:
-    """The schema the rows fit: every migration applied to this database, as "app.name"."""
-    return sorted(f"{app}.{name}" for app, name in MigrationRecorder(connection).applied_migrations())
+    """The schema the rows fit: the migrations of this code applied to this database, as "app.name".
+
+    Read through the migration graph, as `migrate` reads it: a squashed migration counts once however it
+    was reached (its parts on an old database, itself on a new one), and rows of deleted migrations not at all.
+    """
+    loader = MigrationLoader(connection)
+    return sorted(f"{app}.{name}" for app, name in loader.applied_migrations if (app, name) in loader.graph.nodes)
