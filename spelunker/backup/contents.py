@@ -66,6 +66,12 @@ def file_fields(model) -> list[models.FileField]:
     return [field for field in model._meta.concrete_fields if isinstance(field, models.FileField)]
 
 
+def field_storage(field_label: str):
+    """The storage of a file field named "app.model.field"."""
+    app_label, model_name, field_name = field_label.split(".")
+    return apps.get_model(app_label, model_name)._meta.get_field(field_name).storage
+
+
 def applied_migrations() -> list[str]:
     """The schema the rows fit: the migrations of this code applied to this database, as "app.name".
 

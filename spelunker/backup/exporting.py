@@ -7,13 +7,12 @@ from datetime import UTC, datetime, time
 from pathlib import Path, PurePosixPath
 from tempfile import TemporaryDirectory
 
-from django.apps import apps
 from django.core import serializers
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import connection, transaction
 
 from . import manifest
-from .contents import SKIPPED, applied_migrations, exported_models, file_fields, label
+from .contents import SKIPPED, applied_migrations, exported_models, field_storage, file_fields, label
 from .manifest import BackupError, safe_relative, sha256_of
 
 
@@ -143,9 +142,3 @@ def copy_files(folder: Path) -> tuple[list[dict], list[str]]:
             }
         )
     return copied, missing
-
-
-def field_storage(field_label: str):
-    """The storage of a file field named "app.model.field"."""
-    app_label, model_name, field_name = field_label.split(".")
-    return apps.get_model(app_label, model_name)._meta.get_field(field_name).storage

@@ -57,6 +57,8 @@ def read(folder: Path) -> dict:
         raise BackupError(f"no readable {MANIFEST} in {folder}: {exc}") from exc
     if (manifest.get("format"), manifest.get("version")) != (FORMAT, VERSION):
         raise BackupError(f"{folder} is not a {FORMAT} version {VERSION}")
+    for part in manifest["files"]:
+        safe_relative(part["name"])  # the name it is saved under in the media storage
     damaged = [part["path"] for part in manifest["data"] + manifest["files"] if not _intact(folder, part)]
     if damaged:
         raise BackupError(f"missing or changed since the export (SHA-256 differs): {', '.join(damaged)}")

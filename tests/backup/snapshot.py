@@ -10,8 +10,8 @@ from django.core import serializers
 
 
 def snapshot() -> dict:
-    from spelunker.backup.contents import exported_models, label
-    from spelunker.backup.exporting import field_storage, stored_files
+    from spelunker.backup.contents import exported_models, field_storage, label
+    from spelunker.backup.exporting import stored_files
     from spelunker.backup.manifest import sha256_of_stream
 
     tables = {label(model): rows(model) for model in exported_models()}

@@ -96,10 +96,15 @@ def test_a_backup_of_another_release_is_refused(team, tmp_path):
         call_command("import_team", str(tmp_path / "backup"))
 
 
-def test_a_path_out_of_the_backup_is_refused(tmp_path):
+@pytest.mark.parametrize(
+    ("name", "path"),
+    [("x.txt", "../../etc/passwd"), ("../../settings.py", "files/x.txt"), ("/etc/passwd", "files/x.txt")],
+    ids=["read from outside", "saved outside the media", "saved at an absolute path"],
+)
+def test_a_path_out_of_the_backup_is_refused(tmp_path, name, path):
     folder = tmp_path / "backup"
     folder.mkdir()
-    outside = {"name": "x", "field": "solution_library.document.file", "path": "../../etc/passwd", "sha256": ""}
+    outside = {"name": name, "field": "solution_library.document.file", "path": path, "sha256": ""}
     (folder / "manifest.json").write_text(
         json.dumps({"format": "spelunker-team-export", "version": 1, "migrations": [], "data": [], "files": [outside]})
     )
