@@ -24,7 +24,7 @@ def test_upload_watch_ready_and_search(live_worker, offline_embedding, user, log
     page.wait_for_function(
         "() => document.querySelector('li[data-filename=\"photo.png\"]')?.dataset.status === 'refused'"
     )
-    assert "not supported" in bad_row.inner_text()
+    assert "holds no document the library can read" in bad_row.inner_text()
     for name in ("security.pdf", "onboarding.md"):
         page.wait_for_function(
             f"() => document.querySelector('li[data-filename=\"{name}\"]')?.dataset.status === 'pending_review'",
