@@ -52,6 +52,11 @@ class Passage:
     lexical_rank: int | None = None
     vector_rank: int | None = None
 
+    @property
+    def number(self) -> int:
+        """Its number in its document as people read it, from 1 (Chunk.number)."""
+        return self.position + 1
+
 
 def search_passages(query: str, limit: int = 5, *, document_ids: list[int] | None = None, model=None) -> list[Passage]:
     """The `limit` passages that best answer `query`, best first.

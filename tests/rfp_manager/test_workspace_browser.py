@@ -42,10 +42,16 @@ def test_keyboard_only_approval_of_a_page_of_answers(logged_in_page, live_server
     assert page.evaluate("document.activeElement.className") == "skip-link"
     page.keyboard.press("Enter")
     page.keyboard.press("j")
+    approved = Question.objects.filter(rfp=rfp, status="approved").count()
     for pk in ids:
         expect(page.locator(f"#q{pk}")).to_be_focused()
         page.keyboard.press("a")
         page.wait_for_selector(f"#q{pk} .row-message:has-text('Approved')")
+        approved += 1  # the bar and the counts follow in the same response, no reload
+        expect(page.locator("#progress")).to_contain_text(f"{round(100 * approved / 30)}% approved · {approved} of 30")
+        expect(page.locator("#progress .status-chip.badge-approved")).to_have_text(f"Approved {approved}")
+        if pk == ids[0]:
+            shoot(page, tmp_path, "workspace-after-approve")
         expect(page.locator(f"#q{pk}")).to_be_focused()  # kept across the swap
         page.keyboard.press("j")
     assert set(Question.objects.filter(pk__in=ids).values_list("status", flat=True)) == {"approved"}

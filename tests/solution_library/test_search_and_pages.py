@@ -174,3 +174,22 @@ def test_search_page_says_why_each_passage_ranks(library, user_client):
     assert "<mark>Backups</mark> are <mark>kept</mark> for thirty days" in page
     assert "Words matched: backups, kept" in page and "full-text rank 1" in page and "meaning rank" in page
     assert "score 0." not in page
+
+
+def test_inline_markdown_reads_as_emphasis_escaped_and_passages_count_from_one(offline_embedding, user_client):
+    """A Markdown document's **bold** is bold on the passage page, its HTML stays text; the first passage is 1."""
+    document = add_library_document(
+        "Backups",
+        "We keep **35 days** of *hourly* backups made by `pg_dump`. <img src=x onerror=alert(1)> **<b>x</b>**",
+    )
+    chunk = Chunk.objects.get(document=document)
+    assert chunk.position == 0
+    passage_page = user_client.get(f"/library/chunks/{chunk.pk}/").content.decode()
+    assert "We keep <strong>35 days</strong> of <em>hourly</em> backups made by <code>pg_dump</code>." in passage_page
+    assert "**" not in passage_page and "<img" not in passage_page and "<b>x</b>" not in passage_page
+    assert "&lt;img src=x onerror=alert(1)&gt; <strong>&lt;b&gt;x&lt;/b&gt;</strong>" in passage_page
+    assert "› passage 1</p>" in passage_page and "passage 0" not in passage_page
+    document_page = user_client.get(f"/library/documents/{document.pk}/").content.decode()
+    assert f'href="/library/chunks/{chunk.pk}/">#1</a>' in document_page
+    search_page = user_client.get("/library/search/", {"q": "hourly backups"}).content.decode()
+    assert "<strong>Backups</strong> · passage 1</a>" in search_page
