@@ -361,3 +361,19 @@ def test_inserted_passages_and_entries_keep_their_citations(rfp, user, user_clie
     assert citations[3]["entry_id"] == entry.pk
     page = user_client.get(reverse("rfp_manager:detail", args=[rfp.pk])).content.decode()
     assert reverse("answer_library:entry", args=[entry.pk]) in page
+
+
+def test_a_question_has_one_name_on_the_workspace_the_assign_page_and_in_messages(user, user_client):
+    rfp = RFP.objects.create(name="Numbered", owner=user)
+    lettered = Question.objects.create(rfp=rfp, number="A.1", text="Do you encrypt?", order=0, import_key="a1")
+    counted = Question.objects.create(rfp=rfp, number="12", text="Who audits?", order=1, import_key="12")
+    unnumbered = Question.objects.create(rfp=rfp, text="Where is data kept?", order=2, import_key="x")
+    assert [q.label for q in (lettered, counted, unnumbered)] == ["A.1", "Q12", "#3"]
+
+    workspace = user_client.get(reverse("rfp_manager:detail", args=[rfp.pk])).content.decode()
+    assign = user_client.get(reverse("teamwork:assign", args=[rfp.pk])).content.decode()
+    for page in (workspace, assign):
+        assert "A.1" in page and "Q12" in page and "QA.1" not in page
+    answer(lettered, draft_text="Yes.")
+    row = user_client.post(reverse("rfp_manager:question_approve", args=[lettered.pk]), headers=HTMX).content.decode()
+    assert "Approved A.1." in row and "<td>A.1" in row
