@@ -92,6 +92,9 @@ def rfp_create(request):
 
 def rfp_edit(request, pk):
     rfp = _rfp(request, pk, _owner_on_post(request))
+    role = access.access(rfp, request.user)
+    if not role.owns:  # the details to read, not a form whose saving would be refused
+        return render(request, "rfp_manager/rfp_form.html", {"rfp": rfp, "read_only": role})
     form = RFPForm(request.POST or None, instance=rfp, user=request.user)
     if request.method == "POST" and form.is_valid():
         form.save()
