@@ -68,3 +68,18 @@ def test_a_pdf_questionnaire_without_startxref_is_refused_without_the_parsers_wo
     assert "The PDF is damaged and cannot be read." in response.content.decode()
     assert "startxref" not in response.content.decode()
     assert "startxref not found" in caplog.text
+
+
+def test_a_damaged_rfp_document_says_so_plainly_on_the_rfp_page(rfp, user, user_client, caplog):
+    from rfp_manager.models import InformationDocument
+    from rfp_manager.tasks import summarize_information_document
+
+    document = InformationDocument.objects.create(
+        rfp=rfp, title="Scope", file=SimpleUploadedFile("scope.pdf", b"%PDF-1.4\n" + b"garbage " * 50), uploaded_by=user
+    )
+    with caplog.at_level(logging.WARNING):
+        summarize_information_document.apply(args=[document.pk])
+    page = user_client.get(reverse("rfp_manager:detail", args=[rfp.pk])).content.decode()
+    assert "This PDF is damaged and cannot be read. Open it in a PDF reader" in page
+    assert "PdfStreamError" not in page and "DocumentTextError" not in page
+    assert "PdfStreamError" in caplog.text
