@@ -69,3 +69,8 @@ class AnswerRevision(models.Model):
 
     def __str__(self):
         return f"{self.get_kind_display()} by {self.actor or 'system'} at {self.at:%Y-%m-%d %H:%M}"
+
+    @property
+    def by_machine(self) -> bool:
+        """Written by Spelunker's responder or reviewer (the actor, if any, started the job); an edit is a person's."""
+        return self.kind != self.Kind.EDITED

@@ -1,13 +1,12 @@
 """Admin for LLM APIs and models, with the actions that validate APIs and choose defaults."""
 
 from django.contrib import admin, messages
-from django.db import transaction
 
 from . import services
 from .forms import LLMApiForm
 from .models import LLMApi, LLMModel, ValidationRun
 from .signals import embedding_default_requested
-from .tasks import dispatch_validation_run
+from .tasks import queue_validation
 
 
 class LLMModelInline(admin.TabularInline):
@@ -43,18 +42,19 @@ class LLMApiAdmin(admin.ModelAdmin):
     inlines = [LLMModelInline]
     actions = ["validate_selected"]
 
-    @staticmethod
-    def _queue_validation(api: LLMApi, user) -> bool:
-        """Queue a validation of the API unless one is active; True when one was queued."""
-        with transaction.atomic():
-            run, created = services.get_or_create_validation_run(api, user)
-            if created:
-                dispatch_validation_run(run)
-        return created
+    # A change to these is a different endpoint: what the last validation said no longer holds.
+    CONNECTION_FIELDS = {"kind", "base_url", "api_key", "clear_api_key", "is_active"}
+
+    def save_model(self, request, obj, form, change):
+        """A new API, or one whose connection changed, is validated at once (after commit): its health reads what it
+        is, not "Unknown" until someone presses Validate now."""
+        super().save_model(request, obj, form, change)
+        if obj.is_active and (not change or self.CONNECTION_FIELDS & set(form.changed_data)):
+            queue_validation(obj, request.user)
 
     @admin.action(description="Validate selected APIs")
     def validate_selected(self, request, queryset):
-        queued = [api.name for api in queryset if self._queue_validation(api, request.user)]
+        queued = [api.name for api in queryset if queue_validation(api, request.user)]
         skipped = queryset.count() - len(queued)
         if queued:
             self.message_user(request, f"Validation queued for {', '.join(queued)}.", messages.INFO)

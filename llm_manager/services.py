@@ -362,6 +362,11 @@ def active_api_ids() -> list[int]:
     return list(LLMApi.objects.filter(is_active=True).order_by("name").values_list("pk", flat=True))
 
 
+def never_validated_apis():
+    """Active APIs that no validation has looked at yet: their health would read "Unknown"."""
+    return LLMApi.objects.filter(is_active=True, last_validated_at__isnull=True, validation_runs__isnull=True)
+
+
 def make_default(model: LLMModel) -> None:
     """Make `model` the system default of its type (one statement per step keeps the constraint satisfied)."""
     with transaction.atomic():

@@ -12,6 +12,7 @@ The API key never appears in arguments, logs or results: tasks get ids only.
 import logging
 
 from celery import shared_task
+from django.db import transaction
 
 from jobs.backoff import backoff_seconds
 from jobs.dispatch import dispatch_after_commit
@@ -93,6 +94,21 @@ def _schedule_run_for(task_id: str | None) -> ValidationRun:
         celery_task_id=task_id, defaults={"trigger": ValidationRun.TRIGGER_SCHEDULE}
     )
     return run
+
+
+def queue_validation(api: LLMApi, user=None) -> bool:
+    """Queue a validation of the API (sent after commit) unless one is active; True when one was queued."""
+    with transaction.atomic():
+        run, created = services.get_or_create_validation_run(api, user)
+        if created:
+            dispatch_validation_run(run)
+    return created
+
+
+def validate_never_validated_apis() -> list[str]:
+    """At start (Beat's, spelunker/celery.py): validate the APIs nobody has validated yet, such as a fresh install's,
+    so their page says Healthy or why not, not "Unknown" until the hourly run or a click on Validate now."""
+    return [api.name for api in services.never_validated_apis() if queue_validation(api)]
 
 
 def dispatch_validation_run(run: ValidationRun) -> None:

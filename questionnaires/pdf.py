@@ -16,6 +16,8 @@ from dataclasses import dataclass
 
 from pypdf import PdfReader, PdfWriter
 
+from core.refusals import refusal
+
 from .analysis import NUMBERED_LINE
 from .sheets import Sheet
 
@@ -42,9 +44,10 @@ def open_pdf(data: bytes) -> PdfReader:
     except PdfQuestionnaireError:
         raise
     except Exception as exc:  # pypdf raises many types for a broken file
-        raise PdfQuestionnaireError(
-            f"The PDF cannot be read ({type(exc).__name__}). Open it in a PDF reader, save it "
-            "again as PDF and upload that."
+        raise refusal(
+            PdfQuestionnaireError,
+            "The PDF is damaged and cannot be read. Open it in a PDF reader, save it again as PDF and upload that.",
+            exc,
         ) from exc
     return reader
 
@@ -174,9 +177,11 @@ def read_pdf(data: bytes) -> list[Sheet]:
         fields = text_fields(reader)
         return [_form_sheet(reader, fields)] if fields else [_text_sheet(reader)]
     except Exception as exc:  # pypdf parses lazily: a broken page or field fails here, with many exception types
-        raise PdfQuestionnaireError(
-            f"Part of the PDF cannot be read ({type(exc).__name__}). Open it in a PDF reader, "
-            "save it again as PDF and upload that."
+        raise refusal(
+            PdfQuestionnaireError,
+            "Part of the PDF is damaged and cannot be read. Open it in a PDF reader, save it again as PDF and "
+            "upload that.",
+            exc,
         ) from exc
 
 

@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 
 from lxml import etree
 
+from core.refusals import refusal
+
 MAX_QUESTIONNAIRE_BYTES = 20 * 1024 * 1024
 OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 ENCRYPTED, LEGACY = "encrypted", "legacy"  # what an OLE container is (ole_container)
@@ -144,9 +146,11 @@ def read_workbook(data: bytes) -> list[Sheet]:
     try:
         workbook = load_workbook(io.BytesIO(data), read_only=True, data_only=True)
     except Exception as exc:  # openpyxl raises many types for a non-workbook
-        raise SheetReadError(
-            f"Not a readable XLSX workbook ({type(exc).__name__}): the file is damaged or is not a workbook. Open it in "
-            "Excel; if it opens, save it again as .xlsx and upload that, else ask the client for a new copy."
+        raise refusal(
+            SheetReadError,
+            "The file is damaged or is not an Excel workbook. Open it in Excel; if it opens, save it again as .xlsx "
+            "and upload that, else ask the client for a new copy.",
+            exc,
         ) from exc
     try:
         archive = workbook._archive
@@ -156,8 +160,11 @@ def read_workbook(data: bytes) -> list[Sheet]:
             try:
                 _scan_sheet_xml(archive.open(worksheet._worksheet_path), worksheet._shared_strings, sheet)
             except (etree.XMLSyntaxError, KeyError, ValueError, zipfile.BadZipFile, EOFError) as exc:
-                raise SheetReadError(
-                    f"Sheet “{worksheet.title}” of the workbook cannot be read ({type(exc).__name__})."
+                raise refusal(
+                    SheetReadError,
+                    f"Sheet “{worksheet.title}” of the workbook is damaged and cannot be read. Open the workbook in "
+                    "Excel, save it again as .xlsx and upload that.",
+                    exc,
                 ) from exc
             sheets.append(sheet)
         return sheets
@@ -240,7 +247,12 @@ def csv_rows(data: bytes) -> tuple[list[list[str]], str]:
         # Only the delimiter is sniffed: the sniffer also guesses doublequote=False, which cuts "" inside fields.
         return list(csv.reader(io.StringIO(text), delimiter=dialect.delimiter)), dialect.delimiter
     except csv.Error as exc:  # e.g. a field larger than the csv module's limit
-        raise SheetReadError(f"The CSV cannot be read: {exc}.") from exc
+        raise refusal(
+            SheetReadError,
+            "The CSV cannot be read: one of its fields is far too long, or the file is not a CSV. Open it in a "
+            "spreadsheet, save it as .xlsx and upload that.",
+            exc,
+        ) from exc
 
 
 def read_csv(data: bytes) -> list[Sheet]:

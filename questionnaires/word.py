@@ -32,6 +32,8 @@ from docx.table import Table
 from docx.text.paragraph import Paragraph
 from lxml import etree
 
+from core.refusals import refusal
+
 from .analysis import NUMBERED_LINE, looks_like_question
 from .sheets import ENCRYPTED, LEGACY, Sheet, column_index, column_letter, ole_container
 
@@ -102,9 +104,11 @@ def open_docx(data: bytes, name: str = ""):
     try:
         return Document(io.BytesIO(data))
     except Exception as exc:  # python-docx raises many types for a broken package
-        raise WordReadError(
-            f"The document cannot be read as .docx ({type(exc).__name__}). Open it in Word, "
-            "save it again as .docx and upload that."
+        raise refusal(
+            WordReadError,
+            "The document is damaged or is not a Word .docx file. Open it in Word, save it again as .docx and "
+            "upload that.",
+            exc,
         ) from exc
 
 
@@ -321,9 +325,11 @@ def read_docx(data: bytes, name: str = "") -> list[Sheet]:
     try:
         return _document_sheets(document)
     except Exception as exc:  # a package that opens but holds XML python-docx cannot follow (a bad span, a lost style)
-        raise WordReadError(
-            f"Part of the document cannot be read ({type(exc).__name__}). Open it in Word, save it again "
-            "as .docx and upload that."
+        raise refusal(
+            WordReadError,
+            "Part of the document is damaged and cannot be read. Open it in Word, save it again as .docx and "
+            "upload that.",
+            exc,
         ) from exc
 
 

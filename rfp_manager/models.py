@@ -187,7 +187,11 @@ class Question(models.Model):
 
     @property
     def label(self) -> str:
-        return f"Q{self.number}" if self.number else f"#{self.order + 1}"
+        """The question's name everywhere (workspace, assignment page, messages, e-mails): the client's own number as
+        written ("A.1", "DATA-01"), a bare count as "Q12", an unnumbered question by its place ("#3")."""
+        if not self.number:
+            return f"#{self.order + 1}"
+        return f"Q{self.number}" if self.number.isdigit() else self.number
 
 
 class InformationDocument(models.Model):

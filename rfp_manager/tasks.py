@@ -16,7 +16,7 @@ from jobs.backoff import backoff_seconds
 from jobs.dispatch import dispatch_after_commit
 from jobs.models import JobStatus
 from jobs.runner import run_job
-from llm_manager.exceptions import TransientLLMError
+from llm_manager.exceptions import LLMError, TransientLLMError
 
 from .models import InformationDocument, RFPBatchJob
 from .services import batch, documents
@@ -28,6 +28,7 @@ BATCH_SOFT_LIMIT = settings.RFP_BATCH_SOFT_TIME_LIMIT
 BATCH_HARD_LIMIT = BATCH_SOFT_LIMIT + HARD_LIMIT_MARGIN
 SUMMARY_BACKOFF_BASE_SECONDS = 30
 SUMMARY_BACKOFF_MAX_SECONDS = 600
+SUMMARY_FAILED = "The summary could not be written (the log says why). Press Summarize to try again."
 
 
 def _run_batch_task(task, rfp_id: int, job_id: int, job_type: str, work) -> dict:
@@ -99,7 +100,7 @@ def summarize_information_document(self, document_id: int) -> dict:
         summary = documents.summarize_document(document)
     except TransientLLMError as exc:
         if self.request.retries >= self.max_retries:
-            documents.record_summary_failure(document, f"{type(exc).__name__}: {exc}")
+            documents.record_summary_failure(document, str(exc))
             raise
         countdown = backoff_seconds(
             self.request.retries,
@@ -117,7 +118,9 @@ def summarize_information_document(self, document_id: int) -> dict:
         raise self.retry(exc=exc, countdown=countdown) from exc
     except Exception as exc:  # business errors are not retried: record them on the row
         logger.error("Summary of document %s failed: %s", document_id, exc, extra=context, exc_info=True)
-        documents.record_summary_failure(document, f"{type(exc).__name__}: {exc}")
+        # The file's refusal and an LLM's error are written for people; anything else is only in the log.
+        plain = isinstance(exc, (documents.DocumentTextError, LLMError))
+        documents.record_summary_failure(document, str(exc) if plain else SUMMARY_FAILED)
         return {"success": False, "document_id": document_id, "error": str(exc)}
     logger.info("Summarized document %s", document_id, extra=context)
     return {"success": True, "document_id": document_id, "summary_chars": len(summary)}

@@ -23,6 +23,7 @@ urlpatterns = [
     path("questions/<int:pk>/answer/sources/", views.answer_sources, name="answer_sources"),
     path("questions/<int:pk>/approve/", views.question_approve, name="question_approve"),
     path("questions/<int:pk>/redraft/", views.question_redraft, name="question_redraft"),
+    path("questions/<int:pk>/row/", views.question_row, name="question_row"),
     path("<int:pk>/questions/bulk/", views.workspace_bulk, name="workspace_bulk"),
     path("<int:pk>/export.xlsx", views.export_xlsx, name="export_xlsx"),
     path("<int:pk>/export.csv", views.export_csv, name="export_csv"),

@@ -32,7 +32,7 @@ from .forms import (
     RFPForm,
     WorkspaceFilterForm,
 )
-from .models import RFP, Answer, InformationDocument, Question, QuestionImport, RFPBatchJob
+from .models import RFP, Answer, InformationDocument, JobQuestionResult, Question, QuestionImport, RFPBatchJob
 from .reuse import approved_answers
 from .services import (
     answering,
@@ -92,6 +92,9 @@ def rfp_create(request):
 
 def rfp_edit(request, pk):
     rfp = _rfp(request, pk, _owner_on_post(request))
+    role = access.access(rfp, request.user)
+    if not role.owns:  # the details to read, not a form whose saving would be refused
+        return render(request, "rfp_manager/rfp_form.html", {"rfp": rfp, "read_only": role})
     form = RFPForm(request.POST or None, instance=rfp, user=request.user)
     if request.method == "POST" and form.is_valid():
         form.save()
@@ -104,17 +107,24 @@ def _workspace_context(request, rfp) -> dict:
     form = WorkspaceFilterForm(request.GET or None, sections=workspace.sections(rfp), assignees=access.people(rfp))
     filters = form.cleaned_data if form.is_valid() else {}
     page = workspace.page_of(workspace.filtered_questions(rfp, filters, request.user), filters.get("page"))
-    counts = workflow.status_counts(rfp)
     return {
         "rfp": rfp,
         "filter_form": form,
         "page": page,
-        "counts": counts,
         "page_range": page.paginator.get_elided_page_range(page.number, on_each_side=2, on_ends=1),
+        "filtered": any(v for k, v in filters.items() if k not in ("page", "sort")),
+        **_progress_context(rfp),
+        **_controls(request, rfp),
+    }
+
+
+def _progress_context(rfp) -> dict:
+    """The workspace's bar and counts per status (_workspace_progress.html)."""
+    counts = workflow.status_counts(rfp)
+    return {
+        "counts": counts,
         "status_chips": [(value, label, counts[value]) for value, label in Question.Status.choices],
         "percent": workflow.progress_percent(counts),
-        "filtered": any(v for k, v in filters.items() if k not in ("page", "sort")),
-        **_controls(request, rfp),
     }
 
 
@@ -469,18 +479,22 @@ def _question(request, pk, need: str = access.VIEWER) -> Question:
     return question
 
 
-def _row_response(request, question, message: str, level: str = "success"):
-    """htmx: the question's row again, with the confirmation beside it; a plain POST goes back to the row."""
+def _row_response(request, question, message: str, level: str = "success", redraft_job=None):
+    """htmx: the question's row again, with the confirmation beside it, and the bar, counts and RFP status it changed
+    (one response: nothing on the page is stale after it); a plain POST goes back to the row."""
     if request.htmx:
         question = _question(request, question.pk)  # re-read: the action changed its answer and status
+        question.rfp.refresh_from_db(fields=["status"])
         return render(
             request,
-            "rfp_manager/_question_row.html",
+            "rfp_manager/_question_row_changed.html",
             {
                 "q": question,
                 "rfp": question.rfp,
                 "message": message,
                 "level": level,
+                "redraft_job": redraft_job,
+                **_progress_context(question.rfp),
                 **_controls(request, question.rfp),
             },
         )
@@ -517,9 +531,28 @@ def question_redraft(request, pk):
     job, why_not = _start_redraft(question.rfp, [question.pk], request.user)
     if job is None:
         return _row_response(request, question, why_not, "warning")
+    return _row_response(request, question, *_redraft_outcome(job, question), redraft_job=job)
+
+
+def question_row(request, pk):
+    """The row polled while its re-draft job (`?job=`) runs: the new draft replaces it once the job is done."""
+    question = _question(request, pk)
+    job_id = request.GET.get("job", "")
+    job = get_object_or_404(question.rfp.batch_jobs, pk=job_id if job_id.isdigit() else None)
     return _row_response(
-        request, question, f"Re-drafting {question.label} (job {job.pk}); reload to see the new draft."
+        request, question, *_redraft_outcome(job, question), redraft_job=job if job.is_active else None
     )
+
+
+def _redraft_outcome(job, question) -> tuple[str, str]:
+    """What the row says about its re-draft: running, done, or why it is not (the job's record for this question)."""
+    if job.is_active:
+        return f"Re-drafting {question.label}: the new draft appears here when it is ready.", "info"
+    result = job.results.filter(question=question).first()
+    if result and result.outcome == JobQuestionResult.Outcome.SUCCEEDED:
+        return f"New draft for {question.label}.", "success"
+    why = result.error if result else job.get_status_display().lower()
+    return f"The re-draft of {question.label} did not finish ({why}). Try again, or edit the answer.", "warning"
 
 
 BULK_ACTIONS = {"approve", "redraft", "expert", "clear"}

@@ -170,6 +170,11 @@ class Chunk(models.Model):
     def __str__(self):
         return f"{self.document_id}#{self.position}"
 
+    @property
+    def number(self) -> int:
+        """The passage's number as people read it: the first passage of a document is passage 1."""
+        return self.position + 1
+
 
 class SearchIndexVersion(models.Model):
     """Changed in the same transaction as any change to one model's chunks.

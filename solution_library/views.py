@@ -109,16 +109,26 @@ def _document_payload(document: Document) -> dict:
 # --- one document ----------------------------------------------------------------
 def document_detail(request, pk):
     document = get_object_or_404(Document.objects.select_related("source", "uploaded_by", "embedding_model"), pk=pk)
-    chunks = document.chunks.only("id", "position", "text")
-    return render(request, "solution_library/document.html", {"document": document, "chunks": chunks})
+    return render(request, "solution_library/document.html", _document_context(document))
+
+
+def _document_context(document: Document) -> dict:
+    """The document and the passages it serves with (while it is re-embedded, not the new model's set as well)."""
+    chunks = document.chunks.filter(embedding_model_id=document.embedding_model_id).only("id", "position", "text")
+    return {"document": document, "chunks": chunks}
+
+
+def _document_live(request, document: Document):
+    """The document page's status and passages, swapped together: "Ready · 93 passages" never sits above none."""
+    return render(request, "solution_library/_document_live.html", _document_context(document))
 
 
 @never_cache
 def document_status(request, pk):
-    """JSON for scripts and the upload list; the status partial for htmx."""
+    """JSON for scripts and the upload list; the status and the passages for the document page (htmx)."""
     document = get_object_or_404(Document.objects.defer("text"), pk=pk)
     if getattr(request, "htmx", False):
-        return render(request, "solution_library/_document_status.html", {"document": document})
+        return _document_live(request, document)
     return JsonResponse(_document_payload(document))
 
 
@@ -133,7 +143,7 @@ def document_retry(request, pk):
     if _wants_json(request):
         return JsonResponse(_document_payload(document))
     if getattr(request, "htmx", False):
-        return render(request, "solution_library/_document_status.html", {"document": document})
+        return _document_live(request, document)
     messages.info(request, f"“{document.title}” is being processed again.")
     return redirect("solution_library:document", pk=pk)
 

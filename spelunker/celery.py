@@ -3,7 +3,7 @@
 import os
 
 from celery import Celery
-from celery.signals import setup_logging, task_prerun
+from celery.signals import beat_init, setup_logging, task_prerun
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "spelunker.settings")
 
@@ -38,3 +38,12 @@ def use_django_logging(**kwargs):
     from django.conf import settings
 
     dictConfig(settings.LOGGING)
+
+
+@beat_init.connect
+def validate_new_llm_apis(sender=None, **kwargs):
+    """When Beat starts (exactly one runs): validate the LLM APIs nobody has validated yet (a fresh install's come
+    from migrations, which dispatch nothing), instead of leaving them "Unknown" until the hourly run."""
+    from llm_manager.tasks import validate_never_validated_apis
+
+    validate_never_validated_apis()

@@ -16,3 +16,21 @@ accesslog = "-"
 errorlog = "-"
 # Behind a proxy in compose/production: trust X-Forwarded-* only from it.
 forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1")
+
+
+def post_worker_init(worker):
+    """Warm the search in the background as each web process starts (loading the local embedding model takes
+    seconds): the first searches no longer wait for it, and the process serves requests meanwhile."""
+    import threading
+
+    from django.db import connection
+
+    from solution_library.services.search import warm_up
+
+    def warm():
+        try:
+            warm_up()
+        finally:
+            connection.close()  # this thread's own connection
+
+    threading.Thread(target=warm, name="search-warm-up", daemon=True).start()

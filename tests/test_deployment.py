@@ -14,10 +14,13 @@ import shlex
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 import yaml
 from django.conf import settings
+from supervisor import events as supervisor_events
+from supervisor.process import EventListenerPool
 
 ROOT = Path(__file__).resolve().parent.parent
 PROCESSES = ["web", "worker-default", "worker-embedding", "worker-batch", "scheduler", "flower"]
@@ -158,8 +161,10 @@ def test_procfile_shell_syntax_is_refused_not_misread(tmp_path):
 
 
 def log_event(payload: str) -> bytes:
-    header = f"ver:3.0 server:supervisor serial:1 pool:log-prefix poolserial:1 eventname:PROCESS_LOG_STDOUT len:{len(payload.encode())}\n"
-    return (header + payload).encode()
+    """An event as supervisord frames it (its own envelope code: `len` counts characters) and sends it (UTF-8)."""
+    pool = SimpleNamespace(config=SimpleNamespace(name="log-prefix", options=SimpleNamespace(identifier="supervisor")))
+    envelope = EventListenerPool._eventEnvelope(pool, supervisor_events.ProcessLogStdoutEvent, 1, 1, payload)
+    return envelope.encode()
 
 
 def test_log_listener_prefixes_whole_lines_with_the_program_name():
@@ -181,6 +186,27 @@ def test_log_listener_prefixes_whole_lines_with_the_program_name():
         "web          | Listening at 8000",
         "web          | Booting worker 8",
         "supervisor   | worker-batch died during start-up (3 failed start(s) in a row); next start in 3s",
+    ]
+
+
+def test_log_listener_reads_non_ascii_output_whole():
+    """An e-mail printed by the console backend ("—", "“…”") is one event; the next event is read as an event,
+    not as the e-mail's tail (supervisord counts `len` in characters: reading bytes raised ValueError)."""
+    email = "Subject: Assigned: A.1 — “Backups”\nLink: https://spelunker.example/rfps/questions/1/answer/\n"
+    events = log_event(f"processname:worker groupname:worker pid:9 channel:stdout\n{email}")
+    events += log_event("processname:web groupname:web pid:7 channel:stdout\nstill here\n")
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "bin" / "supervisor-log-prefix"), "--width", "6"],
+        input=events,
+        capture_output=True,
+        timeout=30,
+    )
+    assert result.returncode == 0, result.stderr.decode()
+    assert result.stdout.decode() == "READY\n" + "RESULT 2\nOKREADY\n" * 2
+    assert result.stderr.decode().splitlines() == [
+        "worker     | Subject: Assigned: A.1 — “Backups”",
+        "worker     | Link: https://spelunker.example/rfps/questions/1/answer/",
+        "web        | still here",
     ]
 
 

@@ -34,6 +34,7 @@ from llm_manager.providers.evidence import Choice, Similarity, addressing_proble
 from llm_manager.providers.offline import NO_PASSAGE_ANSWER
 from solution_library.services.lexical import chunk_frequencies
 from solution_library.services.search import search_passages
+from text.citations import renumbered
 from text.words import CITATION, stems
 
 from ..models import Answer, Question
@@ -338,6 +339,7 @@ def generate_answer(
     text, needs_expert = draft(
         question, passages, share, model=model, rfp_context=rfp_context, embedding_model=embedding_model
     )
+    text, passages = renumbered(text, passages)  # "[2]" alone reads as [1]
     answer, _ = Answer.objects.update_or_create(
         question=question,
         defaults={

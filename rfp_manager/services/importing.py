@@ -68,11 +68,20 @@ def _no_questions_message(mapping: dict) -> str:
             "a table with a question column, or from numbered paragraphs each followed by an empty paragraph or a "
             "“Response:” line. Check that this is the questionnaire itself, or paste its questions as text."
         )
-    reasons = "; ".join(f"“{s['name'] or 'the file'}”: {s['reason']}" for s in mapping["sheets"])
+    reasons = "; ".join(f"“{s['name'] or 'the file'}” {_why_no_questions(s)}" for s in mapping["sheets"])
     return (
-        f"No sheet or table has a question-like column ({reasons}). Check that this is the questionnaire itself; "
-        "if it is, paste its questions as text (one per line) instead."
+        f"No questions were found in this file ({reasons}). Check that this is the questionnaire itself, with its "
+        "questions in one column under a heading; if it is, paste its questions as text (one per line) instead."
     )
+
+
+def _why_no_questions(sheet: dict) -> str:
+    """A sheet left out, in the words of someone who looked at it (the analysis's own reason is for the mapping)."""
+    if sheet.get("header_row") is not None and sheet.get("last_row", 0) <= sheet["header_row"]:
+        return "has column headings but no rows under them"
+    if sheet["reason"] == "no question-like column":
+        return "has no column of questions"
+    return f"was left out ({sheet['reason']})"
 
 
 def propose_mapping(workbook: list[sheets.Sheet]) -> tuple[dict, str, str]:

@@ -13,6 +13,7 @@ parsers write for every format's headings: text.headings), which search ranks wi
 import re
 from dataclasses import dataclass
 
+from text.contents import CONTENTS_HEADING, is_contents_or_index
 from text.headings import HEADING
 
 TARGET_CHARS = 1000
@@ -33,10 +34,39 @@ class TextChunk:
     heading: str = ""
 
 
-def chunk_text(text: str, target_chars: int = TARGET_CHARS, overlap_chars: int = OVERLAP_CHARS) -> list[TextChunk]:
-    units = list(_units(text, target_chars))
+def chunk_text(
+    text: str, target_chars: int = TARGET_CHARS, overlap_chars: int = OVERLAP_CHARS, *, keep_contents: bool = False
+) -> list[TextChunk]:
+    """The document's passages. Its contents and index pages are left out (text.contents: they match a question's
+    words and answer nothing): the text around them is packed on each side, never across them. `keep_contents`:
+    every paragraph packed, as before (evaluation/contents_pages.py measures the difference)."""
     headings = [(m.start(), m.group(1)[:HEADING_MAX_CHARS]) for m in HEADING.finditer(text)]
     chunks: list[TextChunk] = []
+    runs = [[m.span() for m in PARAGRAPH.finditer(text)]] if keep_contents else _runs_between_contents(text)
+    for paragraphs in runs:
+        _pack(text, list(_units(text, paragraphs, target_chars)), headings, target_chars, overlap_chars, chunks)
+    return chunks
+
+
+def _runs_between_contents(text: str) -> list[list[tuple[int, int]]]:
+    """The paragraphs' spans, in runs split where a contents or index page was taken out (with its heading).
+    A document that is nothing but such pages keeps them: it can still be found."""
+    paragraphs = [m.span() for m in PARAGRAPH.finditer(text)]
+    runs: list[list[tuple[int, int]]] = [[]]
+    for n, (start, end) in enumerate(paragraphs):
+        heading = paragraphs[n - 1] if n and CONTENTS_HEADING.fullmatch(text[slice(*paragraphs[n - 1])]) else None
+        if is_contents_or_index(text[heading[0] if heading else start : end]):
+            if heading and runs[-1] and runs[-1][-1] == heading:
+                runs[-1].pop()
+            runs.append([])
+        else:
+            runs[-1].append((start, end))
+    runs = [run for run in runs if run]
+    return runs or [paragraphs]
+
+
+def _pack(text, units, headings, target_chars: int, overlap_chars: int, chunks: list[TextChunk]) -> None:
+    """Pack units into chunks of about target_chars, each after the first repeating about overlap_chars."""
     first = 0
     while first < len(units):
         last = first
@@ -47,7 +77,6 @@ def chunk_text(text: str, target_chars: int = TARGET_CHARS, overlap_chars: int =
         if last + 1 >= len(units):
             break
         first = _overlap_start(units, first, last, overlap_chars, target_chars)
-    return chunks
 
 
 def _heading_at(headings: list[tuple[int, str]], start: int, end: int) -> str:
@@ -73,13 +102,13 @@ def _overlap_start(units, first: int, last: int, overlap_chars: int, target_char
     return nxt
 
 
-def _units(text: str, limit: int):
-    """(start, end) spans of paragraphs, sentences or word runs, each at most `limit` long."""
-    for paragraph in PARAGRAPH.finditer(text):
-        if paragraph.end() - paragraph.start() <= limit:
-            yield paragraph.span()
+def _units(text: str, paragraphs: list[tuple[int, int]], limit: int):
+    """(start, end) spans of the paragraphs, or of their sentences or word runs, each at most `limit` long."""
+    for start, end in paragraphs:
+        if end - start <= limit:
+            yield start, end
             continue
-        for sentence in SENTENCE.finditer(text, paragraph.start(), paragraph.end()):
+        for sentence in SENTENCE.finditer(text, start, end):
             if sentence.end() - sentence.start() <= limit:
                 yield sentence.span()
             else:

@@ -13,6 +13,7 @@ import zipfile
 import filetype
 from bs4 import BeautifulSoup, NavigableString
 
+from core.refusals import refusal
 from text import headings
 
 from ..models import DocumentType
@@ -26,6 +27,13 @@ DOCX_MIME = "application/vnd.openxmlformats-officedocument.wordprocessingml.docu
 # Word's outline levels run 0 (a top heading) to 8; 9 is body text. Markdown marks six levels of heading.
 WORD_BODY_LEVEL = 9
 DOCX_HEADING_LEVELS = 6
+
+
+UPLOADABLE = "Upload PDF, Word (.docx), Markdown, HTML or plain-text files."
+DAMAGED_PDF = (
+    "This PDF is damaged and cannot be read. Open it in a PDF reader, save (or print) it again as PDF and upload "
+    "that copy."
+)
 
 
 class UnsupportedFile(ValueError):
@@ -42,14 +50,15 @@ def detect_type(data: bytes, filename: str = "") -> str:
             return DocumentType.PDF
         if kind.mime == DOCX_MIME or (kind.extension == "zip" and _is_docx_zip(data)):
             return DocumentType.DOCX
-        raise UnsupportedFile(
-            f"Files of type {kind.mime} are not supported. Upload PDF, DOCX, Markdown, HTML or plain text."
+        raise refusal(
+            UnsupportedFile,
+            f"A .{kind.extension} file holds no document the library can read. {UPLOADABLE}",
+            mime=kind.mime,
+            file_name=filename,
         )
     text = _decode_text(data)
     if text is None:
-        raise UnsupportedFile(
-            "This is a binary file of an unknown kind. Upload PDF, DOCX, Markdown, HTML or plain text."
-        )
+        raise UnsupportedFile(f"This file is not a document the library can read. {UPLOADABLE}")
     if HTML_START.match(data[:2048]) or (filename.lower().endswith((".html", ".htm")) and HTML_TAGS.search(text)):
         return DocumentType.HTML
     if filename.lower().endswith(MARKDOWN_EXTENSIONS) or len(MARKDOWN_MARKERS.findall(text[:20000])) >= 3:
@@ -90,7 +99,7 @@ def check_readable(data: bytes, file_type: str) -> None:
         try:
             page_count = len(reader.pages)
         except Exception as exc:  # a damaged page tree: pypdf raises many kinds
-            raise UnsupportedFile(f"This PDF cannot be read ({type(exc).__name__}: {exc}).") from exc
+            raise refusal(UnsupportedFile, DAMAGED_PDF, exc) from exc
         if page_count == 0:
             raise UnsupportedFile("This PDF has no pages.")
     elif file_type == DocumentType.DOCX:
@@ -121,7 +130,7 @@ def _open_pdf(data: bytes):
     try:
         reader = PdfReader(io.BytesIO(data))
     except (PdfReadError, ValueError, OSError) as exc:
-        raise UnsupportedFile(f"This PDF cannot be read ({exc}).") from exc
+        raise refusal(UnsupportedFile, DAMAGED_PDF, exc) from exc
     if reader.is_encrypted:
         raise UnsupportedFile("This PDF is encrypted (password-protected). Remove the protection and upload it again.")
     return reader
@@ -132,7 +141,7 @@ def _pdf_text(data: bytes) -> str:
     try:
         pages = pdf_text.read_pages(reader)
     except Exception as exc:  # pypdf raises many kinds on damaged files
-        raise UnsupportedFile(f"The text of this PDF cannot be read ({type(exc).__name__}: {exc}).") from exc
+        raise refusal(UnsupportedFile, DAMAGED_PDF, exc) from exc
     return pdf_text.pages_text(pages)
 
 
@@ -142,7 +151,12 @@ def _open_docx(data: bytes):
     try:
         return docx.Document(io.BytesIO(data))
     except Exception as exc:  # python-docx raises KeyError/ValueError/BadZipFile on damaged files
-        raise UnsupportedFile(f"This Word document cannot be read ({type(exc).__name__}).") from exc
+        raise refusal(
+            UnsupportedFile,
+            "This Word document is damaged and cannot be read. Open it in Word, save it again as .docx and upload "
+            "that copy.",
+            exc,
+        ) from exc
 
 
 def _docx_text(data: bytes) -> str:

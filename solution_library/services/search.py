@@ -14,6 +14,8 @@ When a re-ranker model is configured, it re-orders the fused head (rerank.py).
 """
 
 import functools
+import logging
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -24,6 +26,8 @@ from llm_manager import services as llm
 from .lexical import affordable_terms, lexical_ranking, questionnaire_terms
 from .rerank import passages_to_read, rerank
 from .search_index import current_version, index_for
+
+logger = logging.getLogger(__name__)
 
 CANDIDATES = 50
 RRF_K = 60
@@ -52,6 +56,11 @@ class Passage:
     lexical_rank: int | None = None
     vector_rank: int | None = None
 
+    @property
+    def number(self) -> int:
+        """Its number in its document as people read it, from 1 (Chunk.number)."""
+        return self.position + 1
+
 
 def search_passages(query: str, limit: int = 5, *, document_ids: list[int] | None = None, model=None) -> list[Passage]:
     """The `limit` passages that best answer `query`, best first.
@@ -71,6 +80,22 @@ def search_passages(query: str, limit: int = 5, *, document_ids: list[int] | Non
     fused = fuse([(votes, LEXICAL_WEIGHT), (vector, VECTOR_WEIGHT)])
     passages = load_passages(fused, passages_to_read(limit), ranks=(_ranks(lexical), _ranks(vector)))
     return rerank(query, passages)[:limit]
+
+
+def warm_up() -> float | None:
+    """One search, so this process has loaded what every search needs before a person waits for it: the embedding
+    model (a local model's weights take about 3 s to read and build, once per process: each web process's first
+    search waited for it) and the vector index. The seconds it took; None when it failed (logged, never raised: a
+    process starts without it, and its first search says what is wrong)."""
+    started = time.perf_counter()
+    try:
+        search_passages("warm-up", 1)
+    except Exception:  # no default model, an API down: the first real search reports it to the person
+        logger.warning("The search could not be warmed up", exc_info=True)
+        return None
+    seconds = time.perf_counter() - started
+    logger.info("Search warmed up in %.1f s", seconds)
+    return seconds
 
 
 def default_model_and_version():

@@ -53,7 +53,10 @@ def assign_questions(rfp, questions, assignee, due: date | None, by) -> list[Ass
                 assignee,
                 Notification.Kind.ASSIGNED,
                 _assigned_text(rfp, labels, due, by),
-                url=reverse("teamwork:my_questions"),
+                # One question: its page; several: the assignee's list of them.
+                url=reverse("rfp_manager:answer_edit", args=[questions[0].pk])
+                if len(questions) == 1
+                else reverse("teamwork:my_questions"),
                 question=questions[0] if len(questions) == 1 else None,
             )
     return assignments

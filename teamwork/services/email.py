@@ -36,8 +36,9 @@ def is_transient(exc: Exception) -> bool:
 
 
 def message_for(notification: Notification) -> EmailMessage:
+    """The e-mail of a notification, with the absolute link to what it is about (the site's public address)."""
     link = f"{settings.SPELUNKER_SITE_URL.rstrip('/')}{notification.url}" if notification.url else ""
-    body = f"{notification.text}\n\n{link}\n" if link else f"{notification.text}\n"
+    body = f"{notification.text}\n\nOpen it in Spelunker: {link}\n" if link else f"{notification.text}\n"
     subject = f"[Spelunker] {notification.get_kind_display()}: {notification.text}"[:200]
     return EmailMessage(subject=subject, body=body, to=[notification.recipient.email])
 

@@ -46,6 +46,9 @@ def test_an_answer_keeps_who_drafted_reviewed_and_edited_it_with_the_previous_te
     ]
     page = user_client.get(url).content.decode()
     assert 'id="answer-history"' in page and "Approved" in page and "Yes: AES-256 at rest." in page
+    # A machine's draft is the machine's, with who started it; an edit is the person's.
+    assert "<strong>Drafted</strong> by Spelunker (started by alice)" in page
+    assert "<strong>Edited</strong> by alice" in page and "Drafted</strong> by alice" not in page
 
 
 def test_job_start_and_cancel_are_recorded_once(rfp, user, user_client):

@@ -80,7 +80,7 @@ def test_headerless_csv_uses_the_longest_text_column():
 
 
 def test_unreadable_file_is_a_clear_error():
-    with pytest.raises(importing.QuestionImportError, match="Not a readable XLSX"):
+    with pytest.raises(importing.QuestionImportError, match="not an Excel workbook"):
         importing.read_sheets(b"not a zip", "xlsx")
 
 

@@ -314,7 +314,7 @@ def no_question_workbook() -> bytes:
     [
         ("locked.xlsx", encrypted_workbook(), "password-protected"),
         ("old.xls", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\0" * 512, "save it as .xlsx"),
-        ("figures.xlsx", no_question_workbook(), "No sheet or table has a question-like column"),
+        ("figures.xlsx", no_question_workbook(), "has no column of questions"),
     ],
     ids=["encrypted", "legacy-xls", "no-question-column"],
 )

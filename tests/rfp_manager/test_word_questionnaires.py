@@ -360,12 +360,12 @@ def password_pdf() -> bytes:
         ("locked.docx", encrypted(word_fixtures.table_questionnaire()), "password-protected"),
         ("old.doc", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\0" * 512, "save it as .docx"),
         ("renamed.docx", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\0" * 512, "legacy Word 97–2003"),
-        ("broken.docx", word_fixtures.table_questionnaire()[:3000], "cannot be read as .docx"),
+        ("broken.docx", word_fixtures.table_questionnaire()[:3000], "is not a Word .docx file"),
         ("macros.docm", word_fixtures.table_questionnaire(), "macro-enabled"),
         ("macros inside.docx", with_macros(word_fixtures.table_questionnaire()), "macro-enabled"),
         ("notes.docx", no_questions_docx(), "No questions were found"),
         ("locked.pdf", password_pdf(), "The PDF is password-protected"),
-        ("broken.pdf", b"%PDF-1.7\n" + b"garbage" * 100, "The PDF cannot be read"),
+        ("broken.pdf", b"%PDF-1.7\n" + b"garbage" * 100, "The PDF is damaged and cannot be read"),
     ],
     ids=[
         "encrypted-docx",
@@ -394,7 +394,7 @@ def test_an_unreadable_stored_document_gives_a_message_not_a_half_written_file(r
 
     response = user_client.get(reverse("rfp_manager:export_document_download", args=[rfp.pk]))
 
-    assert response.status_code == 400 and "cannot be read as .docx" in response.content.decode()
+    assert response.status_code == 400 and "is not a Word .docx file" in response.content.decode()
     assert "attachment" not in response.get("Content-Disposition", "")
 
 

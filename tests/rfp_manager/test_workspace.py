@@ -194,6 +194,10 @@ def test_approve_one_row_swaps_the_row_with_its_confirmation(rfp, user_client):
     assert row.lstrip().startswith(f'<tr id="q{question.pk}"')
     assert "Approved Q1." in row and 'class="badge badge-approved q-status"' in row
     assert "approve-button" not in row  # nothing left to approve
+    # The bar, the counts per status and the RFP's status change in the same response (htmx out of band).
+    progress = row.split('<div class="workspace-progress" id="progress" hx-swap-oob="true">')[1]
+    assert "33% approved" in progress and "1 of 3 questions" in progress and "Approved 1</a>" in progress
+    assert 'id="rfp-status" hx-swap-oob="true">In progress<' in row
     empty = rfp.questions.get(order=1)
     refused = user_client.post(reverse("rfp_manager:question_approve", args=[empty.pk]), headers=HTMX).content.decode()
     assert "has no answer to approve yet" in refused and status(empty) == "unanswered"
@@ -207,9 +211,19 @@ def test_redraft_one_question_starts_a_job_for_it_alone(rfp, user, user_client):
     row = user_client.post(reverse("rfp_manager:question_redraft", args=[question.pk]), headers=HTMX).content.decode()
     job = RFPBatchJob.objects.get(rfp=rfp)
     assert job.job_type == "responder" and job.question_ids == [question.pk] and job.started_by == user
-    assert f"Re-drafting Q2 (job {job.pk})" in row
+    assert "Re-drafting Q2: the new draft appears here when it is ready." in row
     again = user_client.post(reverse("rfp_manager:question_redraft", args=[question.pk]), headers=HTMX).content.decode()
     assert "already running" in again and RFPBatchJob.objects.filter(rfp=rfp).count() == 1
+    # The row polls its job; the new draft replaces it once the job is done, without a reload.
+    poll = reverse("rfp_manager:question_row", args=[question.pk]) + f"?job={job.pk}"
+    assert f'hx-get="{poll}" hx-trigger="every 2s" hx-target="this"' in row
+    assert 'hx-trigger="every 2s"' in user_client.get(poll, headers=HTMX).content.decode()  # still running
+    answer(question, draft_text="Backups are taken every hour [1].", generated_at=timezone.now())
+    job.results.create(question=question, outcome="succeeded")
+    RFPBatchJob.objects.filter(pk=job.pk).update(status="completed")
+    done = user_client.get(poll, headers=HTMX).content.decode()
+    assert "New draft for Q2." in done and "Backups are taken every hour" in done
+    assert "hx-trigger" not in done.split("<template>")[0] and "Drafted 1</a>" in done
 
 
 def test_bulk_actions_act_on_the_selection_only(big_rfp, user, user_client):
@@ -347,3 +361,19 @@ def test_inserted_passages_and_entries_keep_their_citations(rfp, user, user_clie
     assert citations[3]["entry_id"] == entry.pk
     page = user_client.get(reverse("rfp_manager:detail", args=[rfp.pk])).content.decode()
     assert reverse("answer_library:entry", args=[entry.pk]) in page
+
+
+def test_a_question_has_one_name_on_the_workspace_the_assign_page_and_in_messages(user, user_client):
+    rfp = RFP.objects.create(name="Numbered", owner=user)
+    lettered = Question.objects.create(rfp=rfp, number="A.1", text="Do you encrypt?", order=0, import_key="a1")
+    counted = Question.objects.create(rfp=rfp, number="12", text="Who audits?", order=1, import_key="12")
+    unnumbered = Question.objects.create(rfp=rfp, text="Where is data kept?", order=2, import_key="x")
+    assert [q.label for q in (lettered, counted, unnumbered)] == ["A.1", "Q12", "#3"]
+
+    workspace = user_client.get(reverse("rfp_manager:detail", args=[rfp.pk])).content.decode()
+    assign = user_client.get(reverse("teamwork:assign", args=[rfp.pk])).content.decode()
+    for page in (workspace, assign):
+        assert "A.1" in page and "Q12" in page and "QA.1" not in page
+    answer(lettered, draft_text="Yes.")
+    row = user_client.post(reverse("rfp_manager:question_approve", args=[lettered.pk]), headers=HTMX).content.decode()
+    assert "Approved A.1." in row and "<td>A.1" in row

@@ -42,10 +42,16 @@ def test_keyboard_only_approval_of_a_page_of_answers(logged_in_page, live_server
     assert page.evaluate("document.activeElement.className") == "skip-link"
     page.keyboard.press("Enter")
     page.keyboard.press("j")
+    approved = Question.objects.filter(rfp=rfp, status="approved").count()
     for pk in ids:
         expect(page.locator(f"#q{pk}")).to_be_focused()
         page.keyboard.press("a")
         page.wait_for_selector(f"#q{pk} .row-message:has-text('Approved')")
+        approved += 1  # the bar and the counts follow in the same response, no reload
+        expect(page.locator("#progress")).to_contain_text(f"{round(100 * approved / 30)}% approved · {approved} of 30")
+        expect(page.locator("#progress .status-chip.badge-approved")).to_have_text(f"Approved {approved}")
+        if pk == ids[0]:
+            shoot(page, tmp_path, "workspace-after-approve")
         expect(page.locator(f"#q{pk}")).to_be_focused()  # kept across the swap
         page.keyboard.press("j")
     assert set(Question.objects.filter(pk__in=ids).values_list("status", flat=True)) == {"approved"}
@@ -107,3 +113,34 @@ def test_filters_paging_and_bulk_approve_at_two_thousand_questions(logged_in_pag
     assert all("penetration" in t for t in page.locator("#answers .q-text").all_inner_texts())
     page.goto(f"/rfps/{rfp.pk}/")
     assert "25 of 2000 questions" in page.inner_text("#progress")
+
+
+def test_a_redraft_replaces_its_row_when_the_job_is_done_without_a_reload(logged_in_page, live_server, user, tmp_path):
+    """No worker: the test finishes the job as the responder would, while the row polls it."""
+    from django.utils import timezone
+
+    from rfp_manager.models import RFPBatchJob
+    from rfp_manager.services import workflow
+
+    rfp = make_answered_rfp(user, 3, "Northwind security questionnaire")
+    question = rfp.questions.get(order=0)
+    page = logged_in_page(user, "pw-alice-123")
+    page.goto(f"/rfps/{rfp.pk}/?sort=document")
+    page.evaluate("() => { window.notReloaded = true; }")
+    page.locator(f"#q{question.pk}").focus()
+    page.keyboard.press("r")
+    page.wait_for_selector(f"#q{question.pk} .row-message:has-text('the new draft appears here when it is ready')")
+
+    job = RFPBatchJob.objects.get(rfp=rfp, question_ids=[question.pk])
+    answer = question.answer
+    answer.draft_text, answer.generated_at = "Backups are taken every 15 minutes [1].", timezone.now()
+    answer.save()
+    workflow.sync_answer(answer)
+    job.results.create(question=question, outcome="succeeded")
+    RFPBatchJob.objects.filter(pk=job.pk).update(status="completed", completed_at=timezone.now())
+
+    row = page.locator(f"#q{question.pk}")
+    expect(row.locator(".row-message")).to_have_text(f"New draft for {question.label}.", timeout=15_000)
+    expect(row.locator(".answer-text")).to_contain_text("every 15 minutes")
+    assert page.evaluate("() => window.notReloaded") is True
+    shoot(page, tmp_path, "workspace-redrafted")

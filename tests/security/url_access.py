@@ -88,6 +88,8 @@ URL_ACCESS: dict[str, Rule] = {
     "rfp_manager:answer_sources": Rule(OWNER, "question"),
     "rfp_manager:question_approve": Rule(OWNER, "question", "POST", role=RFP_OWNER),
     "rfp_manager:question_redraft": Rule(OWNER, "question", "POST", role=CONTRIBUTOR),
+    # The row polled while its re-draft runs: the walk asks without a job, which is a 404 for anyone.
+    "rfp_manager:question_row": Rule(OWNER, "question", rightful_status=404),
     "rfp_manager:workspace_bulk": Rule(OWNER, "rfp", "POST", role=RFP_OWNER),
     "rfp_manager:export_xlsx": Rule(OWNER, "rfp"),
     "rfp_manager:export_csv": Rule(OWNER, "rfp"),

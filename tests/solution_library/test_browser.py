@@ -24,7 +24,7 @@ def test_upload_watch_ready_and_search(live_worker, offline_embedding, user, log
     page.wait_for_function(
         "() => document.querySelector('li[data-filename=\"photo.png\"]')?.dataset.status === 'refused'"
     )
-    assert "not supported" in bad_row.inner_text()
+    assert "holds no document the library can read" in bad_row.inner_text()
     for name in ("security.pdf", "onboarding.md"):
         page.wait_for_function(
             f"() => document.querySelector('li[data-filename=\"{name}\"]')?.dataset.status === 'pending_review'",
@@ -43,3 +43,31 @@ def test_upload_watch_ready_and_search(live_worker, offline_embedding, user, log
     first.locator("a").click()
     assert "every five minutes" in page.locator("mark#passage").inner_text()
     page.screenshot(path=str(tmp_path / "chunk.png"), full_page=True)
+
+
+def test_the_document_page_shows_its_passages_when_it_becomes_ready(offline_embedding, user, logged_in_page, tmp_path):
+    """Open while processing; status and passages change together, no reload; the passage reads as written."""
+    from django.core.files.base import ContentFile
+
+    from solution_library.models import Document
+    from solution_library.services.documents import content_hash, process_document
+    from tests.screenshots import shot
+
+    data = files.markdown_bytes("Backups", ["Backups run **every hour** and are kept for *35 days*."])
+    document = Document(title="Backups", content_hash=content_hash(data), file_type="markdown", size_bytes=len(data))
+    document.file.save("backups.md", ContentFile(data), save=False)
+    document.skip_auto_embed = True
+    document.save()
+    page = logged_in_page(user, "pw-alice-123")
+    page.goto(f"/library/documents/{document.pk}/")
+    assert "Processing" in page.inner_text("#document-status")
+    assert "Passages appear here" in page.inner_text("#passages")
+
+    assert process_document(document.pk).success
+    page.locator("#passages .passage").first.wait_for(timeout=15_000)
+    assert "Ready" in page.inner_text("#document-status") and "1 passage" in page.inner_text("#document-status")
+    shot(page, tmp_path, "document-ready")
+    page.locator("#passages .passage a").first.click()
+    assert page.locator("mark#passage strong:not(.text-heading)").inner_text() == "every hour"
+    assert "**" not in page.inner_text("mark#passage") and "passage 1" in page.inner_text(".crumbs")
+    shot(page, tmp_path, "passage")

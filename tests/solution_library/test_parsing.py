@@ -34,8 +34,8 @@ def test_type_is_detected_from_content(data, filename, expected):
     "data, message",
     [
         (b"", "empty"),
-        (files.png_bytes(), "image/png"),
-        (b"\x00\x01\x02binary\x00stuff" * 10, "binary"),
+        (files.png_bytes(), "A .png file holds no document the library can read"),
+        (b"\x00\x01\x02binary\x00stuff" * 10, "not a document the library can read"),
     ],
 )
 def test_unsupported_content_is_refused_with_a_reason(data, message):

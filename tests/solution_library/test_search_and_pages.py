@@ -1,9 +1,11 @@
 """Retrieval service, passage page and the library pages (in-process, no worker)."""
 
 import pytest
+from django.core.files.base import ContentFile
 from django.test import override_settings
 
 from solution_library.models import Chunk, Document, EmbedBatchJob
+from solution_library.services.documents import content_hash, process_document
 from solution_library.services.search import search_passages
 from solution_library.testing import add_library_document
 
@@ -174,3 +176,38 @@ def test_search_page_says_why_each_passage_ranks(library, user_client):
     assert "<mark>Backups</mark> are <mark>kept</mark> for thirty days" in page
     assert "Words matched: backups, kept" in page and "full-text rank 1" in page and "meaning rank" in page
     assert "score 0." not in page
+
+
+def test_inline_markdown_reads_as_emphasis_escaped_and_passages_count_from_one(offline_embedding, user_client):
+    """A Markdown document's **bold** is bold on the passage page, its HTML stays text; the first passage is 1."""
+    document = add_library_document(
+        "Backups",
+        "We keep **35 days** of *hourly* backups made by `pg_dump`. <img src=x onerror=alert(1)> **<b>x</b>**",
+    )
+    chunk = Chunk.objects.get(document=document)
+    assert chunk.position == 0
+    passage_page = user_client.get(f"/library/chunks/{chunk.pk}/").content.decode()
+    assert "We keep <strong>35 days</strong> of <em>hourly</em> backups made by <code>pg_dump</code>." in passage_page
+    assert "**" not in passage_page and "<img" not in passage_page and "<b>x</b>" not in passage_page
+    assert "&lt;img src=x onerror=alert(1)&gt; <strong>&lt;b&gt;x&lt;/b&gt;</strong>" in passage_page
+    assert "› passage 1</p>" in passage_page and "passage 0" not in passage_page
+    document_page = user_client.get(f"/library/documents/{document.pk}/").content.decode()
+    assert f'href="/library/chunks/{chunk.pk}/">#1</a>' in document_page
+    search_page = user_client.get("/library/search/", {"q": "hourly backups"}).content.decode()
+    assert "<strong>Backups</strong> · passage 1</a>" in search_page
+
+
+def test_the_document_page_updates_its_status_and_its_passages_together(offline_embedding, user_client):
+    data = b"Backups are taken every hour and kept for 35 days."
+    document = Document(title="Backups", content_hash=content_hash(data), file_type="text", size_bytes=len(data))
+    document.file.save("backups.txt", ContentFile(data), save=False)
+    document.skip_auto_embed = True
+    document.save()
+    page = user_client.get(f"/library/documents/{document.pk}/").content.decode()
+    assert "Processing" in page and "Passages appear here when the document is processed." in page
+
+    assert process_document(document.pk).success
+    live = user_client.get(f"/library/documents/{document.pk}/status/", headers={"HX-Request": "true"}).content.decode()
+    status, passages = live.split('<div id="passages" hx-swap-oob="true">')
+    assert "Ready" in status and "1 passage" in status and 'hx-trigger="every 1s"' not in status
+    assert "Backups are taken every hour" in passages and "Passages appear here" not in passages

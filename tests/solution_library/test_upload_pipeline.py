@@ -24,7 +24,7 @@ GOOD_FILES = {
 }
 BAD_FILES = {
     "empty.txt": (b"", "empty"),
-    "picture.png": (files.png_bytes(), "not supported"),
+    "picture.png": (files.png_bytes(), "holds no document the library can read"),
     "locked.pdf": (files.encrypted_pdf_bytes(["secret"]), "encrypted"),
     "broken.pdf": (b"%PDF-1.4\n" + b"garbage " * 50, "cannot be read"),
     "huge.txt": (b"a" * 2_000_000, "limit is 1"),

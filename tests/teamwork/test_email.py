@@ -124,3 +124,19 @@ def test_no_email_address_means_no_email_but_the_notification_is_there(user):
 )
 def test_only_passing_failures_are_retried(error, transient):
     assert email.is_transient(error) is transient
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("mention", [False, True], ids=["assigned", "mentioned"])
+def test_the_email_links_to_the_question_by_its_absolute_address(rfp, user, user_client, bob, settings, mention):
+    settings.SPELUNKER_SITE_URL = "https://spelunker.example.com/"
+    question = rfp.questions.order_by("order").first()
+    if mention:
+        user_client.post(reverse("teamwork:comment", args=[question.pk]), {"text": "@bob can you check this?"})
+    else:
+        user_client.post(reverse("teamwork:assign", args=[rfp.pk]), {"questions": [question.pk], "assignee": bob.pk})
+    send_notification_email.apply(args=[_notification(bob).pk])
+
+    [message] = mail.outbox
+    link = f"https://spelunker.example.com{reverse('rfp_manager:answer_edit', args=[question.pk])}"
+    assert f"Open it in Spelunker: {link}" in message.body

@@ -32,6 +32,16 @@ def test_a_viewer_reads_but_an_edit_is_refused_with_the_reason(rfp, carol, clien
     assert not Answer.objects.filter(question=question, final_text="Edited.").exists()
 
 
+def test_a_viewer_opening_the_rfps_edit_address_reads_its_details_without_a_form(rfp, carol, client):
+    client.force_login(carol)
+    url = reverse("rfp_manager:edit", args=[rfp.pk])
+    page = client.get(url).content.decode()
+    assert 'id="read-only-note"' in page and "(your role: viewer)" in page and "owner, alice, changes them" in page
+    assert 'id="rfp-details"' in page and rfp.name in page
+    assert '<form method="post" class="stack panel">' not in page and 'name="name"' not in page
+    assert client.post(url, {"name": "Renamed", "status": "draft"}).status_code == 403
+
+
 # --- the workspace shows each person the controls they may use; the server refuses the rest --------------
 
 OWNER_CONTROLS = [
