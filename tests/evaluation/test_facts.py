@@ -1,6 +1,10 @@
 """Key facts: the matcher that says whether a draft states a fact, and the key-fact files it reads."""
 
-from evaluation.facts import KeyFact, answers, states, words
+import json
+
+from evaluation.dataset import document_paths, document_text, load_questions
+from evaluation.facts import KeyFact, answers, key_facts_path, load_key_facts, states, words
+from evaluation.split import SPLITS
 
 
 def _fact(*groups: list[str]) -> KeyFact:
@@ -56,3 +60,33 @@ def test_every_group_needs_an_alternative_and_every_fact_must_be_stated():
     assert answers("Archived logs are kept 90 days, encrypted with AES-256.", [retention, encryption])
     assert not answers("Archived logs are kept 90 days.", [retention, encryption])
     assert not answers("anything", [])
+
+
+def _key_fact_files() -> dict[str, list[dict]]:
+    """{split: its key-fact file's items} for each split whose file is written; dev's must be."""
+    files = {split: json.loads(key_facts_path(split).read_text()) for split in SPLITS if key_facts_path(split).exists()}
+    assert "dev" in files
+    return files
+
+
+def test_a_key_fact_file_holds_answerable_questions_of_its_split_in_id_order_with_one_to_three_groups_a_fact():
+    for split, items in _key_fact_files().items():
+        answerable = [q.id for q in load_questions(split=split) if q.answerable]
+        relevant = {q.id: q.relevant for q in load_questions(split=split)}
+        ids = [item["id"] for item in items]
+        assert set(ids) <= set(answerable) and ids == sorted(ids, key=answerable.index), split
+        for item in items:
+            assert item["facts"], item["id"]
+            for fact in item["facts"]:
+                assert set(fact) <= {"fact", "all_of", "document", "source", "doubt"}, item["id"]
+                assert 1 <= len(fact["all_of"]) <= 3 and all(fact["all_of"]), item["id"]
+                assert fact["document"] in relevant[item["id"]] or fact.get("doubt"), item["id"]
+
+
+def test_every_key_fact_is_stated_by_its_own_source_sentence_found_in_its_document():
+    texts = {path.stem: " ".join(document_text(path).split()) for path in document_paths()}
+    for split in _key_fact_files():
+        for qid, facts in load_key_facts(split).items():
+            for fact in facts:
+                assert " ".join(fact.source.split()) in texts[fact.document], f"{qid}: source not in {fact.document}"
+                assert states(fact.source, fact), f"{qid}: its source does not state {fact.fact!r}"
