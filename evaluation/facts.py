@@ -59,7 +59,9 @@ def _number_words(tokens: list[str]) -> list[str]:
 
 
 def _plural(token: str) -> str:
-    """'days' → 'day', 'hours' → 'hour'; 'access', 'is' unchanged: plurals meet their singular."""
+    """'days' → 'day', 'policies' → 'policy'; 'access', 'is' unchanged: plurals meet their singular."""
+    if len(token) > 4 and token.endswith("ies"):
+        return token[:-3] + "y"
     return token[:-1] if len(token) > 3 and token.endswith("s") and not token.endswith(("ss", "us", "is")) else token
 
 
