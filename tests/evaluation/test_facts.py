@@ -2,8 +2,12 @@
 
 import json
 
-from evaluation.dataset import document_paths, document_text, load_questions
+import pytest
+
+from evaluation import report
+from evaluation.dataset import EvalQuestion, document_paths, document_text, load_questions
 from evaluation.facts import KeyFact, answers, key_facts_path, load_key_facts, states, words
+from evaluation.measures import Draft, KeyFactScore, score_key_facts
 from evaluation.split import SPLITS
 
 
@@ -90,3 +94,36 @@ def test_every_key_fact_is_stated_by_its_own_source_sentence_found_in_its_docume
             for fact in facts:
                 assert " ".join(fact.source.split()) in texts[fact.document], f"{qid}: source not in {fact.document}"
                 assert states(fact.source, fact), f"{qid}: its source does not state {fact.fact!r}"
+
+
+def _draft(qid: str, text: str, split: str = "test", needs_expert: bool = False) -> Draft:
+    question = EvalQuestion(qid, f"question {qid}", frozenset({"a-document"}), split=split)
+    return Draft(question, text, [], needs_expert=needs_expert, confidence=0.5, evidence=0.5)
+
+
+def test_the_measure_counts_the_drafts_of_a_split_that_state_every_key_fact_of_their_question():
+    facts = {
+        "T1": [_fact(["90 days"])],
+        "T2": [_fact(["aes 256"]), _fact(["annually"])],
+        "T3": [_fact(["ldap"])],
+        "D1": [_fact(["ldap"])],
+    }
+    drafts = [
+        _draft("T1", "Logs are kept for ninety days [1]."),
+        _draft("T2", "Data is encrypted with AES-256 and the keys are reviewed monthly [2]."),
+        _draft("T3", "No supporting content. Nearest passage: LDAP authentication [1].", needs_expert=True),
+        _draft("D1", "LDAP is supported [1].", split="dev"),
+    ]
+    score = score_key_facts(drafts, "test", facts)
+    assert (score.questions, score.stated, score.no_support, score.missed) == (3, 1, 1, ["T2", "T3"])
+    assert score.rate == pytest.approx(1 / 3)
+    assert score_key_facts(drafts, "dev", facts).rate == 1.0
+
+
+def test_the_quality_page_shows_the_target_row_and_each_split_s_count():
+    scores = {"test": KeyFactScore(questions=3, stated=2, no_support=1, missed=["T3"]), "dev": KeyFactScore(0, 0, 0)}
+    row = report._at_least("drafts state the key fact ≥ 0.6", scores, "rate", report.KEY_FACTS_STATED)
+    assert row == "| drafts state the key fact ≥ 0.6 | 0.667 | yes | 0.000 |"
+    section = "\n".join(report._key_facts_section(scores))
+    assert "- test: 2 of 3 drafts state every key fact of their question (0.667)" in section
+    assert "- dev: no key facts written yet" in section and "Not stated on test: T3." in section
