@@ -10,7 +10,10 @@ number words as digits, the ways of saying a frequency or a duration made one
 ("once a year" = "annually" = "every 12 months"), each word by its stem
 (text.words). An alternative is present when its words stand in that order,
 side by side, in the draft. A question is answered when the draft states every
-one of its facts.
+one of its facts. Stems are cut to 6 letters, so a lone long word can match a
+shorter common one ("clientcert" reads as "client"): write alternatives as the
+document's phrases, and look at words(alternative) when in doubt. A fact whose
+document does not quite answer its question says why in "doubt".
 """
 
 import json
@@ -35,7 +38,7 @@ SAME_MEANING = {
     "weekly": "once a week, once per week, every week, each week, every 7 days, weekly",
     "daily": "once a day, once per day, every day, each day, every 24 hours, nightly, every night, daily",
     "hourly": "once an hour, once per hour, every hour, each hour, every 60 minutes, hourly",
-    "1 year": "a year, an year, 12 months, 365 days",
+    "1 year": "a year, 12 months, 365 days",
     "2 year": "24 months",
     "1 month": "a month",
     "1 week": "a week, 7 days",
