@@ -29,6 +29,8 @@ UNITS = "zero one two three four five six seven eight nine ten eleven twelve thi
 UNITS += "seventeen eighteen nineteen"
 NUMBER_WORDS = {word: value for value, word in enumerate(UNITS.split())}
 TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90}
+# Protocol names whose "s" says "secure", not "more than one": "https" is not "http".
+NOT_PLURAL = frozenset({"https", "ldaps", "ftps", "imaps", "smtps", "pops"})
 # The same frequency or duration said in other words, after number words became digits: each phrase → one word.
 SAME_MEANING = {
     "annually": "once a year, once per year, every year, each year, yearly, annual, every 12 months, once every year",
@@ -62,7 +64,9 @@ def _number_words(tokens: list[str]) -> list[str]:
 
 
 def _plural(token: str) -> str:
-    """'days' → 'day', 'policies' → 'policy'; 'access', 'is' unchanged: plurals meet their singular."""
+    """'days' → 'day', 'policies' → 'policy'; 'access', 'is', 'https' unchanged: plurals meet their singular."""
+    if token in NOT_PLURAL:
+        return token
     if len(token) > 4 and token.endswith("ies"):
         return token[:-3] + "y"
     return token[:-1] if len(token) > 3 and token.endswith("s") and not token.endswith(("ss", "us", "is")) else token

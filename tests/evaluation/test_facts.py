@@ -44,6 +44,7 @@ def test_word_forms_meet_by_their_stems_and_plurals():
     assert states("Backup copies are made.", _fact(["backups"]))
     assert states("Records are kept 30 days.", _fact(["30 day"]))
     assert states("Under the retention policies.", _fact(["retention policy"]))
+    assert not states("Served over HTTP and LDAP.", _fact(["https"])) and not states("LDAP", _fact(["ldaps"]))
 
 
 def test_an_alternative_must_stand_whole_and_in_order():
