@@ -10,6 +10,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from .dataset import EvalQuestion
+from .facts import KeyFact, answers, load_key_facts
 from .metrics import mean, ndcg_at, recall_at, reciprocal_rank
 from .split import SPLITS
 
@@ -225,6 +226,33 @@ def score_drafts(drafts: list[Draft], split: str | None = None) -> DraftScore:
         grounded_in_relevant=sum(d.question.answerable and not d.needs_expert and d.cites_relevant for d in drafts),
         near_misses=sum(d.question.kind == "near_miss" for d in drafts),
         near_misses_flagged=sum(d.question.kind == "near_miss" for d in flagged),
+    )
+
+
+@dataclass
+class KeyFactScore:
+    """Of a split's answerable questions with key facts (key_facts/), how many drafts state every one of them."""
+
+    questions: int
+    stated: int
+    no_support: int  # drafted as "no supporting content": states nothing
+    missed: list[str] = field(default_factory=list)  # ids of the questions whose draft does not state them
+
+    @property
+    def rate(self) -> float:
+        return self.stated / self.questions if self.questions else 0.0
+
+
+def score_key_facts(drafts: list[Draft], split: str, facts: dict[str, list[KeyFact]] | None = None) -> KeyFactScore:
+    """Which drafts of one split state their question's key facts (facts.answers); `facts` defaults to the file."""
+    facts = load_key_facts(split) if facts is None else facts
+    scored = [d for d in drafts if d.question.split == split and d.question.id in facts]
+    stated = {d.question.id for d in scored if not d.needs_expert and answers(d.text, facts[d.question.id])}
+    return KeyFactScore(
+        questions=len(scored),
+        stated=len(stated),
+        no_support=sum(d.needs_expert for d in scored),
+        missed=[d.question.id for d in scored if d.question.id not in stated],
     )
 
 

@@ -74,6 +74,7 @@ def evaluate(use_local_model: bool = True) -> str:
         offline_baseline_as_default,
         reembed_library,
         score_drafts,
+        score_key_facts,
         word_overlap,
     )
     from .report import render
@@ -101,6 +102,7 @@ def evaluate(use_local_model: bool = True) -> str:
         library=library,
         drafts=drafts,
         draft_scores={split: score_drafts(drafts, split) for split in SPLITS},
+        key_facts={split: score_key_facts(drafts, split) for split in SPLITS},
         reviewer=reviewer,
         documents=document_formats(),
         questions=questions,

@@ -11,6 +11,7 @@ from evaluation.measures import (
     evaluate_retrieval,
     evaluate_reviewer,
     score_drafts,
+    score_key_facts,
     word_overlap,
 )
 from evaluation.report import render
@@ -61,6 +62,7 @@ def test_eval_measures_a_small_subset_end_to_end(subset, offline_embedding, user
         library=[library],
         drafts=drafts,
         draft_scores=draft_scores,
+        key_facts={split: score_key_facts(drafts, split) for split in ("dev", "test")},
         reviewer=reviewer,
         documents={"HTML": 4, "Markdown": 1},
         questions=questions,
@@ -69,6 +71,7 @@ def test_eval_measures_a_small_subset_end_to_end(subset, offline_embedding, user
     )
     assert "| hybrid recall@5" in report and "| fault (test) | planted" in report and "## Answer library" in report
     assert "source hash `" in report
+    assert "| drafts state the key fact ≥ 0.6" in report and "## Drafts that state the key fact" in report
     assert "## Word overlap" in report and "| test | client-worded (v3) |" in report
 
 
