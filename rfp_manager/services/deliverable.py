@@ -110,8 +110,9 @@ def person_behind(answer: Answer) -> str:
     """Who vouches for the text shown now: "approved by casey, 27 Nov", "written by casey, 27 Nov", or ""."""
     if answer.is_approved:
         return f"approved by {_name(answer.approved_by)}, {_day(answer.approved_at)}"
-    if answer.final_text.strip() and answer.edited_by_id:
-        return f"written by {_name(answer.edited_by)}" + (f", {_day(answer.edited_at)}" if answer.edited_at else "")
+    if answer.final_text.strip():  # only a person writes final_text (answering.save_final_text)
+        who = _name(answer.edited_by) if answer.edited_by_id else "a person"
+        return f"written by {who}" + (f", {_day(answer.edited_at)}" if answer.edited_at else "")
     return ""
 
 
