@@ -439,6 +439,7 @@ def export_document(request, pk):
             "record": record,
             "report": report,
             "written": sum(1 for line in report if line.written),
+            "unapproved": [line for line in report if line.unapproved],
             "chosen": chosen,
             "answer_options": deliverable.ANSWERS,
             "query": urlencode(chosen.as_params()),

@@ -10,8 +10,8 @@ from openpyxl import Workbook, load_workbook
 
 from questionnaires import row_walk
 from rfp_manager.models import RFP, Answer, Question, QuestionImport
-from rfp_manager.testing import approved_by, verdict_on
 from rfp_manager.services import export, importing
+from rfp_manager.testing import approved_by, verdict_on
 
 pytestmark = pytest.mark.django_db
 

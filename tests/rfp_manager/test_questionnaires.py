@@ -19,8 +19,8 @@ from openpyxl.worksheet.formula import ArrayFormula
 
 from questionnaires import dropdowns
 from rfp_manager.models import RFP, Answer, ImportFormat, QuestionImport
-from rfp_manager.testing import approved_by
 from rfp_manager.services import choices, export, importing
+from rfp_manager.testing import approved_by
 
 from ..questionnaires import workbooks
 
