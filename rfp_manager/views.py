@@ -333,6 +333,7 @@ def answer_edit(request, pk):
             "rfp": question.rfp,
             "next_citation": next_citation,
             "edit_refusal": access.edit_refusal(question, request.user),
+            "for_client": deliverable.outgoing(answer, deliverable.ExportChoices()),
         },
     )
 

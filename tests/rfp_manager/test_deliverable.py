@@ -521,3 +521,24 @@ def test_the_report_matches_the_written_file_cell_by_cell(rfp, user):
             if comparable(cell.value) != comparable(before[name][cell.coordinate].value)
         }
         assert changed == written, which
+
+
+def test_an_open_question_gets_no_choice_proposed_shown_or_exported(rfp, user):
+    assert choices.choice_fields("Yes, founded in 2009 [1].", "Describe your company.") == {
+        "choice": "",
+        "choice_needs_review": False,
+    }
+    assert choices.choice_fields("Yes, AES-256 [1].", "Is data encrypted at rest?")["choice"] == "yes"
+    open_question = rfp.questions.create(text="Describe your company.", import_key="a", number="1")
+    closed = rfp.questions.create(text="Is data encrypted at rest?", import_key="b", number="2", order=1)
+    text = "Yes, AES-256 [1]."
+    Answer.objects.create(question=open_question, draft_text="Founded in 2009 [1].", choice="yes")  # an old guess
+    Answer.objects.create(question=closed, draft_text=text, choice="yes", **approved_by(user, text))
+    header, *rows = csv.reader(io.StringIO(export.export_csv(rfp).decode("utf-8-sig")))
+    working = [dict(zip(header, row)) for row in rows]
+    assert [row["Choice"] for row in working] == ["", "Yes"]
+    assert working[1]["Approval (a person)"].startswith("approved by alice, ")
+    assert working[1]["Goes to the client"] == "yes"
+    assert working[0]["Goes to the client"] == (
+        "no: no person approved it (reviewer: not reviewed): only answers a person approved or wrote were chosen"
+    )
