@@ -95,10 +95,6 @@ def placeholder_in(text: str) -> str:
     return "" if re.search(r"\w", clean_text(text)) else EMPTY_SHELL
 
 
-def is_placeholder(text: str) -> bool:
-    return bool(placeholder_in(text))
-
-
 @dataclass
 class Outgoing:
     text: str = ""  # empty when the answer stays out
