@@ -1,5 +1,7 @@
 """An audit event as a sentence a person reads: "alice assigned Q1, Q2 to bob, due 2026-12-01"."""
 
+from rfp_manager.models import Answer
+
 from .models import AuditEvent
 
 A = AuditEvent.Action
@@ -21,6 +23,11 @@ def _questions(labels) -> str:
 
 def _role(value) -> str:
     return value or "no role"
+
+
+def _verdict(value: str) -> str:
+    """The reviewer's verdict in the workspace's words ("supported"), never "approved"."""
+    return dict(Answer.Verdict.choices).get(value, value.replace("_", " ")).lower()
 
 
 EXPORT_FORMATS = {
@@ -45,7 +52,9 @@ SENTENCES = {
     ),
     A.ANSWER_EDITED: lambda d, t: f"edited the answer to {t}",
     A.ANSWER_APPROVED: lambda d, t: f"approved the answer to {t}",
-    A.ANSWER_REVIEWED: lambda d, t: f"reviewed the answer to {t}: {d.get('verdict', '').replace('_', ' ')}",
+    A.ANSWER_REVIEWED: lambda d, t: (
+        f"had the answer to {t} reviewed (reviewer's verdict: {_verdict(d.get('verdict', ''))})"
+    ),
     A.ASSIGNED: lambda d, t: (
         f"assigned {_questions(d.get('questions'))} of {t} to {d.get('assignee')}"
         + (f", due {d['due']}" if d.get("due") else "")

@@ -59,10 +59,9 @@ def record_answer_changes(answer, previous: dict) -> list[AnswerRevision]:
         )
     if answer.review_verdict != previous.get("review_verdict", "") and answer.review_verdict:
         job = answer.reviewer_job
-        kind = AnswerRevision.Kind.APPROVED if answer.review_verdict == "approved" else AnswerRevision.Kind.REVIEWED
         revisions.append(
             AnswerRevision(
-                kind=kind,
+                kind=AnswerRevision.Kind.REVIEWED,  # a verdict, whatever it says: only a person approves
                 actor=job.started_by if job else current_user(),
                 previous_text=previous.get("review_feedback", ""),
                 text=answer.review_feedback,
@@ -95,7 +94,12 @@ def _record_revisions_as_events(answer, revisions: list[AnswerRevision], previou
 
 
 def record_approvals(answers, actor) -> list[AuditEvent]:
-    """Answers a person approved at once (a bulk update sends no signals): one event each, with the text approved."""
+    """Answers a person approved (a bulk update sends no signals): one event each, with the text approved,
+    and an "Approved" revision in each answer's history."""
+    AnswerRevision.objects.bulk_create(
+        AnswerRevision(answer=answer, kind=AnswerRevision.Kind.APPROVED, actor=actor, text=answer.final_answer)
+        for answer in answers
+    )
     events = []
     for answer in answers:
         question = answer.question

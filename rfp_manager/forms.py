@@ -133,7 +133,9 @@ class WorkspaceFilterForm(forms.Form):
     section = forms.ChoiceField(required=False)
     status = forms.ChoiceField(required=False, choices=[("", "Any status"), *QuestionStatus.choices])
     verdict = forms.ChoiceField(
-        required=False, choices=[("", "Any verdict"), ("none", "Not reviewed"), *Answer.Verdict.choices]
+        required=False,
+        choices=[("", "Any verdict"), ("none", "Not reviewed"), *Answer.Verdict.choices],
+        label="Reviewer's verdict",
     )
     band = forms.ChoiceField(required=False, label="Confidence", choices=[("", "Any confidence"), *CONFIDENCE_BANDS])
     origin = forms.ChoiceField(required=False, choices=[("", "Any origin"), *ORIGINS])

@@ -138,13 +138,14 @@ class QuestionStatus(models.TextChoices):
 def status_of(answer) -> str:
     """A question's status from its answer's fields (None: no answer yet).
 
-    A person's approval wins; then the expert flag (until someone writes the
-    answer, which clears it); an edit or a reviewer's verdict puts it in review;
-    a draft alone is drafted. Reads attributes only, so migrations can use it.
+    A person's approval of the text shown wins (the reviewer's verdict is never
+    an approval); then the expert flag (until someone writes the answer, which
+    clears it); an edit or a reviewer's verdict puts it in review; a draft alone
+    is drafted. Reads attributes only, so migrations can use it.
     """
     if answer is None:
         return QuestionStatus.UNANSWERED
-    if answer.approved_at:
+    if approval_holds(answer):
         return QuestionStatus.APPROVED
     if answer.needs_expert and not answer.final_text:
         return QuestionStatus.NEEDS_EXPERT
@@ -153,6 +154,15 @@ def status_of(answer) -> str:
     if answer.draft_text:
         return QuestionStatus.DRAFTED
     return QuestionStatus.UNANSWERED
+
+
+def approval_holds(answer) -> bool:
+    """A person approved the text the answer shows now: an edit or a redraft since makes the approval stale.
+
+    The approved text is kept and compared, so an approval cannot outlive its text even where a write
+    forgets to withdraw it (workflow.APPROVAL_RESET). Reads attributes only, so migrations can use it.
+    """
+    return bool(answer.approved_at) and answer.approved_text == (answer.final_text or answer.draft_text)
 
 
 class Question(models.Model):
@@ -224,7 +234,11 @@ class Answer(models.Model):
     """One answer per question: the model's draft, its review, and the human's final text."""
 
     class Verdict(models.TextChoices):
-        APPROVED = "approved", "Approved"
+        """The reviewer's verdict on a text, never an approval: only a person approves (approved_by).
+
+        The stored value "approved" predates that distinction; it reads "Supported" everywhere."""
+
+        APPROVED = "approved", "Supported"
         NEEDS_REVISION = "needs_revision", "Needs revision"
         REJECTED = "rejected", "Rejected"
 
@@ -267,11 +281,12 @@ class Answer(models.Model):
     )
     edited_at = models.DateTimeField(null=True, blank=True)
 
-    # A person approved this text for the client; a redraft or an edit withdraws it.
+    # A person approved this text for the client; a redraft or an edit withdraws it (approval_holds).
     approved_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     approved_at = models.DateTimeField(null=True, blank=True)
+    approved_text = models.TextField(blank=True, help_text="The text the person approved")
 
     class Meta:
         ordering = ["question__order"]
@@ -282,6 +297,16 @@ class Answer(models.Model):
     @property
     def final_answer(self) -> str:
         return self.final_text or self.draft_text
+
+    @property
+    def is_approved(self) -> bool:
+        """A person approved the text shown now (the reviewer's verdict never counts)."""
+        return approval_holds(self)
+
+    @property
+    def review_is_current(self) -> bool:
+        """A verdict on the text shown now."""
+        return bool(self.review_verdict) and not self.review_is_stale
 
     @property
     def review_is_stale(self) -> bool:

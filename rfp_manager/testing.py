@@ -1,7 +1,20 @@
 """Helpers for tests and benchmarks: an RFP answered as the batch jobs would leave it, made in a few queries."""
 
+from django.utils import timezone
+
 from .models import RFP, Answer, Question
 from .services import workflow
+
+
+def approved_by(user, text: str) -> dict:
+    """The Answer fields of a person's approval of `text` (what workflow.approve writes)."""
+    return {"approved_by": user, "approved_at": timezone.now(), "approved_text": text}
+
+
+def verdict_on(verdict: str, text: str) -> dict:
+    """The Answer fields of the reviewer's verdict on `text` (what answering.review_answer writes)."""
+    return {"review_verdict": verdict, "reviewed_text": text}
+
 
 SECTIONS = ["Governance", "Data protection", "Operations", "Identity and access", "Resilience"]
 SUBJECTS = [
@@ -71,6 +84,7 @@ def make_answered_rfp(owner, count: int, name: str) -> RFP:
                 citations=citations,
                 confidence=0.0 if expert else (0.35, 0.62, 0.91)[i % 3],
                 review_verdict="" if expert or i % 4 == 0 else ("approved", "needs_revision", "approved")[i % 3],
+                reviewed_text="" if expert or i % 4 == 0 else text,
                 review_score=None if expert or i % 4 == 0 else (0.83, 0.48, 0.77)[i % 3],
             )
         )

@@ -343,6 +343,7 @@ def answer_edit(request, pk):
             "rfp": question.rfp,
             "next_citation": next_citation,
             "edit_refusal": access.edit_refusal(question, request.user),
+            "for_client": deliverable.outgoing(answer, deliverable.ExportChoices()),
         },
     )
 
@@ -449,6 +450,7 @@ def export_document(request, pk):
             "record": record,
             "report": report,
             "written": sum(1 for line in report if line.written),
+            "unapproved": [line for line in report if line.unapproved],
             "chosen": chosen,
             "answer_options": deliverable.ANSWERS,
             "query": urlencode(chosen.as_params()),

@@ -40,7 +40,7 @@ from text.words import CITATION, stems
 from ..models import Answer, Question
 from ..reuse import approved_answers
 from . import workflow
-from .choices import choice_fields
+from .choices import choice_fields, takes_choice
 
 PASSAGES_PER_QUESTION = 5
 # The evidence gate of an embedding model no sweep has tuned a meaning threshold for (the offline baseline, a
@@ -312,7 +312,7 @@ def answer_from_library(question: Question, *, job=None, embedding_model=None, l
             "library_score": reusable.score,
             "responder_job": job,
             "generated_at": timezone.now(),
-            "choice": reusable.choice,
+            "choice": reusable.choice if takes_choice(question) else "",
             "choice_needs_review": False,
             **workflow.APPROVAL_RESET,
         },
@@ -496,12 +496,13 @@ def save_final_text(answer: Answer, text: str, user) -> Answer:
     """
     text = text.strip()
     if text != answer.final_answer:
-        answer.approved_at = answer.approved_by = None
+        for name, value in workflow.APPROVAL_RESET.items():
+            setattr(answer, name, value)
     answer.needs_expert = answer.needs_expert and not text
     answer.final_text = text
     answer.edited_by = user
     answer.edited_at = timezone.now()
-    answer.save(update_fields=["final_text", "edited_by", "edited_at", "approved_at", "approved_by", "needs_expert"])
+    answer.save(update_fields=["final_text", "edited_by", "edited_at", "needs_expert", *workflow.APPROVAL_RESET])
     workflow.sync_answer(answer)
     return answer
 

@@ -52,8 +52,12 @@ def _sentence_on_the_question(text: str, question: str) -> str:
     return max(grounding.sentences(text), key=lambda sentence: grounding.coverage(wanted, sentence))
 
 
-def choice_fields(answer_text: str, question: str = "") -> dict:
-    """The Answer fields a new draft sets (the responder calls this with its draft and the question)."""
+def choice_fields(answer_text: str, question: str) -> dict:
+    """The Answer fields a new draft sets (the responder calls this with its draft and the question).
+
+    An open question ("Describe your company …") gets no choice at all, not a guessed "Yes"."""
+    if not is_closed_question(question):
+        return {"choice": "", "choice_needs_review": False}
     choice, needs_review = propose_choice(answer_text, question)
     return {"choice": choice, "choice_needs_review": needs_review}
 
@@ -81,6 +85,13 @@ def is_closed_question(text: str) -> bool:
     if words[:1] == ["please"]:
         words = words[1:]
     return bool(words) and (words[0] in CLOSED_OPENINGS or bool(REQUIREMENT.search(text)))
+
+
+def takes_choice(question) -> bool:
+    """Whether a question gets a Yes / No / Partly / N/A anywhere (proposed, shown, exported): only when it is
+    worded as a closed question. A questionnaire's choice column runs down every row, "Describe …" included,
+    so the column alone does not make a question closed."""
+    return is_closed_question(question.text)
 
 
 # What each option of a list means, tested in this order: "Not applicable" is not "No", "Non-compliant" and

@@ -6,11 +6,12 @@ these functions, so the choices page and the report read the same for every
 format:
 
 - `ExportChoices.from_params(request.GET)`: which answers go out (by default only
-  approved or human-edited ones; never a placeholder or a rejected draft), where
+  those a person approved or wrote; never a placeholder or a rejected text), where
   the citations go (nowhere in the answer cell; optionally a column, or a
   companion sheet/CSV), and whether the report is added to the file.
-- `outgoing(answer, choices)`: the answer's text with no citation marker and no
-  source list, or the reason it stays out.
+- `outgoing(answer, choices)`: THE rule for what goes to the client: the answer's
+  text with no citation marker and no source list, or the reason it stays out;
+  and, under "every draft", that no person approved it.
 - `ExportReport`: every question's outcome (written where, left empty and why,
   values normalised), shown before the download and optionally added to the file.
 """
@@ -18,12 +19,14 @@ format:
 import re
 from dataclasses import dataclass, field
 
+from django.utils import timezone
+
 from ..models import Answer, Question
 from . import choices as choice_rules
 from .answering import NOT_ENOUGH_INFORMATION
 
 ANSWERS = {
-    "approved": "Approved or edited by a person (recommended)",
+    "approved": "Approved or written by a person (recommended)",
     "drafts": "Every draft that is not rejected and not a placeholder",
 }
 CITATIONS = {
@@ -31,9 +34,10 @@ CITATIONS = {
     "column": "In a column of the questionnaire that I pick",
     "companion": "On a separate “Sources” sheet (and as a CSV download)",
 }
-# A marker "[1]", "[1, 3]" or "[2–4]" with the space before it; then a trailing "Sources: …" (own line or sentence).
+# A marker "[1]", "[1, 3]" or "[2–4]" with the space before it; then a trailing "Sources: …" (own line or
+# sentence, or the whole text).
 MARKER = re.compile(r"\s*\[\d{1,3}(?:\s*[,;–-]\s*\d{1,3})*\]")
-SOURCE_BLOCK = re.compile(r"(?:\n\s*|(?<=[.!?\]])\s+)(sources?|references?)\s*:.*\Z", re.IGNORECASE | re.DOTALL)
+SOURCE_BLOCK = re.compile(r"(?:\A\s*|\n\s*|(?<=[.!?\]])\s+)(sources?|references?)\s*:.*\Z", re.IGNORECASE | re.DOTALL)
 
 
 @dataclass(frozen=True)
@@ -69,30 +73,87 @@ def clean_text(text: str) -> str:
     return "\n".join(MARKER.sub("", line).rstrip() for line in text.strip().splitlines()).strip()
 
 
-def is_placeholder(text: str) -> bool:
-    return bool(NOT_ENOUGH_INFORMATION.search(text or ""))
+# What is never sent, whoever approved it: a note to the team, a template's gap, the responder's "no support".
+PLACEHOLDERS = [
+    ("TODO", re.compile(r"\bTODO\b", re.IGNORECASE)),
+    ("TBD", re.compile(r"\bTB[DC]\b", re.IGNORECASE)),
+    ("XXX", re.compile(r"\bXXX+\b", re.IGNORECASE)),
+    ("[insert …]", re.compile(r"[\[<{]\s*insert\b", re.IGNORECASE)),
+    ("lorem ipsum", re.compile(r"\blorem\b", re.IGNORECASE)),
+    ("no supporting content", NOT_ENOUGH_INFORMATION),
+]
+# What outgoing() reads of an answer's people: select_related(*ANSWER_PEOPLE) on a queryset of questions.
+ANSWER_PEOPLE = ("answer", "answer__approved_by", "answer__edited_by")
+EMPTY_SHELL = "only citation markers or a list of sources"
+
+
+def placeholder_in(text: str) -> str:
+    """The kind of placeholder the text is or holds ("" for none); an empty citation shell ("[1]", "Sources:")."""
+    found = next((name for name, pattern in PLACEHOLDERS if pattern.search(text or "")), "")
+    if found or not (text or "").strip():
+        return found
+    return "" if re.search(r"\w", clean_text(text)) else EMPTY_SHELL
 
 
 @dataclass
 class Outgoing:
     text: str = ""  # empty when the answer stays out
     reason: str = ""  # why it stays out
+    unapproved: bool = False  # written under "every draft", though no person approved or wrote it
+
+
+def person_behind(answer: Answer) -> str:
+    """Who vouches for the text shown now: "approved by casey, 27 Nov", "written by casey, 27 Nov", or ""."""
+    if answer.is_approved:
+        return f"approved by {_name(answer.approved_by)}, {_day(answer.approved_at)}"
+    if answer.final_text.strip():  # only a person writes final_text (answering.save_final_text)
+        who = _name(answer.edited_by) if answer.edited_by_id else "a person"
+        return f"written by {who}" + (f", {_day(answer.edited_at)}" if answer.edited_at else "")
+    return ""
+
+
+def _name(user) -> str:
+    return user.get_username() if user else "a former user"
+
+
+def _day(moment) -> str:
+    """ "27 Nov", in the site's time zone."""
+    local = timezone.localtime(moment)
+    return f"{local.day} {local:%b}"
 
 
 def outgoing(answer: Answer | None, export_choices: ExportChoices) -> Outgoing:
-    """The clean text that goes into the client's file for this answer, or why nothing does."""
+    """The clean text that goes into the client's file for this answer, or why nothing does. The one rule:
+
+    - never a placeholder (PLACEHOLDERS, an empty citation shell), whoever approved it;
+    - never a text the reviewer rejected, unless a person approved that very text after all;
+    - "approved" (recommended): only a text a person approved or wrote — the reviewer's verdict is no
+      approval, and an edit or a redraft since the approval makes it stale (Answer.is_approved);
+    - "drafts": every other text too, marked `unapproved` so the report names it.
+    """
     if answer is None or not answer.final_answer.strip():
         return Outgoing(reason="no answer yet")
-    if is_placeholder(answer.final_answer):
-        return Outgoing(reason="the library has no supporting content (placeholder): an expert must answer")
-    edited = bool(answer.final_text.strip())
-    if not edited and answer.review_verdict == Answer.Verdict.REJECTED:
-        return Outgoing(reason="rejected by the reviewer")
-    if export_choices.answers == "approved" and not edited and answer.review_verdict != Answer.Verdict.APPROVED:
-        state = answer.get_review_verdict_display().lower() if answer.review_verdict else "not reviewed"
-        return Outgoing(reason=f"draft {state}: only approved or edited answers were chosen")
+    placeholder = placeholder_in(answer.final_answer)
+    if placeholder:
+        return Outgoing(reason=f"placeholder ({placeholder}): a person must write the answer")
+    vouched = person_behind(answer)
+    if answer.review_is_current and answer.review_verdict == Answer.Verdict.REJECTED and not answer.is_approved:
+        return Outgoing(reason="rejected by the reviewer, and no person approved it")
+    if export_choices.answers == "approved" and not vouched:
+        return Outgoing(reason=f"{_unapproved_state(answer)}: only answers a person approved or wrote were chosen")
     text = clean_text(answer.final_answer)
-    return Outgoing(text=text) if text else Outgoing(reason="nothing left once the citation markers are removed")
+    return Outgoing(text=text, unapproved=not vouched)
+
+
+def _unapproved_state(answer: Answer) -> str:
+    """ "no person approved it (reviewer: supported)" — what the answer is, in the report's words."""
+    if answer.approved_at:
+        return "its approval is stale (the answer changed since)"
+    verdict = answer.get_review_verdict_display().lower() if answer.review_is_current else "not reviewed"
+    return f"no person approved it (reviewer: {verdict})"
+
+
+UNAPPROVED_NOTE = "no person approved this answer"
 
 
 def sources_text(answer: Answer | None) -> str:
@@ -111,7 +172,7 @@ def choice_value(
     `options` is the cell's own drop-down (None: the cell has none, the plain word is written)."""
     if not text:
         return "", "", ""  # the answer stays out: its reason is already reported
-    if not choice_rules.is_closed_question(question.text):
+    if not choice_rules.takes_choice(question):
         return "", "open question: a Yes/No choice does not answer it", ""
     if answer is None or not answer.choice:
         return "", "no Yes/No/N/A chosen for this answer", ""
@@ -136,6 +197,7 @@ class ReportLine:
     where: str  # "Interview!F18", "table 2, row 3" — whatever the format calls a place
     outcome: str  # written | empty | normalised
     detail: str = ""
+    unapproved: bool = False  # written, though no person approved or wrote it (the "every draft" choice)
 
 
 @dataclass
@@ -145,9 +207,14 @@ class ExportReport:
     lines: list[ReportLine] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # file-wide facts (citations column taken, sheet added …)
 
-    def add(self, question: Question, where: str, outcome: str, detail: str = "") -> None:
+    def add(self, question: Question, where: str, outcome: str, detail: str = "", unapproved: bool = False) -> None:
         name = question.number if question.number and not question.number[0].isdigit() else question.label
-        self.lines.append(ReportLine(f"{name} {question.text[:80]}", where, outcome, detail))
+        self.lines.append(ReportLine(f"{name} {question.text[:80]}", where, outcome, detail, unapproved))
+
+    @property
+    def unapproved(self) -> list[str]:
+        """The answers written that no person approved or wrote (each named once, in file order)."""
+        return list(dict.fromkeys(line.question for line in self.lines if line.unapproved))
 
     def count(self, outcome: str) -> int:
         return sum(1 for line in self.lines if line.outcome == outcome)

@@ -36,6 +36,7 @@ class ReportLine:
     where: str
     why_empty: str = ""
     choice: str = ""  # the Yes / No / N/A written into the row's choice cell, and where; or why not
+    unapproved: bool = False  # written, though no person approved or wrote it (the "every draft" choice)
 
 
 def source_document_import(rfp: RFP) -> QuestionImport | None:
@@ -61,7 +62,9 @@ def export_into_source_document(
     if record is None:
         raise LookupError("This RFP's questions did not come from a Word document or a fillable PDF.")
     writer = _writer(record)
-    questions = rfp.questions.filter(source_import=record).select_related("answer").order_by("order", "pk")
+    questions = (
+        rfp.questions.filter(source_import=record).select_related(*deliverable.ANSWER_PEOPLE).order_by("order", "pk")
+    )
     report = [_place(writer, question, getattr(question, "answer", None), chosen) for question in questions]
     return writer.save(), record, report
 
@@ -77,6 +80,7 @@ def _place(writer, question, answer, chosen: deliverable.ExportChoices) -> Repor
         line.why_empty = out.reason
     else:
         line.written, line.where = writer.write(question.sheet, place, out.text)
+        line.unapproved = line.written and out.unapproved
         line.why_empty = "" if line.written else "the client's own text is in that place (left as it was)"
     if choice_place and isinstance(writer, WordWriter):
         line.choice = _place_choice(writer, question, answer, choice_place, out.text)
@@ -103,7 +107,7 @@ def export_docx(rfp: RFP, chosen: deliverable.ExportChoices) -> bytes:
     document = Document()
     document.add_heading(rfp.name, level=0)
     section = None
-    for question in rfp.questions.select_related("answer").order_by("order", "pk"):
+    for question in rfp.questions.select_related(*deliverable.ANSWER_PEOPLE).order_by("order", "pk"):
         if question.section != section:
             section = question.section
             if section:

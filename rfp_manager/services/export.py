@@ -21,6 +21,7 @@ from questionnaires import dropdowns, sheets
 
 from ..models import RFP, QuestionImport
 from . import deliverable
+from .choices import takes_choice
 
 FORMULA_TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
 COLUMNS = [
@@ -29,9 +30,11 @@ COLUMNS = [
     "Question",
     "Final answer",
     "Sources",
-    "Review verdict",
-    "Review feedback",
-    "Review score",
+    "Reviewer verdict",
+    "Reviewer feedback",
+    "Reviewer score",
+    "Approval (a person)",
+    "Goes to the client",
     "Choice",
 ]
 WRITE_BACK_HEADER = "Answer (Spelunker)"
@@ -48,10 +51,22 @@ def _sources(answer) -> str:
     return "; ".join(f"[{p['n']}] {p['document_title']} (passage {p['chunk_id']})" for p in passages)
 
 
+def _verdict(answer) -> str:
+    if not answer or not answer.review_verdict:
+        return ""
+    return answer.get_review_verdict_display() + (
+        " (stale: the answer changed since)" if answer.review_is_stale else ""
+    )
+
+
 def answer_rows(rfp: RFP) -> list[list[str]]:
+    """The team's working table: every answer with its sources, the reviewer's verdict, the person's approval,
+    and whether the recommended client export sends it (deliverable.outgoing) — or why not."""
+    recommended = deliverable.ExportChoices()
     rows = []
-    for question in rfp.questions.select_related("answer").order_by("order", "pk"):
+    for question in rfp.questions.select_related(*deliverable.ANSWER_PEOPLE).order_by("order", "pk"):
         answer = getattr(question, "answer", None)
+        out = deliverable.outgoing(answer, recommended)
         rows.append(
             [
                 question.section,
@@ -59,10 +74,12 @@ def answer_rows(rfp: RFP) -> list[list[str]]:
                 question.text,
                 answer.final_answer if answer else "",
                 _sources(answer) if answer else "",
-                answer.get_review_verdict_display() if answer and answer.review_verdict else "",
+                _verdict(answer),
                 answer.review_feedback if answer else "",
                 "" if not answer or answer.review_score is None else f"{answer.review_score:.2f}",
-                answer.get_choice_display() if answer and answer.choice else "",
+                deliverable.person_behind(answer) if answer else "",
+                "yes" if out.text else f"no: {out.reason}",
+                answer.get_choice_display() if answer and answer.choice and takes_choice(question) else "",
             ]
         )
     return [[safe_cell(v) for v in row] for row in rows]
@@ -85,7 +102,7 @@ def export_xlsx(rfp: RFP) -> bytes:
         cell.font = Font(bold=True)
     for row in answer_rows(rfp):
         sheet.append(row)
-    for letter, width in zip("ABCDEFGHI", (18, 8, 60, 80, 40, 16, 50, 10, 8)):
+    for letter, width in zip("ABCDEFGHIJK", (18, 8, 60, 80, 40, 16, 50, 10, 24, 40, 8)):
         sheet.column_dimensions[letter].width = width
     for row in sheet.iter_rows(min_row=2):
         for cell in row:
@@ -228,7 +245,9 @@ class _Writer:
             )
             return None, False
 
-    def put(self, question, sheet: str, coordinate: str, value: str, normalised: str = "") -> None:
+    def put(
+        self, question, sheet: str, coordinate: str, value: str, normalised: str = "", unapproved: bool = False
+    ) -> None:
         """Write one value, unless the cell's own list forbids it or it lies inside another cell's merged box."""
         options, readable = self._options(question, sheet, coordinate)
         if not readable:
@@ -238,7 +257,8 @@ class _Writer:
             return self.report.add(question, where, "empty", "the cell's drop-down does not allow this text")
         if not self.target.write(sheet, coordinate, value):
             return self.report.add(question, where, "empty", "the cell lies inside a merged box")
-        self.report.add(question, where, "normalised" if normalised else "written", normalised)
+        note = normalised or (deliverable.UNAPPROVED_NOTE if unapproved else "")
+        self.report.add(question, where, "normalised" if normalised else "written", note, unapproved)
 
     def choice(self, question, sheet: str, coordinate: str, answer, text: str) -> None:
         if not text:
@@ -267,7 +287,7 @@ class _Writer:
                 cells.get("text")
                 or f"{get_column_letter(self.added_column(sheet, WRITE_BACK_HEADER))}{question.source_row}"
             )
-            self.put(question, sheet, text_cell, out.text)
+            self.put(question, sheet, text_cell, out.text, unapproved=out.unapproved)
         else:  # the client's cell keeps whatever the client put there
             self.report.add(
                 question, self.where(sheet, cells.get("text") or f"row {question.source_row}"), "empty", out.reason
@@ -313,7 +333,9 @@ def export_into_source_file(
     target = WorkbookCopy(data) if record.kind == QuestionImport.Kind.XLSX else CsvCopy(data)
     header_rows = {s["name"]: s.get("header_row") for s in record.mapping.get("sheets", [])}
     writer = _Writer(target, header_rows, export_choices)
-    questions = rfp.questions.filter(source_import=record, source_row__isnull=False).select_related("answer")
+    questions = rfp.questions.filter(source_import=record, source_row__isnull=False).select_related(
+        *deliverable.ANSWER_PEOPLE
+    )
     companion = [COMPANION_HEADER]
     for question in questions.order_by("order", "pk"):
         if target.has_sheet(question.sheet):
@@ -331,7 +353,7 @@ def sources_csv(rfp: RFP, export_choices: deliverable.ExportChoices) -> bytes:
     buffer = io.StringIO()
     writer = csv.writer(buffer)
     writer.writerow(["Sheet", "Row", "ID", "Question", "Sources"])
-    for question in rfp.questions.select_related("answer").order_by("order", "pk"):
+    for question in rfp.questions.select_related(*deliverable.ANSWER_PEOPLE).order_by("order", "pk"):
         answer = getattr(question, "answer", None)
         if deliverable.outgoing(answer, export_choices).text:
             writer.writerow(

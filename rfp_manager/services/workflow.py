@@ -14,8 +14,9 @@ from django.utils import timezone
 from ..models import RFP, Answer, Question, QuestionStatus, status_of
 from ..signals import answers_approved
 
-# An approval answers for a text; these are the fields that withdraw it when they change.
-APPROVAL_RESET = {"approved_at": None, "approved_by": None}
+# An approval answers for a text; these are the fields that withdraw it when the text changes. A write that
+# forgets them cannot send a stale approval anyway: models.approval_holds compares the approved text.
+APPROVAL_RESET = {"approved_at": None, "approved_by": None, "approved_text": ""}
 
 
 def sync_status(questions) -> None:
@@ -90,10 +91,10 @@ def approve(questions: list[Question], user) -> tuple[int, int]:
     )
     ready = [a for a in answers if approvable(a)]
     now = timezone.now()
-    to_approve = [a for a in ready if not a.approved_at]
+    to_approve = [a for a in ready if not a.is_approved]
     for answer in to_approve:
-        answer.approved_at, answer.approved_by = now, user
-    Answer.objects.bulk_update(to_approve, ["approved_at", "approved_by"])
+        answer.approved_at, answer.approved_by, answer.approved_text = now, user, answer.final_answer
+    Answer.objects.bulk_update(to_approve, list(APPROVAL_RESET))
     answers_approved.send(sender=Answer, answers=to_approve, user=user)  # bulk_update sends no post_save
     sync_status(list(questions))
     return len(ready), len(questions) - len(ready)

@@ -40,12 +40,13 @@ def test_an_answer_keeps_who_drafted_reviewed_and_edited_it_with_the_previous_te
     history = [(r.kind, r.actor, r.previous_text, r.text) for r in AnswerRevision.objects.order_by("pk")]
     assert history == [
         ("drafted", user, "", "Yes, AES-256 [1]."),
-        ("approved", user, "", "Supported by [1]."),
+        ("reviewed", user, "", "Supported by [1]."),  # the reviewer's verdict is never an approval
         ("edited", user, "Yes, AES-256 [1].", "Yes: AES-256 at rest."),
         ("edited", user, "Yes: AES-256 at rest.", "Yes: AES-256 at rest, TLS 1.3 in transit."),
     ]
     page = user_client.get(url).content.decode()
-    assert 'id="answer-history"' in page and "Approved" in page and "Yes: AES-256 at rest." in page
+    assert 'id="answer-history"' in page and "Reviewed" in page and "Yes: AES-256 at rest." in page
+    assert "Reviewer: supported" in page and "Approved by" not in page
     # A machine's draft is the machine's, with who started it; an edit is the person's.
     assert "<strong>Drafted</strong> by Spelunker (started by alice)" in page
     assert "<strong>Edited</strong> by alice" in page and "Drafted</strong> by alice" not in page

@@ -55,7 +55,18 @@ def test_an_approval_by_a_person_is_recorded_and_a_jobs_drafts_are_not_one_by_on
         answer.save()
     finally:
         _current_user.reset(token)
+    # The reviewer's verdict "approved" (read "supported") is a review, never a person's approval.
+    assert _sentences("answer_approved") == []
+    assert _sentences("answer_reviewed") == [
+        f"alice had the answer to Q1 of RFP {rfp.pk} Acme RFP reviewed (reviewer's verdict: supported)."
+    ]
+    user_client.post(reverse("rfp_manager:question_approve", args=[question.pk]))
     assert _sentences("answer_approved") == [f"alice approved the answer to Q1 of RFP {rfp.pk} Acme RFP."]
+    assert list(answer.revisions.order_by("pk").values_list("kind", "actor", "text")) == [
+        ("drafted", None, "Drafted by a job."),
+        ("reviewed", user.pk, "Checked by hand."),
+        ("approved", user.pk, "Drafted by a job."),
+    ]
 
 
 def test_imports_uploads_assignments_comments_and_roles_read_as_sentences(rfp, user, user_client, django_user_model):

@@ -87,9 +87,7 @@ def test_five_step_tour_on_the_demo_data(
 
     # 5. Export: the answers, reviewed, back into a copy of the client's workbook.
     page.click("text=See the answers")
-    page.wait_for_selector(
-        "table.answers .badge-approved, table.answers .badge-needs_revision, table.answers .badge-rejected"
-    )
+    page.wait_for_selector("table.answers .verdict-tag")
     shot(page, tmp_path, "tour-5-answers", full_page=False)
     page.click("#export-workbook")  # first what goes into the client's file, and the report of it
     page.wait_for_selector("#export-report")

@@ -49,9 +49,7 @@ def test_rfp_journey(logged_in_page, live_server, live_worker, library, user, tm
     page.click("#start-reviewer")
     page.wait_for_selector(".progress-block[data-status=completed]", timeout=60000)
     page.click("text=See the answers")
-    page.wait_for_selector(
-        "table.answers .badge-approved, table.answers .badge-needs_revision, table.answers .badge-rejected"
-    )
+    page.wait_for_selector("table.answers .verdict-tag")
 
     with page.expect_download() as download_info:
         page.click("#export-xlsx")
@@ -60,7 +58,7 @@ def test_rfp_journey(logged_in_page, live_server, live_worker, library, user, tm
     assert rows[0][:4] == ("Section", "Number", "Question", "Final answer")
     assert rows[1][2] == "How is customer data encrypted at rest and in transit?"
     assert "AES-256" in rows[1][3] and "Security handbook" in rows[1][4]
-    assert rows[1][5] in ("Approved", "Needs revision", "Rejected")
+    assert rows[1][5] in ("Supported", "Needs revision", "Rejected")  # the reviewer's verdict, never "Approved"
 
     page.screenshot(path=str(tmp_path / "rfp.png"), full_page=True)
     page.click("tr:has-text('encrypted at rest') a.source-link >> nth=0")

@@ -9,12 +9,14 @@ from pathlib import Path
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
+from django.utils import timezone
 from openpyxl import Workbook, load_workbook
 
 from llm_manager.providers.offline import NO_PASSAGE_ANSWER
 from questionnaires import dropdowns
 from rfp_manager.models import RFP, Answer, QuestionImport
 from rfp_manager.services import choices, deliverable, export, importing
+from rfp_manager.testing import approved_by, verdict_on
 
 from ..questionnaires import workbooks
 from .test_questionnaires import CITATION, assert_written_and_unchanged, comparable, import_file
@@ -30,7 +32,16 @@ def rfp(user):
     return RFP.objects.create(name="Acme", owner=user)
 
 
-def answer(rfp, number, text, choice="", **fields):
+def answer(rfp, number, text, choice="", approved=False, edited=False, **fields):
+    """An answer to question `number`: approved by a person and/or edited (`final_text`) by one, if asked;
+    a `review_verdict` is on the text it shows (not stale)."""
+    shown = fields.get("final_text") or text
+    if approved:
+        fields.update(approved_by(rfp.owner, shown))
+    if edited:
+        fields.update(edited_by=rfp.owner, edited_at=timezone.now())
+    if fields.get("review_verdict"):
+        fields.update(verdict_on(fields["review_verdict"], shown))
     return Answer.objects.create(
         question=rfp.questions.get(number=number), draft_text=text, citations=[CITATION], choice=choice, **fields
     )
@@ -75,7 +86,7 @@ def test_vendor_assessment_sheets_and_columns_found_by_content(rfp, user_client)
 def test_choices_come_from_each_cells_own_list_and_only_for_closed_questions(rfp):
     data, _ = workbooks.vendor_assessment()
     import_file(rfp, "assessment.xlsx", data)
-    approved = {"review_verdict": "approved"}
+    approved = {"approved": True}
     answer(rfp, "COMP-01", "Yes, Acme is a private company founded in 2009 [1].", "yes", **approved)  # open question
     answer(rfp, "COMP-02", "Yes, a team of six [1].", "yes", **approved)  # inline list
     answer(rfp, "DATA-01", "Yes, AES-256 [1].", "yes", **approved)  # a named range on the hidden lists sheet
@@ -174,7 +185,7 @@ def test_a_list_that_cannot_be_read_leaves_the_cell_empty_and_says_what_to_do(rf
     sheet.add_data_validation(computed)
     computed.add("C2:C4")
     import_file(rfp, "indirect.xlsx", workbooks.save(workbook))
-    answer(rfp, "Q1", "Yes [1].", "yes", review_verdict="approved")
+    answer(rfp, "Q1", "Yes [1].", "yes", approved=True)
     content, _, report = export.export_into_source_file(rfp)
     result = load_workbook(io.BytesIO(content)).active
     assert (result["C2"].value, result["D2"].value) == (None, "Yes.")
@@ -185,12 +196,14 @@ def test_a_list_that_cannot_be_read_leaves_the_cell_empty_and_says_what_to_do(rf
 # --- point 1: only the answers chosen, clean, and a report ---------------------------------------------------
 
 ANSWER_STATES = {  # number → (fields of the answer, written by default, written with "every draft")
-    "DATA-01": ({"review_verdict": "approved"}, True, True),
-    "DATA-02": ({"final_text": "Edited by a person [2]."}, True, True),
+    "DATA-01": ({"approved": True}, True, True),  # a person approved it
+    "DATA-02": ({"final_text": "Edited by a person [2].", "edited": True}, True, True),  # a person wrote it
     "DATA-03": ({}, False, True),  # a draft not reviewed
     "DATA-04": ({"review_verdict": "needs_revision"}, False, True),
+    "APPL-03": ({"review_verdict": "approved"}, False, True),  # the reviewer's "supported" is no approval
     "APPL-01": ({"review_verdict": "rejected"}, False, False),
-    "APPL-02": ({"draft_text": NO_PASSAGE_ANSWER, "needs_expert": True, "review_verdict": "approved"}, False, False),
+    "APPL-02": ({"draft_text": NO_PASSAGE_ANSWER, "needs_expert": True, "approved": True}, False, False),
+    "COMP-02": ({"final_text": "TODO: confirm the figures [1].", "edited": True}, False, False),
 }
 
 
@@ -212,18 +225,25 @@ def test_only_the_answers_chosen_go_out_never_a_placeholder_or_a_rejected_draft(
             )
     assert_written_and_unchanged(data, content, expected)
     lines = outcomes(report)
-    assert lines["Application!D4"] == ("empty", "rejected by the reviewer")
-    assert lines["Application!D5"][1] == "the library has no supporting content (placeholder): an expert must answer"
+    assert lines["Application!D4"] == ("empty", "rejected by the reviewer, and no person approved it")
+    assert lines["Application!D5"][1] == "placeholder (no supporting content): a person must write the answer"
+    assert lines["Company!D5"][1] == "placeholder (TODO): a person must write the answer"
     if which == "approved":
-        assert lines["Data!D7"] == ("empty", "draft not reviewed: only approved or edited answers were chosen")
-        assert lines["Data!D8"] == ("empty", "draft needs revision: only approved or edited answers were chosen")
+        only = "only answers a person approved or wrote were chosen"
+        assert lines["Data!D7"] == ("empty", f"no person approved it (reviewer: not reviewed): {only}")
+        assert lines["Data!D8"] == ("empty", f"no person approved it (reviewer: needs revision): {only}")
+        assert lines["Application!D7"] == ("empty", f"no person approved it (reviewer: supported): {only}")
+        assert report.unapproved == []
+    else:  # every draft: the report names each answer no person approved
+        assert lines["Data!D7"] == ("written", deliverable.UNAPPROVED_NOTE)
+        assert [name.split()[0] for name in report.unapproved] == ["DATA-03", "DATA-04", "APPL-03"]
     assert lines["Company!D4"] == ("empty", "no answer yet")
 
 
 def test_citations_in_a_column_or_a_companion_sheet_and_the_report_as_a_sheet(rfp, user_client):
     data, _ = workbooks.vendor_assessment()
     import_file(rfp, "assessment.xlsx", data)
-    answer(rfp, "DATA-01", "Yes, AES-256 [1].", "yes", review_verdict="approved")
+    answer(rfp, "DATA-01", "Yes, AES-256 [1].", "yes", approved=True)
 
     chosen = deliverable.ExportChoices(citations="column", citation_column="H")
     result = load_workbook(io.BytesIO(export.export_into_source_file(rfp, chosen)[0]))
@@ -264,7 +284,7 @@ def test_citations_in_a_column_or_a_companion_sheet_and_the_report_as_a_sheet(rf
 def test_the_choices_page_shows_the_report_before_the_download(rfp, user_client):
     data, _ = workbooks.vendor_assessment()
     import_file(rfp, "assessment.xlsx", data)
-    answer(rfp, "DATA-01", "Yes, AES-256 [1].", "yes", review_verdict="approved")
+    answer(rfp, "DATA-01", "Yes, AES-256 [1].", "yes", approved=True)
     answer(rfp, "APPL-01", "Draft [1].", "yes", review_verdict="rejected")
     page = user_client.get(reverse("rfp_manager:export_choices", args=[rfp.pk]), {"answers": "drafts"}).content.decode()
     assert "rejected by the reviewer" in page and "9 × no answer yet" in page
@@ -335,17 +355,15 @@ def samm_options(original: bytes) -> dict[str, list[str]]:
 def test_samm_export_writes_only_its_own_dropdown_values_and_no_marker_or_placeholder(rfp):
     data = (SAMPLES / "SAMM_spreadsheet.xlsx").read_bytes()
     import_file(rfp, "SAMM_spreadsheet.xlsx", data)
+    person = rfp.owner
+    annually = "Yes, we review it annually [1]. Sources: [1] Strategy (passage 3)"
     states = [
-        {
-            "draft_text": "Yes, we review it annually [1]. Sources: [1] Strategy (passage 3)",
-            "choice": "yes",
-            "review_verdict": "approved",
-        },
-        {"draft_text": NO_PASSAGE_ANSWER, "needs_expert": True, "review_verdict": "approved"},
-        {"draft_text": "Yes [1].", "choice": "yes", "review_verdict": "rejected"},
-        {"draft_text": "No, not yet [2].", "choice": "no", "review_verdict": "approved"},
-        {"draft_text": "N/A for us [1].", "choice": "na", "final_text": "N/A for us [1]."},
-        {"draft_text": "Partially [1].", "choice": "partly", "review_verdict": "approved"},
+        {"draft_text": annually, "choice": "yes", **approved_by(person, annually)},
+        {"draft_text": NO_PASSAGE_ANSWER, "needs_expert": True, **approved_by(person, NO_PASSAGE_ANSWER)},
+        {"draft_text": "Yes [1].", "choice": "yes", **verdict_on("rejected", "Yes [1].")},
+        {"draft_text": "No, not yet [2].", "choice": "no", **approved_by(person, "No, not yet [2].")},
+        {"draft_text": "N/A for us [1].", "choice": "na", "final_text": "N/A for us [1].", "edited_by": person},
+        {"draft_text": "Partially [1].", "choice": "partly", **approved_by(person, "Partially [1].")},
     ]
     for position, question in enumerate(rfp.questions.order_by("order")):
         Answer.objects.create(question=question, citations=[CITATION], **states[position % len(states)])
@@ -367,8 +385,8 @@ def test_samm_export_writes_only_its_own_dropdown_values_and_no_marker_or_placeh
     assert len(changed) == 30 + 60  # and the text cells of the approved and edited answers
     assert not any(MARKER_OR_SOURCES.search(str(v)) or "No supporting content" in str(v) for v in changed)
     assert dict(report.empty_reasons) == {
-        "rejected by the reviewer": 15,
-        "the library has no supporting content (placeholder): an expert must answer": 15,
+        "rejected by the reviewer, and no person approved it": 15,
+        "placeholder (no supporting content): a person must write the answer": 15,
         "the cell's list has no option meaning “Partly”": 15,
         "the cell's list has no option meaning “N/A”": 15,
     }
@@ -385,8 +403,8 @@ def test_a_csv_questionnaire_comes_back_with_its_answers_in_its_own_columns(rfp,
         b"R3;Do you test restores?;;;\n"
     )
     import_file(rfp, "client.csv", data)
-    answer(rfp, "R1", "Yes, AES-256 [1].", "yes", review_verdict="approved")
-    answer(rfp, "R2", "Nightly, kept 35 days [1].", "yes", review_verdict="approved")  # open: no Yes
+    answer(rfp, "R1", "Yes, AES-256 [1].", "yes", approved=True)
+    answer(rfp, "R2", "Nightly, kept 35 days [1].", "yes", approved=True)  # open: no Yes
     answer(rfp, "R3", "Yes [1].", "yes", review_verdict="rejected")
     response = user_client.get(reverse("rfp_manager:export_workbook", args=[rfp.pk]))
     assert response["Content-Disposition"] == 'attachment; filename="client-answered.csv"'
@@ -403,9 +421,7 @@ def test_asvs_sample_comes_back_with_an_answer_column_and_every_row_kept(rfp):
     data = (SAMPLES / "OWASP Application Security Verification Standard 4.0.3-en.csv").read_bytes()
     import_file(rfp, "asvs.csv", data)
     assert rfp.questions.count() == 278
-    answer(
-        rfp, "V1.1.1", "Yes: a secure SDLC is followed [1]. Sources: [1] SDLC policy", "yes", review_verdict="approved"
-    )
+    answer(rfp, "V1.1.1", "Yes: a secure SDLC is followed [1]. Sources: [1] SDLC policy", "yes", approved=True)
     content, _, report = export.export_into_source_file(rfp)
     before = list(csv.reader(io.StringIO(data.decode("utf-8-sig"))))
     after = list(csv.reader(io.StringIO(content.decode("utf-8-sig"))))
@@ -419,3 +435,110 @@ def test_asvs_sample_comes_back_with_an_answer_column_and_every_row_kept(rfp):
         if i not in (0, answered)
     )
     assert (report.count_written, report.count_empty) == (1, 277)
+
+
+# --- issue 35: one rule for the client's file ------------------------------------------------------------------
+
+PLACEHOLDER_TEXTS = {  # every kind the rule lists → a text that is (or holds) it
+    "TODO": "TODO: confirm figures with the sustainability team [1].",
+    "TBD": "Retention is TBD [1].",
+    "XXX": "We employ XXX people [1].",
+    "[insert …]": "Our certificate is [insert certificate number] [1].",
+    "lorem ipsum": "Lorem ipsum dolor sit amet [1].",
+    "no supporting content": NO_PASSAGE_ANSWER,
+    deliverable.EMPTY_SHELL: "[1]",
+}
+
+
+def test_every_placeholder_the_rule_lists_is_walked_here():
+    assert set(PLACEHOLDER_TEXTS) == {name for name, _ in deliverable.PLACEHOLDERS} | {deliverable.EMPTY_SHELL}
+
+
+@pytest.mark.parametrize("kind", list(PLACEHOLDER_TEXTS))
+@pytest.mark.parametrize("which", ["approved", "drafts"])
+def test_a_placeholder_never_goes_out_even_approved_by_a_person(rfp, user, kind, which):
+    question = rfp.questions.create(text="How many people do you employ?", import_key="k")
+    text = PLACEHOLDER_TEXTS[kind]
+    found = Answer.objects.create(question=question, draft_text=text, **approved_by(user, text))
+    out = deliverable.outgoing(found, deliverable.ExportChoices(answers=which))
+    assert (out.text, out.reason) == ("", f"placeholder ({kind}): a person must write the answer")
+
+
+@pytest.mark.parametrize("shell", ["[1]", "[1] [4]", "Sources: [1] Handbook", "Sources:", "  [2]\nSources:"])
+def test_an_empty_citation_shell_is_a_placeholder(shell):
+    assert deliverable.placeholder_in(shell) == deliverable.EMPTY_SHELL
+
+
+@pytest.mark.parametrize(
+    "text", ["Backups are kept for 35 days [1].", "No, we do not [2].", "Our todolist app", "Data is stored in Texas."]
+)
+def test_real_answers_are_not_placeholders(text):
+    assert deliverable.placeholder_in(text) == ""
+
+
+def test_an_approval_goes_stale_on_an_edit_or_a_redraft_even_when_a_write_forgets_to_withdraw_it(rfp, user):
+    from rfp_manager.services import workflow
+
+    question = rfp.questions.create(text="Do you encrypt backups?", import_key="k")
+    draft = Answer.objects.create(question=question, draft_text="Yes, AES-256 [1].", citations=[CITATION])
+    recommended = deliverable.ExportChoices()
+    assert deliverable.outgoing(draft, recommended).text == ""
+    workflow.approve([question], user)
+    draft.refresh_from_db()
+    assert draft.approved_text == "Yes, AES-256 [1]." and deliverable.outgoing(draft, recommended).text == (
+        "Yes, AES-256."
+    )
+    # A redraft that (wrongly) leaves approved_at in place: the approval no longer holds for the new text.
+    Answer.objects.filter(pk=draft.pk).update(draft_text="Yes, with keys in an HSM [1].")
+    draft.refresh_from_db()
+    assert not draft.is_approved and draft.approved_at is not None
+    assert deliverable.outgoing(draft, recommended).reason.startswith("its approval is stale")
+    workflow.sync_status([question])
+    question.refresh_from_db()
+    assert question.status != "approved"  # the progress bar counts it no more
+
+
+def test_the_report_matches_the_written_file_cell_by_cell(rfp, user):
+    data, _ = workbooks.vendor_assessment()
+    import_file(rfp, "assessment.xlsx", data)
+    for number, (fields, _, _) in ANSWER_STATES.items():
+        fields = dict(fields)
+        answer(rfp, number, fields.pop("draft_text", f"Yes, draft for {number} [1]."), "yes", **fields)
+    for which in ("approved", "drafts"):
+        content, _, report = export.export_into_source_file(rfp, deliverable.ExportChoices(answers=which))
+        before, after = load_workbook(io.BytesIO(data)), load_workbook(io.BytesIO(content))
+        for line in report.lines:
+            sheet, cell = line.where.split("!")
+            if line.outcome == "empty":
+                assert after[sheet][cell].value == before[sheet][cell].value, (which, line)
+            else:
+                assert after[sheet][cell].value not in (None, before[sheet][cell].value), (which, line)
+        written = {line.where for line in report.lines if line.outcome != "empty"}
+        changed = {
+            f"{name}!{cell.coordinate}"
+            for name in before.sheetnames
+            for cell in after[name]._cells.values()
+            if comparable(cell.value) != comparable(before[name][cell.coordinate].value)
+        }
+        assert changed == written, which
+
+
+def test_an_open_question_gets_no_choice_proposed_shown_or_exported(rfp, user):
+    assert choices.choice_fields("Yes, founded in 2009 [1].", "Describe your company.") == {
+        "choice": "",
+        "choice_needs_review": False,
+    }
+    assert choices.choice_fields("Yes, AES-256 [1].", "Is data encrypted at rest?")["choice"] == "yes"
+    open_question = rfp.questions.create(text="Describe your company.", import_key="a", number="1")
+    closed = rfp.questions.create(text="Is data encrypted at rest?", import_key="b", number="2", order=1)
+    text = "Yes, AES-256 [1]."
+    Answer.objects.create(question=open_question, draft_text="Founded in 2009 [1].", choice="yes")  # an old guess
+    Answer.objects.create(question=closed, draft_text=text, choice="yes", **approved_by(user, text))
+    header, *rows = csv.reader(io.StringIO(export.export_csv(rfp).decode("utf-8-sig")))
+    working = [dict(zip(header, row)) for row in rows]
+    assert [row["Choice"] for row in working] == ["", "Yes"]
+    assert working[1]["Approval (a person)"].startswith("approved by alice, ")
+    assert working[1]["Goes to the client"] == "yes"
+    assert working[0]["Goes to the client"] == (
+        "no: no person approved it (reviewer: not reviewed): only answers a person approved or wrote were chosen"
+    )

@@ -11,6 +11,7 @@ from openpyxl import Workbook, load_workbook
 from questionnaires import row_walk
 from rfp_manager.models import RFP, Answer, Question, QuestionImport
 from rfp_manager.services import export, importing
+from rfp_manager.testing import approved_by, verdict_on
 
 pytestmark = pytest.mark.django_db
 
@@ -132,13 +133,13 @@ def _answer(question, text, **fields):
 def test_csv_and_xlsx_exports_defuse_formulas(rfp):
     q1 = Question.objects.create(rfp=rfp, number="1", text='=HYPERLINK("http://evil")', import_key="a")
     q2 = Question.objects.create(rfp=rfp, number="2", text="Encryption?", import_key="b", order=1)
-    _answer(q1, "@SUM(A1)", review_verdict="approved", review_feedback="+1 supported")
+    _answer(q1, "@SUM(A1)", review_feedback="+1 supported", **verdict_on("approved", "@SUM(A1)"))
     _answer(q2, "AES-256 [1]", final_text="AES-256 at rest [1].")
 
     rows = list(csv.reader(io.StringIO(export.export_csv(rfp).decode("utf-8-sig"))))
     assert rows[0][:5] == ["Section", "Number", "Question", "Final answer", "Sources"]
     assert rows[1][2:4] == ['\'=HYPERLINK("http://evil")', "'@SUM(A1)"]
-    assert rows[1][5:7] == ["Approved", "'+1 supported"]
+    assert rows[1][5:7] == ["Supported", "'+1 supported"]
     assert rows[2][3:5] == ["AES-256 at rest [1].", "[1] Security handbook (passage 7)"]
 
     sheet = load_workbook(io.BytesIO(export.export_xlsx(rfp))).active
@@ -150,7 +151,8 @@ def test_answers_written_back_into_the_source_workbook(rfp, user_client):
     record = importing.prepare_import(rfp, None, upload=upload("acme.xlsx", xlsx_bytes(WORKBOOK_ROWS)))
     importing.apply_import(record)
     for question in rfp.questions.all():
-        _answer(question, f"Answer to {question.number} [1].", review_verdict="approved")
+        text = f"Answer to {question.number} [1]."
+        _answer(question, text, **approved_by(rfp.owner, text))
 
     response = user_client.get(reverse("rfp_manager:export_workbook", args=[rfp.pk]))
     assert response["Content-Disposition"] == 'attachment; filename="acme-answered.xlsx"'

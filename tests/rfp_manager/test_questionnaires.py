@@ -20,6 +20,7 @@ from openpyxl.worksheet.formula import ArrayFormula
 from questionnaires import dropdowns
 from rfp_manager.models import RFP, Answer, ImportFormat, QuestionImport
 from rfp_manager.services import choices, export, importing
+from rfp_manager.testing import approved_by
 
 from ..questionnaires import workbooks
 
@@ -54,14 +55,14 @@ def imported(rfp) -> list[tuple]:
 
 
 def answer_all(rfp) -> None:
-    """Answer every question (drafts with a citation marker, approved by the reviewer), the choices cycling Yes / No / N/A."""
+    """Answer every question (drafts with a citation marker, approved by a person), the choices cycling Yes / No / N/A."""
     for position, question in enumerate(rfp.questions.order_by("order")):
         Answer.objects.create(
             question=question,
             draft_text=f"Answer {position} [1]",
             citations=[CITATION],
             choice=CHOICE_CYCLE[position % 3],
-            review_verdict="approved",
+            **approved_by(rfp.owner, f"Answer {position} [1]"),
         )
 
 
@@ -203,7 +204,7 @@ def test_csv_with_question_id_and_req_id_keeps_duplicate_wording_and_drops_delet
         question=rfp.questions.order_by("order").first(),
         draft_text="Yes, 14 characters [1]",
         citations=[CITATION],
-        **choices.choice_fields("Yes, 14 characters [1]"),
+        **choices.choice_fields("Yes, 14 characters [1]", "Verify that passwords are at least 12 characters."),
     )
     header, *rows = csv.reader(io.StringIO(export.export_csv(rfp).decode("utf-8-sig")))
     assert (header[1], header[-1]) == ("Number", "Choice")
@@ -443,7 +444,7 @@ def test_a_person_confirms_the_proposed_choice(rfp, user_client):
         question=question,
         draft_text="Access is logged [1].",
         citations=[CITATION],
-        **choices.choice_fields("Access is logged [1]."),
+        **choices.choice_fields("Access is logged [1].", question.text),
     )
     page = user_client.get(reverse("rfp_manager:answer_edit", args=[question.pk])).content.decode()
     assert "please check" in page
@@ -492,7 +493,7 @@ def test_merged_answer_boxes_and_unanswered_questions(rfp):
             question=rfp.questions.get(number=number),
             draft_text="Yes [1]",
             citations=[CITATION],
-            review_verdict="approved",
+            **approved_by(rfp.owner, "Yes [1]"),
         )
     content, _, report = export.export_into_source_file(rfp)
     result = load_workbook(io.BytesIO(content)).active

@@ -10,6 +10,7 @@ import pytest
 from docx import Document
 
 from rfp_manager.models import RFP, Answer
+from rfp_manager.testing import approved_by, verdict_on
 from tests.screenshots import shot
 
 from ..questionnaires import word_fixtures
@@ -39,12 +40,14 @@ def test_word_questionnaire_preview_import_and_answered_download(logged_in_page,
     # Two answers are ready to send (one approved, one edited); the other two are not.
     questions = {q.number: q for q in rfp.questions.all()}
     Answer.objects.create(
-        question=questions["AC-1"], draft_text="Through single sign-on [1].", review_verdict="approved"
+        question=questions["AC-1"],
+        draft_text="Through single sign-on [1].",
+        **approved_by(user, "Through single sign-on [1]."),
     )
     Answer.objects.create(
         question=questions["DP-1"], draft_text="AES-256 [1].", final_text="AES-256 at rest, TLS 1.3 in transit."
     )
-    Answer.objects.create(question=questions["DP-2"], draft_text="Hourly [1].", review_verdict="rejected")
+    Answer.objects.create(question=questions["DP-2"], draft_text="Hourly [1].", **verdict_on("rejected", "Hourly [1]."))
     page.reload()
     page.click("#export-document")
     page.wait_for_selector("#export-report")

@@ -19,6 +19,7 @@ from openpyxl import load_workbook
 from pypdf import PdfReader, PdfWriter
 
 from rfp_manager.models import RFP, Answer, Question, QuestionImport
+from rfp_manager.testing import approved_by, verdict_on
 
 from ..questionnaires import word_fixtures
 
@@ -40,7 +41,13 @@ def import_file(client, rfp, name: str, data: bytes) -> QuestionImport:
     return record
 
 
-def answer(rfp, number: str, **fields) -> Answer:
+def answer(rfp, number: str, approved: bool = False, **fields) -> Answer:
+    """An answer; `approved`: by a person (the RFP's owner); a `review_verdict` is on the text it shows."""
+    shown = fields.get("final_text") or fields.get("draft_text", "")
+    if approved:
+        fields.update(approved_by(rfp.owner, shown))
+    if fields.get("review_verdict"):
+        fields.update(verdict_on(fields["review_verdict"], shown))
     return Answer.objects.create(question=Question.objects.get(rfp=rfp, number=number), **fields)
 
 
@@ -134,7 +141,7 @@ def test_table_questionnaire_round_trip(rfp, user_client):
         rfp,
         "AC-1",
         draft_text="Access is granted through single sign-on [1] and revoked the same day [2].",
-        review_verdict="approved",
+        approved=True,
     )
     answer(rfp, "AC-2", draft_text="Yes [1].", final_text="Yes, for every administrator account.")
     answer(rfp, "DP-1", draft_text="No supporting content in the library answers this question.", needs_expert=True)
@@ -154,7 +161,7 @@ def test_table_questionnaire_round_trip(rfp, user_client):
     # And the report says what went where and why the rest is empty.
     assert "2 of 4 answers will be written" in report
     assert "Table 2, row 3, column C" in report and "Table 2, row 4, column C" in report
-    assert "the library has no supporting content (placeholder)" in report and "rejected by the reviewer" in report
+    assert "placeholder (no supporting content)" in report and "rejected by the reviewer" in report
 
 
 # --- numbered questions in the body -------------------------------------------------------------------------
@@ -172,10 +179,10 @@ def test_numbered_questionnaire_round_trip(rfp, user_client):
         ("4", "2 Operations", "What support hours and response times do you offer?"),
         ("3.1", "3 Contacts", "Provide the name of your security officer."),
     ]
-    answer(rfp, "1", draft_text="Acme runs managed hosting for public bodies [1].", review_verdict="approved")
+    answer(rfp, "1", draft_text="Acme runs managed hosting for public bodies [1].", approved=True)
     answer(rfp, "2", draft_text="Frankfurt [1].", final_text="Frankfurt and Dublin [1].")
     answer(rfp, "3", draft_text="Hourly, kept 35 days [1].")  # not reviewed yet: stays out
-    answer(rfp, "4", draft_text="Around the clock [2].\nSeverity one within an hour [3].", review_verdict="approved")
+    answer(rfp, "4", draft_text="Around the clock [2].\nSeverity one within an hour [3].", approved=True)
     answer(rfp, "3.1", draft_text="", final_text="Jane Doe, CISO")
 
     exported, report = download_document(user_client, rfp)
@@ -196,7 +203,7 @@ def test_numbered_questionnaire_round_trip(rfp, user_client):
     assert [r.bold for r in paragraphs[8].runs] == [True, None]  # the bold "Response:" label stays bold, the answer not
     assert paragraphs[11].text == ""  # question 3's slot: not approved, left empty
     assert_other_parts_unchanged(original, exported)
-    assert "draft not reviewed: only approved or edited answers" in report
+    assert "no person approved it (reviewer: not reviewed): only answers a person approved or wrote" in report
 
     # Chosen on the export page: every draft that is not rejected nor a placeholder goes out, question 3's too.
     exported, report = download_document(user_client, rfp, answers="drafts")
@@ -216,7 +223,7 @@ def test_a_numbered_question_without_a_slot_gets_a_new_paragraph_after_it(rfp, u
     buffer = io.BytesIO()
     document.save(buffer)
     import_file(user_client, rfp, "no slots.docx", buffer.getvalue())
-    answer(rfp, "2", draft_text="ISO 27001 [1].", review_verdict="approved")
+    answer(rfp, "2", draft_text="ISO 27001 [1].", approved=True)
 
     exported, report = download_document(user_client, rfp)
 
@@ -243,7 +250,7 @@ def test_a_content_control_after_a_numbered_question_takes_its_answer(rfp, user_
     original = buffer.getvalue()
     import_file(user_client, rfp, "controls in the body.docx", original)
     assert list(rfp.questions.order_by("order").values_list("number", flat=True)) == ["1", "2", "3"]
-    answer(rfp, "2", draft_text="ISO 27001 [1].", review_verdict="approved")
+    answer(rfp, "2", draft_text="ISO 27001 [1].", approved=True)
 
     exported, report = download_document(user_client, rfp)
 
@@ -265,7 +272,7 @@ def test_fillable_pdf_round_trip(rfp, user_client):
         ("", "Company name", {"text": "C2"}),
         *[(n, q, {"text": f"C{int(n) + 2}"}) for n, q in word_fixtures.PDF_QUESTIONS],
     ]
-    answer(rfp, "1", draft_text="AES-256 at rest [1] and TLS 1.3 in transit [1].", review_verdict="approved")
+    answer(rfp, "1", draft_text="AES-256 at rest [1] and TLS 1.3 in transit [1].", approved=True)
     answer(rfp, "3", draft_text="Frankfurt and Dublin.", final_text="Frankfurt and Dublin.")
     answer(rfp, "2", draft_text="Hourly [1].", review_verdict="needs_revision")
 
@@ -293,7 +300,7 @@ def test_text_pdf_imports_numbered_questions_and_exports_them_with_the_same_numb
         ("2.2", "Operations", "Which data centres host the service?"),
     ]
     assert list(rfp.questions.order_by("order").values_list("number", "section", "text")) == expected
-    answer(rfp, "1.1", draft_text="AES-256 at rest [1].", review_verdict="approved")
+    answer(rfp, "1.1", draft_text="AES-256 at rest [1].", approved=True)
     # A text PDF has no place for answers: no write-back, a fresh DOCX or XLSX instead.
     assert user_client.get(reverse("rfp_manager:export_document", args=[rfp.pk])).status_code == 404
     assert record.kind == "pdf"
@@ -388,7 +395,7 @@ def test_bad_documents_get_a_message_that_says_what_to_do(rfp, user_client, name
 
 def test_an_unreadable_stored_document_gives_a_message_not_a_half_written_file(rfp, user_client):
     record = import_file(user_client, rfp, "city questionnaire.docx", word_fixtures.table_questionnaire())
-    answer(rfp, "AC-1", draft_text="Through single sign-on.", review_verdict="approved")
+    answer(rfp, "AC-1", draft_text="Through single sign-on.", approved=True)
     with record.file.open("wb") as handle:
         handle.write(b"PK\x03\x04 not a document any more")
 
@@ -406,7 +413,7 @@ def test_content_controls_take_the_answer_and_an_item_of_their_own_drop_down(rfp
     record = import_file(user_client, rfp, "compliance.docx", original)
     table = next(s for s in record.mapping["sheets"] if s["include"])
     assert table["roles"] == {"1": "id", "2": "question", "3": "choice", "4": "text"}  # the drop-downs say "choice"
-    answer(rfp, "R1", draft_text="Yes, with AES-256 [1].", review_verdict="approved", choice="yes")
+    answer(rfp, "R1", draft_text="Yes, with AES-256 [1].", approved=True, choice="yes")
     answer(
         rfp,
         "R2",

@@ -192,7 +192,7 @@ def test_approve_one_row_swaps_the_row_with_its_confirmation(rfp, user_client):
     url = reverse("rfp_manager:question_approve", args=[question.pk])
     row = user_client.post(url, headers=HTMX).content.decode()
     assert row.lstrip().startswith(f'<tr id="q{question.pk}"')
-    assert "Approved Q1." in row and 'class="badge badge-approved q-status"' in row
+    assert "Approved Q1." in row and 'class="badge badge-approved approval q-status">✓ Approved by alice, ' in row
     assert "approve-button" not in row  # nothing left to approve
     # The bar, the counts per status and the RFP's status change in the same response (htmx out of band).
     progress = row.split('<div class="workspace-progress" id="progress" hx-swap-oob="true">')[1]
@@ -377,3 +377,26 @@ def test_a_question_has_one_name_on_the_workspace_the_assign_page_and_in_message
     answer(lettered, draft_text="Yes.")
     row = user_client.post(reverse("rfp_manager:question_approve", args=[lettered.pk]), headers=HTMX).content.decode()
     assert "Approved A.1." in row and "<td>A.1" in row
+
+
+# --- issue 35: the reviewer's verdict and a person's approval, in two words -----------------------------------
+
+
+def test_a_row_says_the_reviewers_verdict_and_a_persons_approval_in_two_different_words(rfp, user, user_client):
+    first, second, _ = rfp.questions.order_by("order")
+    text = "Yes, AES-256 [1]."
+    answer(first, draft_text=text, review_verdict="approved", review_score=0.9, reviewed_text=text, choice="yes")
+    answer(second, draft_text="Hourly [1].", choice="yes", choice_needs_review=True)  # an open question's old guess
+    page = user_client.get(reverse("rfp_manager:detail", args=[rfp.pk])).content.decode()
+    row = re.search(rf'<tr id="q{first.pk}".*?</tr>', page, re.DOTALL).group(0)
+    assert 'class="verdict-tag verdict-approved"' in row and "Reviewer: supported · 0.90" in row
+    assert "Approved by" not in row and ">In review<" in row and "<strong>0% approved</strong>" in page
+    open_row = re.search(rf'<tr id="q{second.pk}".*?</tr>', page, re.DOTALL).group(0)
+    assert "choice to check" not in open_row and 'class="choice"' not in open_row  # "How often …" takes no Yes
+
+    workflow.approve([first], user)
+    page = user_client.get(reverse("rfp_manager:detail", args=[rfp.pk])).content.decode()
+    row = re.search(rf'<tr id="q{first.pk}".*?</tr>', page, re.DOTALL).group(0)
+    day = timezone.localtime(Answer.objects.get(question=first).approved_at)
+    assert f"✓ Approved by alice, {day.day} {day:%b}" in row and "Reviewer: supported" in row
+    assert "<strong>33% approved</strong>" in page  # the bar counts a person's approvals only
