@@ -422,8 +422,9 @@ def _reliability_rows(verdicts) -> list[str]:
     dev = reliability([v for v in verdicts if v.split == DEV])
 
     def cells(row) -> str:
-        share = f"{row.share_answers:.0%}" if row.drafts else "–"
-        return f"{row.drafts} | {row.mean_confidence:.2f} | {row.answers} ({share})"
+        if not row.drafts:
+            return "0 | – | –"
+        return f"{row.drafts} | {row.mean_confidence:.2f} | {row.answers} ({row.share_answers:.0%})"
 
     return [f"| {t.low:.1f}–{t.high:.1f} | {cells(t)} | {cells(d)} |" for t, d in zip(test, dev, strict=True)]
 
@@ -447,8 +448,8 @@ def plot_reliability(verdicts, path) -> None:
                 str(r.drafts), (r.mean_confidence, r.share_answers), textcoords="offset points", xytext=(4, 4)
             )
     axes.set(
-        xlim=(0, 1),
-        ylim=(0, 1),
+        xlim=(-0.02, 1.02),
+        ylim=(-0.02, 1.06),
         xlabel="confidence shown after review (bin mean)",
         ylabel="share of the bin's drafts labelled answers",
         title="Reliability on the judged drafts (n per point)",
