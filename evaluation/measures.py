@@ -511,7 +511,7 @@ def judge_stored_drafts(judged: list, questions: list[EvalQuestion], chat_model,
     """
     from rfp_manager.services.answering import confidence, judge
 
-    rows = question_rows([q for q in questions if q.id in {d.question_id for d in judged}], user)
+    rows = question_rows(questions, user)
     verdicts = []
     for draft in judged:
         approved, shown = False, 0.0
