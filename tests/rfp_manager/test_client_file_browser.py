@@ -11,6 +11,7 @@ import io
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.utils import timezone
 from docx import Document
 from openpyxl import load_workbook
 
@@ -40,6 +41,7 @@ def demo_rfp(user) -> RFP:
             question=question,
             draft_text=draft,
             citations=[{**passage, "text": f"{said}.", "score": 0.9, "cited": True}],
+            generated_at=timezone.now(),
             review_score=0.9,
             **verdict_on("approved", draft),
             **choices.choice_fields(draft, question.text),

@@ -19,6 +19,7 @@ from openpyxl import load_workbook
 from pypdf import PdfReader, PdfWriter
 
 from rfp_manager.models import RFP, Answer, Question, QuestionImport
+from rfp_manager.services import deliverable, document_export
 from rfp_manager.testing import approved_by, verdict_on
 
 from ..questionnaires import word_fixtures
@@ -162,6 +163,11 @@ def test_table_questionnaire_round_trip(rfp, user_client):
     assert "2 of 4 answers will be written" in report
     assert "Table 2, row 3, column C" in report and "Table 2, row 4, column C" in report
     assert "placeholder (no supporting content)" in report and "rejected by the reviewer" in report
+    # The report's per-cell outcome is the file's, cell by cell.
+    _, _, lines = document_export.export_into_source_document(rfp, deliverable.ExportChoices())
+    assert {line.where for line in lines if line.written} == {
+        f"Table {t + 1}, row {r + 1}, column {chr(ord('A') + c)}" for t, r, c in changed
+    }
 
 
 # --- numbered questions in the body -------------------------------------------------------------------------
