@@ -11,6 +11,7 @@ from reportlab.pdfgen import canvas
 from answer_library.models import Entry
 from answer_library.services.entries import save_entry
 from solution_library.models import Document, DocumentType
+from tests.solution_library.conftest import offline_embedding  # noqa: F401  (entries are embedded on save)
 from trust_center.models import PublishedDocument, Section, TrustCenter
 from trust_center.services import publishing
 
@@ -56,7 +57,7 @@ def team(django_user_model):
 
 
 @pytest.fixture
-def acme(db, team):
+def acme(db, offline_embedding, team):  # noqa: F811
     center = TrustCenter.objects.create(
         slug="acme",
         name="Acme Cloud",
@@ -85,10 +86,18 @@ def acme(db, team):
         published=published,
         hidden=hidden,
         public=PublishedDocument.objects.create(
-            center=center, document=overview, title="Security overview", access=PublishedDocument.Access.PUBLIC
+            center=center,
+            document=overview,
+            title="Security overview",
+            description="Our controls at a glance (PDF)",
+            access=PublishedDocument.Access.PUBLIC,
         ),
         on_request=PublishedDocument.objects.create(
-            center=center, document=report, title="SOC 2 Type II report", access=PublishedDocument.Access.ON_REQUEST
+            center=center,
+            document=report,
+            title="SOC 2 Type II report",
+            description="Independent auditor's report, 2026 (under NDA)",
+            access=PublishedDocument.Access.ON_REQUEST,
         ),
         secret=secret,
         url="/trust/acme/",

@@ -11,6 +11,8 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
+from django.core.files.base import ContentFile
+from PIL import Image, ImageDraw
 from pypdf import PdfReader
 
 from tests.screenshots import shot
@@ -41,6 +43,17 @@ def axe_violations(page, axe_source: str) -> list[str]:
     return [f"{v['id']}: {v['help']} ({len(v['nodes'])} node(s))" for v in result["violations"]]
 
 
+def _logo_png() -> bytes:
+    """A small logo: the brand colour's rounded square with an "A"."""
+    image = Image.new("RGBA", (96, 96), (0, 0, 0, 0))
+    drawing = ImageDraw.Draw(image)
+    drawing.rounded_rectangle((0, 0, 95, 95), radius=18, fill="#0b3d91")
+    drawing.polygon([(48, 14), (80, 82), (64, 82), (48, 46), (32, 82), (16, 82)], fill="#ffffff")
+    out = io.BytesIO()
+    image.save(out, format="PNG")
+    return out.getvalue()
+
+
 def visitor_context(browser, live_server, **options):
     # bypass_csp: only so that the test can inject axe-core; the page itself runs no script at all.
     return browser.new_context(base_url=live_server.url, accept_downloads=True, bypass_csp=True, **options)
@@ -49,7 +62,8 @@ def visitor_context(browser, live_server, **options):
 def test_visitor_reads_downloads_requests_team_approves_link_downloads_watermarked_and_the_log_shows_it(
     browser, live_server, live_worker, mail_server, acme, team, logged_in_page, axe_source, tmp_path
 ):
-    # Given the team's live page, read by an anonymous visitor with JavaScript off (nothing on it needs it),
+    # Given the team's live page with its logo, read by an anonymous visitor with JavaScript off (nothing needs it),
+    acme.center.logo.save("acme.png", ContentFile(_logo_png()))
     visitor = visitor_context(browser, live_server, java_script_enabled=False, viewport={"width": 1280, "height": 900})
     page = visitor.new_page()
     page.goto(acme.url)
@@ -57,6 +71,7 @@ def test_visitor_reads_downloads_requests_team_approves_link_downloads_watermark
     for title, rows in PUBLISHED.items():
         assert title in body and all(q in body and a in body for q, a in rows)
     assert UNPUBLISHED[0] not in body and "Last reviewed" in body
+    assert page.evaluate("document.querySelector('.trust-logo').naturalWidth") == 96  # the logo loaded
     shot(page, tmp_path, "trust-center")
 
     # the public document downloads at once,
