@@ -88,6 +88,9 @@ def test_request_approve_email_link_and_watermarked_download(client, acme, team,
     trail = AuditEvent.objects.filter(action="trust_center").values_list("target", flat=True)
     assert any("vera@prospect.example downloaded a document “SOC 2 Type II report”" in t for t in trail)
     assert any("approved vera@prospect.example's request" in t for t in trail)
+    client.force_login(team)
+    audit_page = client.get("/audit/").content.decode()  # the team reads them on the audit page
+    assert "vera@prospect.example opened their link" in audit_page
 
 
 def test_the_link_opens_only_its_own_document_and_stops_when_declined_forged_or_expired(client, acme, team):
