@@ -45,9 +45,8 @@ def decide(access_request: AccessRequest, user, *, approve: bool) -> None:
     access_request.save(update_fields=["status", "decided_by", "decided_at"])
     audit.record(
         "trust_center",
-        f"{access_request.document.center.name} trust center: "
         f"{access_request.get_status_display().split(':')[0].lower()} {access_request.email}'s request "
-        f"for “{access_request.document.title}”",
+        f"for “{access_request.document.title}” on the {access_request.document.center.name} trust center",
         actor=user,
         email=access_request.email,
     )

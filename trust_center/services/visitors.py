@@ -42,7 +42,7 @@ def log(center: TrustCenter, kind: str, request, *, email="", document=None, acc
     )
     who = email or f"visitor {event.visitor_key[:8]}"
     what = event.get_kind_display().lower() + (f" “{document.title}”" if document else "")
-    audit.record(AUDIT_ACTION, f"{center.name} trust center: {who} {what}", actor=None, kind=kind, email=email)
+    audit.record(AUDIT_ACTION, f"{who} {what} on the {center.name} trust center", actor=None, kind=kind, email=email)
     return event
 
 
