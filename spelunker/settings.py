@@ -64,6 +64,7 @@ INSTALLED_APPS = [
     "demo",
     "audit",
     "teamwork",
+    "trust_center",
     "home",
 ]
 
@@ -341,6 +342,14 @@ EMAIL_RETRY_MAX_SECONDS = env.int("EMAIL_RETRY_MAX_SECONDS", default=3600)
 SPELUNKER_SITE_URL = env.str("SPELUNKER_SITE_URL", default="http://127.0.0.1:8000")
 # An assignee is reminded this many days before the question's due date.
 ASSIGNMENT_REMIND_DAYS = env.int("ASSIGNMENT_REMIND_DAYS", default=1)
+
+# --- Trust center (trust_center/): the public pages prospects read without signing in
+# Where they live: <TRUST_CENTER_PATH><the center's slug>/ (a path without a leading slash, ending in one).
+TRUST_CENTER_PATH = env.str("TRUST_CENTER_PATH", default="trust/")
+# What one visitor address may do per hour on one center (counted on the visitor log).
+TRUST_CENTER_REQUESTS_PER_HOUR = env.int("TRUST_CENTER_REQUESTS_PER_HOUR", default=5)
+TRUST_CENTER_QUESTIONS_PER_HOUR = env.int("TRUST_CENTER_QUESTIONS_PER_HOUR", default=5)
+TRUST_CENTER_SEARCHES_PER_HOUR = env.int("TRUST_CENTER_SEARCHES_PER_HOUR", default=60)
 
 # --- Links and limits shown in the UI --------------------------------------
 # Not FLOWER_URL: Flower reads every FLOWER_* variable as its own option.

@@ -1,3 +1,4 @@
+from django.conf import settings
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
@@ -26,5 +27,6 @@ urlpatterns = [
     path("demo/", include("demo.urls")),
     path("audit/", include("audit.urls")),
     path("team/", include("teamwork.urls")),
+    path(f"{settings.TRUST_CENTER_PATH}<slug:slug>/", include("trust_center.urls")),
     path("admin/", admin.site.urls),
 ]

@@ -66,6 +66,7 @@ def world(db, offline_embedding, user, staff_user, client_factory):
         system_check=SystemCheck.objects.create(status="completed"),
         notification=_failed_email(user),
         **_library_world(question, user),
+        **_trust_world(document, staff_user),
     )
 
 
@@ -79,6 +80,25 @@ def _failed_email(user):
         email_status=Notification.Email.FAILED,
         email_error="550 no such user",
     )
+
+
+def _trust_world(document, team) -> dict:
+    """A live trust center with a logo, a public and an on-request document, and an approved visitor's link."""
+    from trust_center.models import PublishedDocument, TrustCenter
+    from trust_center.services import access
+
+    center = TrustCenter.objects.create(
+        slug="acme", name="Acme", is_live=True, overview="Safe.", nda_text="Keep it secret.", inbox_owner=team
+    )
+    center.logo.save("logo.png", ContentFile(b"\x89PNG\r\n\x1a\n"))
+    public = PublishedDocument.objects.create(center=center, document=document, title="Overview", access="public")
+    on_request = PublishedDocument.objects.create(center=center, document=document, title="SOC 2", access="on_request")
+    request = access.request_access(on_request, name="Vera", company="Prospect", email="vera@prospect.example")
+    access.decide(request, team, approve=True)
+    return {
+        "trust": SimpleNamespace(slug=center.slug, uuid=on_request.uuid, token=access.make_token(request)),
+        "trust_public": SimpleNamespace(slug=center.slug, uuid=public.uuid),
+    }
 
 
 def member_client(world, client_factory, django_user_model, name: str, role: str):

@@ -60,8 +60,7 @@ def _html_pages(world, *access_classes) -> list[str]:
     for route in all_routes():
         rule = rule_for(route)
         if rule and rule.access in access_classes and rule.method == "GET":
-            obj = getattr(world, rule.obj) if rule.obj else None
-            paths.append(sample_path(route, obj.pk if obj else None))
+            paths.append(sample_path(route, getattr(world, rule.obj) if rule.obj else None))
     return paths
 
 

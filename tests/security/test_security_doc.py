@@ -29,7 +29,7 @@ def _url_figures() -> list[tuple[str, str]]:
     refused = 3 * protected + count[OWNER] + count[EDITOR] + count[STAFF] + count[ADMIN] + beyond_viewer + owners_only
     return [
         ("URL patterns walked (every pattern of the resolver)", str(len(rules))),
-        ("open to anyone (health, readiness, login pages)", str(count[OPEN])),
+        ("open to anyone (health, readiness, login pages, the trust center)", str(count[OPEN])),
         (
             "any signed-in user / people on the RFP / library editors / staff only / Django admin",
             f"{count[SIGNED_IN]} / {count[OWNER]} / {count[EDITOR]} / {count[STAFF]} / {count[ADMIN]}",

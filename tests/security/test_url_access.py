@@ -17,6 +17,7 @@ from .url_access import (
     RFP_OWNER,
     SIGNED_IN,
     STAFF,
+    TRUST_CENTER_OPEN,
     URL_ACCESS,
     VIEWER,
     all_routes,
@@ -32,8 +33,9 @@ EXPECTED_OPEN = {
     "readyz",
     "login",
     "admin:login",
-    "favicon",
-}  # the icon: browsers fetch it before signing in
+    "favicon",  # the icon: browsers fetch it before signing in
+    *TRUST_CENTER_OPEN,  # prospects read the trust center without an account
+}
 
 
 def _request(client, rule, path, **headers):
@@ -67,7 +69,7 @@ def test_every_url_has_an_access_rule():
     assert not stale, f"URL_ACCESS rows for URLs that no longer exist: {stale}"
 
 
-def test_only_health_and_login_are_open():
+def test_only_health_login_and_the_trust_center_are_open():
     open_in_code = {r.key for r in all_routes() if r.open_in_code}
     open_in_table = {key for key, rule in URL_ACCESS.items() if rule.access == OPEN}
     assert open_in_code == open_in_table == EXPECTED_OPEN

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from django.urls import URLPattern, URLResolver, get_resolver
 
-OPEN = "open"  # anyone: health checks and the login pages
+OPEN = "open"  # anyone: health checks, the login pages and the trust center's public pages
 SIGNED_IN = "signed_in"  # any signed-in user (the library, search, LLM list are shared)
 OWNER = "owner"  # the people on the RFP (owner, roles, shared groups); others get 404
 STAFF = "staff"  # staff only; other signed-in users get 403
@@ -138,7 +138,18 @@ URL_ACCESS: dict[str, Rule] = {
     "jobs:acknowledge": Rule(SIGNED_IN, "rfp_job", "POST"),
     # The demo questionnaire workbook, for the tour.
     "demo:rfp_workbook": Rule(SIGNED_IN),
+    # The trust center: public pages for prospects; <slug>, <uuid> and <token> come from `world.trust`
+    # (an approved request's document and link) or `world.trust_public` (a public document).
+    "trust_center:page": Rule(OPEN, "trust"),
+    "trust_center:logo": Rule(OPEN, "trust"),
+    "trust_center:ask": Rule(OPEN, "trust", "POST"),
+    "trust_center:download": Rule(OPEN, "trust_public"),
+    "trust_center:request": Rule(OPEN, "trust"),
+    "trust_center:access": Rule(OPEN, "trust"),
+    "trust_center:access_download": Rule(OPEN, "trust"),
 }
+# The trust center's public URLs: open to anyone by design (each view sees only what its center published).
+TRUST_CENTER_OPEN = {key for key in URL_ACCESS if key.startswith("trust_center:")}
 
 
 @dataclass(frozen=True)
@@ -170,8 +181,7 @@ def walk(world, *access_classes: str):
     for route in all_routes():
         rule = rule_for(route)
         if rule and rule.access in access_classes:
-            obj = getattr(world, rule.obj) if rule.obj else None
-            yield route, rule, sample_path(route, obj.pk if obj else None)
+            yield route, rule, sample_path(route, getattr(world, rule.obj) if rule.obj else None)
 
 
 def rule_for(route: Route) -> Rule | None:
@@ -182,10 +192,9 @@ def rule_for(route: Route) -> Rule | None:
     return None
 
 
-def sample_path(route: Route, pk: int | None) -> str:
-    """A concrete path for the pattern: <pk> is the given object, any other part a plausible value."""
+def sample_path(route: Route, obj=None) -> str:
+    """A concrete path for the pattern: each <part> the given object's attribute of that name, else a plausible value."""
     path = re.sub(r"\(\?P<url>\.\*\)", "no-such-page/", route.route)  # the admin's catch-all
     path = re.sub(r"\(\?P<\w+>([\w-]+)[^)]*\)", r"\1", path)  # a regex group: its first choice
-    path = re.sub(r"<(?:\w+:)?pk>", str(pk), path)
-    path = re.sub(r"<(?:\w+:)?\w+>", "1", path)  # admin object ids
+    path = re.sub(r"<(?:\w+:)?(\w+)>", lambda m: str(getattr(obj, m.group(1), "1")), path)  # else admin object ids
     return "/" + path.replace("^", "").replace("$", "")
