@@ -32,6 +32,8 @@ from docx.table import Table
 from docx.text.paragraph import Paragraph
 from lxml import etree
 
+from core.file_limits import FileLimitExceeded, check_word_body
+
 from .analysis import NUMBERED_LINE, looks_like_question
 from .sheets import ENCRYPTED, LEGACY, Sheet, column_index, column_letter, ole_container
 
@@ -319,7 +321,10 @@ def read_docx(data: bytes, name: str = "") -> list[Sheet]:
     """The sheets of a Word questionnaire: each top-level table, then the numbered questions of the body."""
     document = open_docx(data, name)
     try:
+        check_word_body(document.element.body)
         return _document_sheets(document)
+    except FileLimitExceeded:
+        raise
     except Exception as exc:  # a package that opens but holds XML python-docx cannot follow (a bad span, a lost style)
         raise WordReadError(
             f"Part of the document cannot be read ({type(exc).__name__}). Open it in Word, save it again "

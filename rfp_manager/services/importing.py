@@ -14,6 +14,7 @@ from collections import Counter
 from django.db import transaction
 from django.utils import timezone
 
+from core.file_limits import FileLimitExceeded, check_archive
 from core.storage import save_or_refuse
 from questionnaires import analysis, pdf, sheets, word
 from questionnaires.row_walk import QuestionImportError, extract, parse_text
@@ -49,15 +50,19 @@ def kind_for_filename(name: str) -> str:
 
 
 def read_sheets(data: bytes, kind: str, name: str = "") -> list[sheets.Sheet]:
-    """The file as sheets: a workbook's own, a CSV as one, a Word document's tables and numbered questions, a PDF's."""
+    """The file as sheets: a workbook's own, a CSV as one, a Word document's tables and numbered questions, a PDF's.
+
+    What a package declares it unpacks to is checked before anything reads it; rows, cells and text are
+    counted as they are read (core.file_limits)."""
     try:
+        check_archive(data)
         if kind == QuestionImport.Kind.DOCX:
             return word.read_docx(data, name)
         sheets.check_questionnaire_bytes(data, name)
         if kind == QuestionImport.Kind.PDF:
             return pdf.read_pdf(data)
         return sheets.read_workbook(data) if kind == QuestionImport.Kind.XLSX else sheets.read_csv(data)
-    except (sheets.SheetReadError, word.WordReadError, pdf.PdfQuestionnaireError) as exc:
+    except (sheets.SheetReadError, word.WordReadError, pdf.PdfQuestionnaireError, FileLimitExceeded) as exc:
         raise QuestionImportError(str(exc)) from exc
 
 
