@@ -26,6 +26,7 @@ names the limit, the file's figure, and what to do.
 import io
 import re
 import zipfile
+import zlib
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -71,10 +72,10 @@ CELL_FORMATS = Limit(
     "(Paste Special › Values) and upload that.",
 )
 PDF_PAGES = Limit("has {figure:,} pages", "FILE_LIMIT_PDF_PAGES")
-CHARACTERS = Limit("holds more than {figure:,} characters of text", "FILE_LIMIT_CHARACTERS")
-PARAGRAPHS = Limit("holds more than {figure:,} paragraphs", "FILE_LIMIT_PARAGRAPHS")
-ROWS = Limit("holds more than {figure:,} rows", "FILE_LIMIT_ROWS")
-CELLS = Limit("holds more than {figure:,} filled cells", "FILE_LIMIT_CELLS")
+CHARACTERS = Limit("holds at least {figure:,} characters of text", "FILE_LIMIT_CHARACTERS")
+PARAGRAPHS = Limit("holds at least {figure:,} paragraphs", "FILE_LIMIT_PARAGRAPHS")
+ROWS = Limit("holds at least {figure:,} rows", "FILE_LIMIT_ROWS")
+CELLS = Limit("holds at least {figure:,} filled cells", "FILE_LIMIT_CELLS")
 
 
 class FileLimitExceeded(Exception):
@@ -123,11 +124,19 @@ def check_archive(data: bytes) -> None:
         _check_cell_formats(archive)
 
 
+# A damaged member (bad deflate data or CRC, an unknown method, a password): not ours to report, the reader
+# that opens the package says the file is damaged, in its own words.
+DAMAGED_MEMBER = (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, RuntimeError, ValueError, OSError)
+
+
 def _refuse_dtds(archive: zipfile.ZipFile, members: list[zipfile.ZipInfo]) -> None:
     for member in members:
         if member.filename.endswith((".xml", ".rels")):
-            with archive.open(member) as part:
-                head = part.read(XML_HEAD_BYTES)
+            try:
+                with archive.open(member) as part:
+                    head = part.read(XML_HEAD_BYTES)
+            except DAMAGED_MEMBER:
+                continue
             if head.startswith((b"\xff\xfe", b"\xfe\xff")):
                 head = head.decode("utf-16", errors="ignore").encode()
             if head and not CONTENT_FIRST.match(head):
@@ -141,7 +150,11 @@ def _refuse_dtds(archive: zipfile.ZipFile, members: list[zipfile.ZipInfo]) -> No
 def _check_cell_formats(archive: zipfile.ZipFile) -> None:
     """A workbook's formats are read whole into objects before any cell: count them first (the sum is bounded)."""
     if WORKBOOK_STYLES in archive.namelist():
-        refuse_over(CELL_FORMATS, len(CELL_FORMAT.findall(archive.read(WORKBOOK_STYLES))))
+        try:
+            styles = archive.read(WORKBOOK_STYLES)
+        except DAMAGED_MEMBER:
+            return
+        refuse_over(CELL_FORMATS, len(CELL_FORMAT.findall(styles)))
 
 
 # --- Word bodies ------------------------------------------------------------------------------------

@@ -283,6 +283,13 @@ CELERY_TASK_ROUTES = {
     "answer_library.batch_*": {"queue": "batch"},
     "*": {"queue": "default"},
 }
+# The memory budget of each worker pool process (spelunker/celery.py). A process replaces itself after a task
+# once its peak resident memory passed CELERY_WORKER_MAX_MEMORY_PER_CHILD (KiB, Celery's own setting), and cannot
+# allocate past SPELUNKER_WORKER_MEMORY_LIMIT_MB at all: the task gets a MemoryError and its job fails with the
+# reason, so a file that slips past the file limits costs one process restart. Measured: a process that embeds
+# with the local model holds about 460 MB; reading the largest questionnaire sample, under 200 MB.
+CELERY_WORKER_MAX_MEMORY_PER_CHILD = env.int("CELERY_WORKER_MAX_MEMORY_PER_CHILD", default=768 * 1024)
+WORKER_MEMORY_LIMIT_MB = env.int("SPELUNKER_WORKER_MEMORY_LIMIT_MB", default=1536)
 # Reliability (the jobs app): a task whose deliveries kill their worker this many
 # times in a row without progress is failed as a poison message; the sweeper
 # treats a processing job silent for JOB_STALE_SECONDS, with no live task, as
@@ -297,6 +304,11 @@ CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 AUTO_EMBED_DOCUMENTS = env.bool("AUTO_EMBED_DOCUMENTS", default=True)
 # rfp_manager batch jobs (responder/reviewer): soft time limit in seconds; the hard limit is 10 minutes more.
 RFP_BATCH_SOFT_TIME_LIMIT = env.int("RFP_BATCH_SOFT_TIME_LIMIT", default=3 * 60 * 60)
+# A questionnaire upload larger than this (KB) is read and analysed by a job on the default queue, with live
+# progress, so the upload request answers at once: reading a 260 KB workbook takes about 2 s.
+QUESTION_IMPORT_INLINE_MAX_KB = env.int("SPELUNKER_QUESTION_IMPORT_INLINE_MAX_KB", default=64)
+# Seconds that job may read for (the hard limit is 30 s more): a file within the limits takes well under a minute.
+QUESTION_IMPORT_SOFT_TIME_LIMIT = env.int("SPELUNKER_QUESTION_IMPORT_SOFT_TIME_LIMIT", default=120)
 # The answer library reuses an entry when the question's match score reaches this: half its cosine to the entry's
 # closest wording, half to the entry as answered (answer_library.services.matching); make eval chooses it for
 # all-MiniLM-L6-v2 (docs/quality.md). Other models: measure your own.
