@@ -40,6 +40,7 @@ XML_HEAD_BYTES = 4096  # a DTD comes before the first element, which any sane pa
 CONTENT_FIRST = re.compile(rb"^(?:\xef\xbb\xbf)?(?:\s+|<\?.*?\?>|<!--.*?-->)*<[A-Za-z_]", re.DOTALL)
 CELL_FORMAT = re.compile(rb"<(?:\w+:)?xf[\s/>]")
 WORKBOOK_STYLES = "xl/styles.xml"
+XML_ERR_NO_MEMORY = 2  # libxml2's error code for a failed allocation
 SPLIT_ADVICE = "Split it into smaller files, or remove what it does not need (images, unused sheets), and upload those."
 
 
@@ -103,6 +104,15 @@ class Tally:
     def add(self, limit: Limit, count: int = 1) -> None:
         total = self.counts[limit.setting] = self.counts.get(limit.setting, 0) + count
         refuse_over(limit, total)
+
+
+def reraise_memory_error(exc: BaseException) -> None:
+    """Called first in a reader's catch-all: running out of a worker's memory budget (spelunker/celery.py) is not
+    "the file is damaged". libxml2 reports a failed allocation as a syntax error of code XML_ERR_NO_MEMORY."""
+    if isinstance(exc, MemoryError) or (
+        isinstance(exc, etree.LxmlError) and getattr(exc, "code", None) == XML_ERR_NO_MEMORY
+    ):
+        raise MemoryError(f"out of memory while reading the file ({exc})") from exc
 
 
 # --- ZIP packages (DOCX, XLSX) ---------------------------------------------------------------------

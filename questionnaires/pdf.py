@@ -26,6 +26,7 @@ from core.file_limits import (
     pdf_limit_message,
     pdf_reading_limits,
     refuse_over,
+    reraise_memory_error,
 )
 
 from .analysis import NUMBERED_LINE
@@ -56,6 +57,7 @@ def open_pdf(data: bytes) -> PdfReader:
     except LimitReachedError as exc:
         raise PdfQuestionnaireError(pdf_limit_message(exc)) from exc
     except Exception as exc:  # pypdf raises many types for a broken file
+        reraise_memory_error(exc)
         raise PdfQuestionnaireError(
             f"The PDF cannot be read ({type(exc).__name__}). Open it in a PDF reader, save it "
             "again as PDF and upload that."
@@ -198,6 +200,7 @@ def read_pdf(data: bytes) -> list[Sheet]:
         except LimitReachedError as exc:
             raise PdfQuestionnaireError(pdf_limit_message(exc)) from exc
         except Exception as exc:  # pypdf parses lazily: a broken page or field fails here, with many exception types
+            reraise_memory_error(exc)
             raise PdfQuestionnaireError(
                 f"Part of the PDF cannot be read ({type(exc).__name__}). Open it in a PDF reader, "
                 "save it again as PDF and upload that."

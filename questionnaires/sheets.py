@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from lxml import etree
 
-from core.file_limits import CELLS, ROWS, Tally
+from core.file_limits import CELLS, ROWS, Tally, reraise_memory_error
 
 MAX_QUESTIONNAIRE_BYTES = 20 * 1024 * 1024
 OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
@@ -149,6 +149,7 @@ def read_workbook(data: bytes) -> list[Sheet]:
     try:
         workbook = load_workbook(io.BytesIO(data), read_only=True, data_only=True)
     except Exception as exc:  # openpyxl raises many types for a non-workbook
+        reraise_memory_error(exc)
         raise SheetReadError(
             f"Not a readable XLSX workbook ({type(exc).__name__}): the file is damaged or is not a workbook. Open it in "
             "Excel; if it opens, save it again as .xlsx and upload that, else ask the client for a new copy."
@@ -161,6 +162,7 @@ def read_workbook(data: bytes) -> list[Sheet]:
             try:
                 _scan_sheet_xml(archive.open(worksheet._worksheet_path), worksheet._shared_strings, sheet, tally)
             except (etree.XMLSyntaxError, KeyError, ValueError, zipfile.BadZipFile, EOFError) as exc:
+                reraise_memory_error(exc)
                 raise SheetReadError(
                     f"Sheet “{worksheet.title}” of the workbook cannot be read ({type(exc).__name__})."
                 ) from exc

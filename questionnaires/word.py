@@ -32,7 +32,7 @@ from docx.table import Table
 from docx.text.paragraph import Paragraph
 from lxml import etree
 
-from core.file_limits import FileLimitExceeded, check_word_body
+from core.file_limits import FileLimitExceeded, check_word_body, reraise_memory_error
 
 from .analysis import NUMBERED_LINE, looks_like_question
 from .sheets import ENCRYPTED, LEGACY, Sheet, column_index, column_letter, ole_container
@@ -104,6 +104,7 @@ def open_docx(data: bytes, name: str = ""):
     try:
         return Document(io.BytesIO(data))
     except Exception as exc:  # python-docx raises many types for a broken package
+        reraise_memory_error(exc)
         raise WordReadError(
             f"The document cannot be read as .docx ({type(exc).__name__}). Open it in Word, "
             "save it again as .docx and upload that."
@@ -326,6 +327,7 @@ def read_docx(data: bytes, name: str = "") -> list[Sheet]:
     except FileLimitExceeded:
         raise
     except Exception as exc:  # a package that opens but holds XML python-docx cannot follow (a bad span, a lost style)
+        reraise_memory_error(exc)
         raise WordReadError(
             f"Part of the document cannot be read ({type(exc).__name__}). Open it in Word, save it again "
             "as .docx and upload that."

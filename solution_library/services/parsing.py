@@ -98,6 +98,7 @@ def check_readable(data: bytes, file_type: str) -> None:
             except LimitReachedError:
                 raise
             except Exception as exc:  # a damaged page tree: pypdf raises many kinds
+                file_limits.reraise_memory_error(exc)
                 raise UnsupportedFile(f"This PDF cannot be read ({type(exc).__name__}: {exc}).") from exc
             if page_count == 0:
                 raise UnsupportedFile("This PDF has no pages.")
@@ -160,6 +161,7 @@ def _pdf_text(data: bytes) -> str:
     except LimitReachedError:
         raise  # refused with the limit's own message (_limits_as_unsupported)
     except Exception as exc:  # pypdf raises many kinds on damaged files
+        file_limits.reraise_memory_error(exc)
         raise UnsupportedFile(f"The text of this PDF cannot be read ({type(exc).__name__}: {exc}).") from exc
     return pdf_text.pages_text(pages)
 
@@ -170,6 +172,7 @@ def _open_docx(data: bytes):
     try:
         return docx.Document(io.BytesIO(data))
     except Exception as exc:  # python-docx raises KeyError/ValueError/BadZipFile on damaged files
+        file_limits.reraise_memory_error(exc)
         raise UnsupportedFile(f"This Word document cannot be read ({type(exc).__name__}).") from exc
 
 
