@@ -59,7 +59,7 @@ class Limit:
 
 
 MEMBERS = Limit("holds {figure:,} files inside its package", "FILE_LIMIT_ARCHIVE_MEMBERS")
-UNCOMPRESSED = Limit("unpacks to {figure:,.0f} MB", "FILE_LIMIT_UNCOMPRESSED_MB", unit_mb=True)
+UNCOMPRESSED = Limit("unpacks to {figure:,.1f} MB", "FILE_LIMIT_UNCOMPRESSED_MB", unit_mb=True)
 RATIO = Limit(
     "unpacks to {figure:,.0f} times its size",
     "FILE_LIMIT_COMPRESSION_RATIO",
@@ -91,7 +91,7 @@ def refuse_over(limit: Limit, figure: float) -> None:
         allowed = f"{limit.allowed:,} MB" if limit.unit_mb else f"{limit.allowed:,}"
         raise FileLimitExceeded(
             f"Refused: the file {limit.what.format(figure=figure)}, over the limit of {allowed} "
-            f"({limit.setting}). {limit.advice}"
+            f"(SPELUNKER_{limit.setting}). {limit.advice}"
         )
 
 
@@ -226,7 +226,8 @@ def check_pdf_page(page) -> None:
 def pdf_limit_message(exc: Exception) -> str:
     """What to tell about pypdf's LimitReachedError, raised inside `pdf_reading_limits`."""
     return (
-        f"Refused while reading: a part of the PDF is over a limit ({exc}; FILE_LIMIT_PDF_STREAM_MB is "
-        f"{settings.FILE_LIMIT_PDF_STREAM_MB} MB per stream, FILE_LIMIT_PDF_OBJECTS {settings.FILE_LIMIT_PDF_OBJECTS:,} "
+        f"Refused while reading: a part of the PDF is over a limit ({exc}; SPELUNKER_FILE_LIMIT_PDF_STREAM_MB is "
+        f"{settings.FILE_LIMIT_PDF_STREAM_MB} MB per stream, SPELUNKER_FILE_LIMIT_PDF_OBJECTS "
+        f"{settings.FILE_LIMIT_PDF_OBJECTS:,} "
         "entries). Print it to a new PDF (or export it again from its source) and upload that."
     )

@@ -145,4 +145,4 @@ def test_rows_are_counted_as_they_are_read_and_refused_at_the_limit(user_client,
         message = job.message
     else:
         message = response.content.decode()
-    assert "at least 1,001 rows, over the limit of 1,000 (FILE_LIMIT_ROWS)" in message
+    assert "at least 1,001 rows, over the limit of 1,000 (SPELUNKER_FILE_LIMIT_ROWS)" in message
