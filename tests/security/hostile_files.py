@@ -44,7 +44,8 @@ def _deflated(name: str) -> zipfile.ZipInfo:
     return info
 
 
-def _package(parts: dict[str, str], content_types: dict[str, str], main: str) -> zipfile.ZipFile:
+def _package(parts: dict[str, str], content_types: dict[str, str], main: str) -> tuple[zipfile.ZipFile, io.BytesIO]:
+    """An open OOXML package with its content types, relationships and `parts`; close it, then read the buffer."""
     buffer = io.BytesIO()
     archive = zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED, compresslevel=1)  # fast: the files are big
     overrides = "".join(f'<Override PartName="/{name}" ContentType="{kind}"/>' for name, kind in content_types.items())
@@ -61,13 +62,12 @@ def _package(parts: dict[str, str], content_types: dict[str, str], main: str) ->
     )
     for name, text in parts.items():
         archive.writestr(name, text)
-    archive.buffer = buffer  # the caller closes the archive, then reads the bytes
-    return archive
+    return archive, buffer
 
 
-def _bytes(archive: zipfile.ZipFile) -> bytes:
+def _bytes(archive: zipfile.ZipFile, buffer: io.BytesIO) -> bytes:
     archive.close()
-    return archive.buffer.getvalue()
+    return buffer.getvalue()
 
 
 # --- Word ---------------------------------------------------------------------------------------------
@@ -77,11 +77,11 @@ DOCX_TAIL = "</w:body></w:document>"
 
 
 def _docx(paragraphs, count: int, extra: dict[str, bytes] | None = None, head: str = DOCX_HEAD) -> bytes:
-    archive = _package({}, {"word/document.xml": DOCX_MAIN}, "word/document.xml")
+    archive, buffer = _package({}, {"word/document.xml": DOCX_MAIN}, "word/document.xml")
     _write_streamed(archive, "word/document.xml", head, paragraphs, count, DOCX_TAIL)
     for name, data in (extra or {}).items():
         archive.writestr(zipfile.ZipInfo(name), data, compress_type=zipfile.ZIP_STORED)
-    return _bytes(archive)
+    return _bytes(archive, buffer)
 
 
 def docx_of_paragraphs(count: int) -> bytes:
@@ -97,14 +97,14 @@ def docx_with_entities() -> bytes:
 
 def docx_with_image(megabytes: int) -> bytes:
     """A small Word document holding an image of `megabytes` (zeros: it deflates to almost nothing)."""
-    archive = _package({}, {"word/document.xml": DOCX_MAIN}, "word/document.xml")
+    archive, buffer = _package({}, {"word/document.xml": DOCX_MAIN}, "word/document.xml")
     archive.writestr("word/document.xml", DOCX_HEAD + "<w:p><w:r><w:t>1. Do you?</w:t></w:r></w:p>" + DOCX_TAIL)
     with archive.open(_deflated("word/media/image1.bmp"), "w", force_zip64=True) as image:
         image.write(b"BM")
         zeros = bytes(CHUNK)
         for _ in range(megabytes):
             image.write(zeros)
-    return _bytes(archive)
+    return _bytes(archive, buffer)
 
 
 def zip_bomb(megabytes: int) -> bytes:
@@ -136,7 +136,7 @@ def _workbook(sheet_rows, count: int, styles: tuple | None = None, head_extra: s
     if styles:
         content_types["xl/styles.xml"] = XLSX_STYLES
         relationships += f'<Relationship Id="rId2" Type="{R_NS}/styles" Target="styles.xml"/>'
-    archive = _package(
+    archive, buffer = _package(
         {
             "xl/workbook.xml": f'<?xml version="1.0" encoding="UTF-8"?><workbook xmlns="{S_NS}" xmlns:r="{R_NS}">'
             '<sheets><sheet name="Questions" sheetId="1" r:id="rId1"/></sheets></workbook>',
@@ -165,7 +165,7 @@ def _workbook(sheet_rows, count: int, styles: tuple | None = None, head_extra: s
             formats,
             "</cellXfs></styleSheet>",
         )
-    return _bytes(archive)
+    return _bytes(archive, buffer)
 
 
 def _question_row(index: int) -> str:

@@ -17,6 +17,7 @@ from rfp_manager import tasks
 from rfp_manager.models import RFP, QuestionImport, QuestionImportJob
 from solution_library.models import Document
 from solution_library.services import documents
+from tests.solution_library.conftest import offline_embedding  # noqa: F401  (the library's processing embeds)
 
 from . import hostile_files
 
@@ -59,7 +60,7 @@ def _upload(name: str) -> SimpleUploadedFile:
 
 
 @pytest.mark.parametrize("name", LIBRARY_CASES)
-def test_the_library_refuses_a_hostile_file_fast_with_the_limit_it_passed(user_client, name):
+def test_the_library_refuses_a_hostile_file_fast_with_the_limit_it_passed(user_client, offline_embedding, name):
     started = time.monotonic()
     response = user_client.post(
         reverse("solution_library:upload"), {"files": [_upload(name)]}, HTTP_ACCEPT="application/json"
@@ -100,7 +101,7 @@ def test_the_import_refuses_a_hostile_file_fast_with_the_limit_it_passed(user_cl
     assert elapsed < ANSWERED_WITHIN_S, f"{name} took {elapsed:.1f} s"
 
 
-def test_a_bomb_nested_inside_a_package_member_is_never_opened(user_client, rfp):
+def test_a_bomb_nested_inside_a_package_member_is_never_opened(user_client, offline_embedding):
     """The inner archive is a member like an image: its declared size is its own, and nothing unpacks it."""
     data = hostile_files.docx_with_nested_bomb()
     started = time.monotonic()
