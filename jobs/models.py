@@ -29,6 +29,8 @@ class ErrorCode(models.TextChoices):
     TIME_LIMIT = "time_limit", "Time limit exceeded"
     TASK_ERROR = "task_error", "Unexpected error"
     STORAGE_UNAVAILABLE = "storage_unavailable", "The file storage could not be reached"
+    FILE_REFUSED = "file_refused", "The file was refused (over a limit, or unreadable)"
+    MEMORY_LIMIT = "memory_limit", "Memory limit of a worker process exceeded"
 
 
 ACTIVE_STATUSES = (JobStatus.PENDING, JobStatus.PROCESSING)

@@ -147,6 +147,16 @@ def _work(task, job: BaseJob, work: Callable[[BaseJob], dict | None], label: str
         # Work done so far is recorded; the message goes back to the queue for the next worker.
         logger.info("%s %s stopped for a worker shutdown; requeued", label, job_id, extra=context)
         raise Reject("worker shutting down", requeue=True) from None
+    except MemoryError:
+        # Past the pool process's memory budget (spelunker/celery.py); the process is replaced after this task.
+        message = (
+            f"Stopped: the work needed more memory than a worker process may use "
+            f"({settings.WORKER_MEMORY_LIMIT_MB} MB, SPELUNKER_WORKER_MEMORY_LIMIT_MB). Check the input: a file "
+            "this large to read is better split."
+        )
+        logger.error("%s %s ran out of memory", label, job_id, extra=context)
+        job.finish(JobStatus.FAILED, message, ErrorCode.MEMORY_LIMIT, ending_delivery=True)
+        return {"success": False, "job_id": job_id, "status": job.status, "error": message}
     except SoftTimeLimitExceeded:
         limit = soft_time_limit_of(task)
         message = f"Stopped: the time limit of {limit} s was exceeded. Work done so far is kept."

@@ -15,7 +15,19 @@ import io
 from dataclasses import dataclass
 
 from pypdf import PdfReader, PdfWriter
+from pypdf.errors import LimitReachedError
 
+from core.file_limits import (
+    CHARACTERS,
+    PDF_PAGES,
+    FileLimitExceeded,
+    Tally,
+    check_pdf_page,
+    pdf_limit_message,
+    pdf_reading_limits,
+    refuse_over,
+    reraise_memory_error,
+)
 from core.refusals import refusal
 
 from .analysis import NUMBERED_LINE
@@ -43,7 +55,10 @@ def open_pdf(data: bytes) -> PdfReader:
         len(reader.pages)  # reading the page tree is what fails on a broken file
     except PdfQuestionnaireError:
         raise
+    except LimitReachedError as exc:
+        raise PdfQuestionnaireError(pdf_limit_message(exc)) from exc
     except Exception as exc:  # pypdf raises many types for a broken file
+        reraise_memory_error(exc)
         raise refusal(
             PdfQuestionnaireError,
             "The PDF is damaged and cannot be read. Open it in a PDF reader, save it again as PDF and upload that.",
@@ -152,9 +167,12 @@ def _form_sheet(reader: PdfReader, fields: list[FormField]) -> Sheet:
 def _text_sheet(reader: PdfReader) -> Sheet:
     sheet = Sheet(name=TEXT_SHEET)
     sheet.cells[1] = dict(enumerate(TEXT_HEADERS, start=1))
-    section, current, row = "", None, 1
+    section, current, row, tally = "", None, 1, Tally()
     for page in reader.pages:
-        for line in (" ".join(raw.split()) for raw in (page.extract_text() or "").splitlines()):
+        check_pdf_page(page)
+        text = page.extract_text() or ""
+        tally.add(CHARACTERS, len(text))
+        for line in (" ".join(raw.split()) for raw in text.splitlines()):
             if not line:
                 current = None
                 continue
@@ -172,17 +190,25 @@ def _text_sheet(reader: PdfReader) -> Sheet:
 
 
 def read_pdf(data: bytes) -> list[Sheet]:
-    reader = open_pdf(data)
-    try:
-        fields = text_fields(reader)
-        return [_form_sheet(reader, fields)] if fields else [_text_sheet(reader)]
-    except Exception as exc:  # pypdf parses lazily: a broken page or field fails here, with many exception types
-        raise refusal(
-            PdfQuestionnaireError,
-            "Part of the PDF is damaged and cannot be read. Open it in a PDF reader, save it again as PDF and "
-            "upload that.",
-            exc,
-        ) from exc
+    """The PDF's sheet, read under pypdf's limits set from ours (core.file_limits); its pages counted first."""
+    with pdf_reading_limits():
+        reader = open_pdf(data)
+        refuse_over(PDF_PAGES, len(reader.pages))
+        try:
+            fields = text_fields(reader)
+            return [_form_sheet(reader, fields)] if fields else [_text_sheet(reader)]
+        except FileLimitExceeded:
+            raise
+        except LimitReachedError as exc:
+            raise PdfQuestionnaireError(pdf_limit_message(exc)) from exc
+        except Exception as exc:  # pypdf parses lazily: a broken page or field fails here, with many exception types
+            reraise_memory_error(exc)
+            raise refusal(
+                PdfQuestionnaireError,
+                "Part of the PDF is damaged and cannot be read. Open it in a PDF reader, save it again as PDF and "
+                "upload that.",
+                exc,
+            ) from exc
 
 
 # --- filling the form --------------------------------------------------------------------------------

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from lxml import etree
 
+from core.file_limits import CELLS, ROWS, Tally, reraise_memory_error
 from core.refusals import refusal
 
 MAX_QUESTIONNAIRE_BYTES = 20 * 1024 * 1024
@@ -140,12 +141,16 @@ def _has_macros(data: bytes) -> bool:
 
 
 def read_workbook(data: bytes) -> list[Sheet]:
-    """Every sheet of an XLSX workbook, in workbook order, hidden ones included (marked)."""
+    """Every sheet of an XLSX workbook, in workbook order, hidden ones included (marked).
+
+    The package's limits are checked before (core.file_limits.check_archive); its rows and filled cells are
+    counted as the scan goes, so a sheet of two million rows is refused at the limit, not read whole."""
     from openpyxl import load_workbook
 
     try:
         workbook = load_workbook(io.BytesIO(data), read_only=True, data_only=True)
     except Exception as exc:  # openpyxl raises many types for a non-workbook
+        reraise_memory_error(exc)
         raise refusal(
             SheetReadError,
             "The file is damaged or is not an Excel workbook. Open it in Excel; if it opens, save it again as .xlsx "
@@ -154,12 +159,13 @@ def read_workbook(data: bytes) -> list[Sheet]:
         ) from exc
     try:
         archive = workbook._archive
-        sheets = []
+        sheets, tally = [], Tally()
         for worksheet in workbook.worksheets:
             sheet = Sheet(name=worksheet.title, state=worksheet.sheet_state or "visible")
             try:
-                _scan_sheet_xml(archive.open(worksheet._worksheet_path), worksheet._shared_strings, sheet)
+                _scan_sheet_xml(archive.open(worksheet._worksheet_path), worksheet._shared_strings, sheet, tally)
             except (etree.XMLSyntaxError, KeyError, ValueError, zipfile.BadZipFile, EOFError) as exc:
+                reraise_memory_error(exc)
                 raise refusal(
                     SheetReadError,
                     f"Sheet “{worksheet.title}” of the workbook is damaged and cannot be read. Open the workbook in "
@@ -172,14 +178,19 @@ def read_workbook(data: bytes) -> list[Sheet]:
         workbook.close()
 
 
-def _scan_sheet_xml(source, strings, sheet: Sheet) -> None:
-    """Fill `sheet` from its XML, keeping only cells with a value; elements are freed as we go."""
-    for _, element in etree.iterparse(source, events=("end",), huge_tree=True):
+def _scan_sheet_xml(source, strings, sheet: Sheet, tally: Tally) -> None:
+    """Fill `sheet` from its XML, keeping only cells with a value; elements are freed as we go.
+
+    No entities are resolved, nothing is fetched from the network, and libxml2's own limits on a tree's
+    depth and a text node's size stay on (no huge_tree): a sheet needs none of them."""
+    for _, element in etree.iterparse(source, events=("end",), resolve_entities=False, no_network=True):
         tag = element.tag
         if tag == f"{MAIN_NS}c":
-            _read_cell(element, strings, sheet)
+            if _read_cell(element, strings, sheet):
+                tally.add(CELLS)
             element.clear()
         elif tag == f"{MAIN_NS}row":
+            tally.add(ROWS)
             element.clear()
             # Drop the cleared rows the root still holds, or memory grows with the recorded range.
             while element.getprevious() is not None:
@@ -194,17 +205,19 @@ def _scan_sheet_xml(source, strings, sheet: Sheet) -> None:
             sheet.list_validations.append((element.findtext(f"{XM_NS}sqref") or "", formula))
 
 
-def _read_cell(element, strings, sheet: Sheet) -> None:
+def _read_cell(element, strings, sheet: Sheet) -> bool:
+    """Keep the cell's value; False when it has none (formatted but empty: layout, not content)."""
     ref = CELL_REF.match(element.get("r", ""))
     if ref is None:
-        return
+        return False
     value = _cell_value(element, strings)
     if value is None or value == "":
-        return  # formatted but empty: layout, not content
+        return False
     row, column = int(ref.group(2)), column_index(ref.group(1))
     sheet.cells.setdefault(row, {})[column] = value
     if element.find(f"{MAIN_NS}f") is not None:
         sheet.formulas.add((row, column))
+    return True
 
 
 def _cell_value(element, strings):
@@ -243,10 +256,15 @@ def csv_rows(data: bytes) -> tuple[list[list[str]], str]:
         dialect = csv.Sniffer().sniff(text[:4096], delimiters=",;\t|")
     except csv.Error:
         dialect = csv.excel
+    rows, tally = [], Tally()
     try:
         # Only the delimiter is sniffed: the sniffer also guesses doublequote=False, which cuts "" inside fields.
-        return list(csv.reader(io.StringIO(text), delimiter=dialect.delimiter)), dialect.delimiter
-    except csv.Error as exc:  # e.g. a field larger than the csv module's limit
+        for row in csv.reader(io.StringIO(text), delimiter=dialect.delimiter):
+            tally.add(ROWS)
+            tally.add(CELLS, sum(1 for value in row if value.strip()))
+            rows.append(row)
+        return rows, dialect.delimiter
+    except csv.Error as exc:  # e.g. a field larger than the csv module's limit (a single line of 100 MB)
         raise refusal(
             SheetReadError,
             "The CSV cannot be read: one of its fields is far too long, or the file is not a CSV. Open it in a "

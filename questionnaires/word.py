@@ -32,6 +32,7 @@ from docx.table import Table
 from docx.text.paragraph import Paragraph
 from lxml import etree
 
+from core.file_limits import FileLimitExceeded, check_word_body, reraise_memory_error
 from core.refusals import refusal
 
 from .analysis import NUMBERED_LINE, looks_like_question
@@ -104,6 +105,7 @@ def open_docx(data: bytes, name: str = ""):
     try:
         return Document(io.BytesIO(data))
     except Exception as exc:  # python-docx raises many types for a broken package
+        reraise_memory_error(exc)
         raise refusal(
             WordReadError,
             "The document is damaged or is not a Word .docx file. Open it in Word, save it again as .docx and "
@@ -323,8 +325,12 @@ def read_docx(data: bytes, name: str = "") -> list[Sheet]:
     """The sheets of a Word questionnaire: each top-level table, then the numbered questions of the body."""
     document = open_docx(data, name)
     try:
+        check_word_body(document.element.body)
         return _document_sheets(document)
+    except FileLimitExceeded:
+        raise
     except Exception as exc:  # a package that opens but holds XML python-docx cannot follow (a bad span, a lost style)
+        reraise_memory_error(exc)
         raise refusal(
             WordReadError,
             "Part of the document is damaged and cannot be read. Open it in Word, save it again as .docx and "

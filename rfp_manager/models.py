@@ -124,6 +124,39 @@ class QuestionImport(models.Model):
     def __str__(self):
         return f"{self.get_kind_display()} import {self.pk} for {self.rfp}"
 
+    def analysis_job(self):
+        """The newest job that read this import's file (None when it was read in the upload request)."""
+        return self.analysis_jobs.order_by("-pk").first()
+
+
+class QuestionImportJob(BaseJob):
+    """The reading and analysis of an uploaded questionnaire too large to read inside the web request.
+
+    Written with its import (file stored, nothing read yet) before its task is queued; its three items are
+    the steps: read the file, analyse the sheets, select the questions. The import's preview page shows its
+    progress, opens the preview when it completes and shows its message when it failed.
+    """
+
+    question_import = models.ForeignKey(QuestionImport, on_delete=models.CASCADE, related_name="analysis_jobs")
+
+    class Meta(BaseJob.Meta):
+        verbose_name = "questionnaire analysis job"
+        constraints = [
+            # The duplicate-job guard: one file is read by one job at a time.
+            models.UniqueConstraint(
+                fields=["question_import"],
+                condition=Q(status__in=ACTIVE_STATUSES),
+                name="one_active_analysis_per_question_import",
+            )
+        ]
+
+    def __str__(self):
+        return f"Reading {self.question_import.original_name or 'a questionnaire'}"
+
+    @property
+    def rfp(self):
+        return self.question_import.rfp
+
 
 class QuestionStatus(models.TextChoices):
     """Where a question stands: unanswered → drafted → in review → approved, or needs an expert."""

@@ -14,12 +14,13 @@ from django.db import transaction
 
 from jobs.backoff import backoff_seconds
 from jobs.dispatch import dispatch_after_commit
-from jobs.models import JobStatus
-from jobs.runner import run_job
+from jobs.models import ErrorCode, JobStatus
+from jobs.runner import JobFailed, run_job
 from llm_manager.exceptions import LLMError, TransientLLMError
+from questionnaires.row_walk import QuestionImportError
 
-from .models import InformationDocument, RFPBatchJob
-from .services import batch, documents
+from .models import InformationDocument, QuestionImportJob, RFPBatchJob
+from .services import batch, documents, importing
 
 logger = logging.getLogger(__name__)
 
@@ -64,6 +65,40 @@ def batch_generate_responder_answers(self, rfp_id: int, user_id: int | None, job
 def batch_generate_reviewer_answers(self, rfp_id: int, user_id: int | None, job_id: int) -> dict:
     """Judge each of the job's answers against its sources: verdict, feedback, score."""
     return _run_batch_task(self, rfp_id, job_id, RFPBatchJob.JOB_TYPE_REVIEWER, batch.run_reviewer_job)
+
+
+IMPORT_SOFT_LIMIT = settings.QUESTION_IMPORT_SOFT_TIME_LIMIT
+IMPORT_HARD_LIMIT_MARGIN = 30
+
+
+@shared_task(
+    bind=True,
+    name="rfp_manager.analyse_question_import",
+    soft_time_limit=IMPORT_SOFT_LIMIT,
+    time_limit=IMPORT_SOFT_LIMIT + IMPORT_HARD_LIMIT_MARGIN,
+)
+def analyse_question_import(self, job_id: int) -> dict:
+    """Read an uploaded questionnaire too large for the request: the preview opens when this completes."""
+    return run_job(self, QuestionImportJob, job_id, _analyse)
+
+
+def _analyse(job: QuestionImportJob) -> dict:
+    try:
+        return importing.run_analysis_job(job)
+    except QuestionImportError as exc:  # the file is refused or unreadable: the message says what to do
+        raise JobFailed(str(exc), ErrorCode.FILE_REFUSED) from exc
+
+
+def dispatch_import_analysis(job: QuestionImportJob) -> None:
+    """Queue the analysis after commit (on the default queue); also the sweeper's re-send: reading is idempotent."""
+    soft = settings.QUESTION_IMPORT_SOFT_TIME_LIMIT
+    dispatch_after_commit(
+        job,
+        analyse_question_import,
+        kwargs={"job_id": job.pk},
+        soft_time_limit=soft,
+        time_limit=soft + IMPORT_HARD_LIMIT_MARGIN,
+    )
 
 
 BATCH_TASKS = {

@@ -11,6 +11,7 @@ urlpatterns = [
     path("<int:pk>/import/", views.import_upload, name="import"),
     path("imports/<int:pk>/", views.import_preview, name="import_preview"),
     path("imports/<int:pk>/mapping/", views.import_remap, name="import_remap"),
+    path("imports/reading/<int:pk>/status/", views.import_analysis_status, name="import_analysis_status"),
     path("<int:pk>/documents/", views.document_upload, name="document_upload"),
     path("documents/<int:pk>/summarize/", views.document_summarize, name="document_summarize"),
     path("<int:pk>/jobs/responder/", views.start_responder, name="start_responder"),

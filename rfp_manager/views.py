@@ -17,6 +17,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse, reverse_lazy
 from django.views.decorators.http import require_POST
 
+from jobs.models import JobStatus
 from jobs.views import job_status_response, progress_context
 from llm_manager.exceptions import LLMError
 from questionnaires import analysis, pdf, word
@@ -32,7 +33,16 @@ from .forms import (
     RFPForm,
     WorkspaceFilterForm,
 )
-from .models import RFP, Answer, InformationDocument, JobQuestionResult, Question, QuestionImport, RFPBatchJob
+from .models import (
+    RFP,
+    Answer,
+    InformationDocument,
+    JobQuestionResult,
+    Question,
+    QuestionImport,
+    QuestionImportJob,
+    RFPBatchJob,
+)
 from .reuse import approved_answers
 from .services import (
     answering,
@@ -170,10 +180,16 @@ def import_upload(request, pk):
     form = QuestionImportForm(request.POST, request.FILES)
     if not form.is_valid():
         return _render_rfp(request, rfp, status=400, error=" ".join(m for ms in form.errors.values() for m in ms))
+    upload = form.cleaned_data.get("file")
     try:
-        record = importing.prepare_import(
-            rfp, request.user, upload=form.cleaned_data.get("file"), pasted_text=form.cleaned_data.get("text") or ""
-        )
+        if importing.read_in_a_job(upload):  # the request answers at once; the preview opens when the job is done
+            with transaction.atomic():
+                record = importing.store_for_analysis(rfp, request.user, upload)
+                tasks.dispatch_import_analysis(importing.create_analysis_job(record, request.user))
+        else:
+            record = importing.prepare_import(
+                rfp, request.user, upload=upload, pasted_text=form.cleaned_data.get("text") or ""
+            )
     except importing.QuestionImportError as exc:
         return _render_rfp(request, rfp, status=400, error=str(exc))
     return redirect("rfp_manager:import_preview", pk=record.pk)
@@ -191,6 +207,12 @@ def _preview_context(record) -> dict:
 
 def import_preview(request, pk):
     record = _visible(QuestionImport, request, pk, "rfp", _owner_on_post(request))
+    job = record.analysis_job()
+    if job is not None and job.status != JobStatus.COMPLETED:  # still being read, or refused: no preview to apply
+        context = progress_context(job, _import_analysis_poll_url(job), rfp=record.rfp, record=record)
+        return render(
+            request, "rfp_manager/import_analysis.html", context, status=409 if request.method == "POST" else 200
+        )
     if request.method == "POST":
         counts = importing.apply_import(record)
         messages.success(
@@ -199,6 +221,22 @@ def import_preview(request, pk):
         )
         return redirect("rfp_manager:detail", pk=record.rfp_id)
     return render(request, "rfp_manager/import_preview.html", _preview_context(record))
+
+
+def _import_analysis_poll_url(job) -> str:
+    return reverse("rfp_manager:import_analysis_status", args=[job.pk])
+
+
+def import_analysis_status(request, pk):
+    """The reading job's progress; the page reloads into the preview once it is done."""
+    return job_status_response(
+        request,
+        QuestionImportJob,
+        pk,
+        lambda: _visible(QuestionImportJob, request, pk, "question_import__rfp"),
+        reverse_lazy("rfp_manager:import_analysis_status", args=[pk]),
+        reload_page_when_done=True,
+    )
 
 
 @require_POST

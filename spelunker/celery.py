@@ -1,9 +1,10 @@
 """The one Celery app. All configuration lives in Django settings (CELERY_*)."""
 
 import os
+import resource
 
 from celery import Celery
-from celery.signals import beat_init, setup_logging, task_prerun
+from celery.signals import beat_init, setup_logging, task_prerun, worker_process_init
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "spelunker.settings")
 
@@ -28,6 +29,22 @@ def check_database_connection(sender=None, **kwargs):
     from django.db import close_old_connections
 
     close_old_connections()
+
+
+@worker_process_init.connect
+def limit_memory_of_the_pool_process(**kwargs):
+    """The memory budget of each pool process: an allocation past it fails inside the task (a MemoryError, which
+    fails the job with the reason) instead of growing until the machine swaps or the kernel kills a neighbour.
+
+    RLIMIT_DATA counts the heap and private mappings, not the memory-mapped search index or the shared libraries,
+    so the limit is what the process itself allocates. The process is then replaced after its task, as every
+    process whose peak passed CELERY_WORKER_MAX_MEMORY_PER_CHILD is, and gives its memory back.
+    """
+    from django.conf import settings
+
+    limit = settings.WORKER_MEMORY_LIMIT_MB * 1024 * 1024
+    if limit:
+        resource.setrlimit(resource.RLIMIT_DATA, (limit, limit))
 
 
 @setup_logging.connect

@@ -284,6 +284,13 @@ CELERY_TASK_ROUTES = {
     "answer_library.batch_*": {"queue": "batch"},
     "*": {"queue": "default"},
 }
+# The memory budget of each worker pool process (spelunker/celery.py). A process replaces itself after a task
+# once its peak resident memory passed CELERY_WORKER_MAX_MEMORY_PER_CHILD (KiB, Celery's own setting), and cannot
+# allocate past SPELUNKER_WORKER_MEMORY_LIMIT_MB at all: the task gets a MemoryError and its job fails with the
+# reason, so a file that slips past the file limits costs one process restart. Measured: a process that embeds
+# with the local model holds about 460 MB; reading the largest questionnaire sample, under 200 MB.
+CELERY_WORKER_MAX_MEMORY_PER_CHILD = env.int("CELERY_WORKER_MAX_MEMORY_PER_CHILD", default=768 * 1024)
+WORKER_MEMORY_LIMIT_MB = env.int("SPELUNKER_WORKER_MEMORY_LIMIT_MB", default=1536)
 # Reliability (the jobs app): a task whose deliveries kill their worker this many
 # times in a row without progress is failed as a poison message; the sweeper
 # treats a processing job silent for JOB_STALE_SECONDS, with no live task, as
@@ -298,6 +305,11 @@ CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 AUTO_EMBED_DOCUMENTS = env.bool("AUTO_EMBED_DOCUMENTS", default=True)
 # rfp_manager batch jobs (responder/reviewer): soft time limit in seconds; the hard limit is 10 minutes more.
 RFP_BATCH_SOFT_TIME_LIMIT = env.int("RFP_BATCH_SOFT_TIME_LIMIT", default=3 * 60 * 60)
+# A questionnaire upload larger than this (KB) is read and analysed by a job on the default queue, with live
+# progress, so the upload request answers at once: reading a 260 KB workbook takes about 2 s.
+QUESTION_IMPORT_INLINE_MAX_KB = env.int("SPELUNKER_QUESTION_IMPORT_INLINE_MAX_KB", default=64)
+# Seconds that job may read for (the hard limit is 30 s more): a file within the limits takes well under a minute.
+QUESTION_IMPORT_SOFT_TIME_LIMIT = env.int("SPELUNKER_QUESTION_IMPORT_SOFT_TIME_LIMIT", default=120)
 # The answer library reuses an entry when the question's match score reaches this: half its cosine to the entry's
 # closest wording, half to the entry as answered (answer_library.services.matching); make eval chooses it for
 # all-MiniLM-L6-v2 (docs/quality.md). Other models: measure your own.
@@ -315,6 +327,26 @@ LOCAL_EMBEDDING_INT8 = env.bool("LOCAL_EMBEDDING_INT8", default=False)
 # --- solution_library
 # Largest file accepted by the library upload (refused with a clear message above it).
 SOLUTION_LIBRARY_MAX_UPLOAD_MB = env.float("SOLUTION_LIBRARY_MAX_UPLOAD_MB", default=25)
+# --- What an uploaded file may become when read (core/file_limits.py), library and questionnaire import alike.
+# Checked before reading, from what the file declares; a file over one is refused with the limit, its figure
+# and what to do. Sized from the largest real files we have (evaluation/documents/, the shared questionnaire
+# samples; docs/file-limits.md has the figures) with a wide margin: 10 to 100 times.
+# ZIP packages (DOCX, XLSX): members (real: 109), sum of declared uncompressed sizes (real: 1.6 MB), that
+# sum over the file's size (real: 6; a bomb: hundreds), cell formats of a workbook (Excel's own limit: 64,000).
+FILE_LIMIT_ARCHIVE_MEMBERS = env.int("SPELUNKER_FILE_LIMIT_ARCHIVE_MEMBERS", default=5_000)
+FILE_LIMIT_UNCOMPRESSED_MB = env.int("SPELUNKER_FILE_LIMIT_UNCOMPRESSED_MB", default=50)
+FILE_LIMIT_COMPRESSION_RATIO = env.int("SPELUNKER_FILE_LIMIT_COMPRESSION_RATIO", default=100)
+FILE_LIMIT_CELL_FORMATS = env.int("SPELUNKER_FILE_LIMIT_CELL_FORMATS", default=64_000)
+# PDF: pages (real: 16), inflated bytes of one stream (real: 50 KB), entries of one array or dictionary.
+FILE_LIMIT_PDF_PAGES = env.int("SPELUNKER_FILE_LIMIT_PDF_PAGES", default=2_000)
+FILE_LIMIT_PDF_STREAM_MB = env.int("SPELUNKER_FILE_LIMIT_PDF_STREAM_MB", default=20)
+FILE_LIMIT_PDF_OBJECTS = env.int("SPELUNKER_FILE_LIMIT_PDF_OBJECTS", default=100_000)
+# What any format gives: characters and paragraphs of text (real: 42,000 and 600), rows and filled cells
+# of a questionnaire (real: 290 and 5,900; the import is built for 10,000 questions).
+FILE_LIMIT_CHARACTERS = env.int("SPELUNKER_FILE_LIMIT_CHARACTERS", default=5_000_000)
+FILE_LIMIT_PARAGRAPHS = env.int("SPELUNKER_FILE_LIMIT_PARAGRAPHS", default=100_000)
+FILE_LIMIT_ROWS = env.int("SPELUNKER_FILE_LIMIT_ROWS", default=100_000)
+FILE_LIMIT_CELLS = env.int("SPELUNKER_FILE_LIMIT_CELLS", default=1_000_000)
 # Name of an active chat model that re-orders the best search results; empty = no re-ranking.
 SEARCH_RERANK_MODEL = env.str("SEARCH_RERANK_MODEL", default="")
 # The vector index files every process of this machine memory-maps (solution_library/services/search_index.py).

@@ -10,18 +10,23 @@ same file twice updates the same rows instead of adding copies.
 """
 
 from collections import Counter
+from contextlib import contextmanager
 
-from django.db import transaction
+from django.conf import settings
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from core.file_limits import FileLimitExceeded, check_archive
 from core.storage import save_or_refuse
+from jobs.models import ACTIVE_STATUSES
 from questionnaires import analysis, pdf, sheets, word
 from questionnaires.row_walk import QuestionImportError, extract, parse_text
 
-from ..models import RFP, ImportFormat, Question, QuestionImport
+from ..models import RFP, ImportFormat, Question, QuestionImport, QuestionImportJob
 
 IMPORT_BATCH = 500
 PREVIEW_ROWS_PER_SHEET = 5
+ANALYSIS_STEPS = 3  # read the file, analyse its sheets, select the questions: a job's items
 
 
 # --- the steps the views call ------------------------------------------------------------
@@ -48,16 +53,35 @@ def kind_for_filename(name: str) -> str:
     raise QuestionImportError("Upload an .xlsx, .csv, .docx or .pdf file, or paste the questions as text.")
 
 
+def check_upload(data: bytes, kind: str, name: str = "") -> None:
+    """The checks that cost milliseconds whatever the file, made in the upload request before anything reads it:
+    what a package declares it unpacks to (core.file_limits), encrypted, legacy or macro-enabled files."""
+    with _as_import_error():
+        check_archive(data)
+        if kind == QuestionImport.Kind.DOCX:
+            word.check_docx_bytes(data, name)
+        else:
+            sheets.check_questionnaire_bytes(data, name)
+
+
 def read_sheets(data: bytes, kind: str, name: str = "") -> list[sheets.Sheet]:
-    """The file as sheets: a workbook's own, a CSV as one, a Word document's tables and numbered questions, a PDF's."""
-    try:
+    """The file as sheets: a workbook's own, a CSV as one, a Word document's tables and numbered questions, a PDF's.
+
+    Rows, cells and text are counted as they are read, and refused over their limits (core.file_limits)."""
+    check_upload(data, kind, name)
+    with _as_import_error():
         if kind == QuestionImport.Kind.DOCX:
             return word.read_docx(data, name)
-        sheets.check_questionnaire_bytes(data, name)
         if kind == QuestionImport.Kind.PDF:
             return pdf.read_pdf(data)
         return sheets.read_workbook(data) if kind == QuestionImport.Kind.XLSX else sheets.read_csv(data)
-    except (sheets.SheetReadError, word.WordReadError, pdf.PdfQuestionnaireError) as exc:
+
+
+@contextmanager
+def _as_import_error():
+    try:
+        yield
+    except (sheets.SheetReadError, word.WordReadError, pdf.PdfQuestionnaireError, FileLimitExceeded) as exc:
         raise QuestionImportError(str(exc)) from exc
 
 
@@ -101,23 +125,79 @@ def prepare_import(rfp, user, *, upload=None, pasted_text: str = "") -> Question
     record = QuestionImport(rfp=rfp, created_by=user)
     if upload is not None:
         record.kind = kind_for_filename(upload.name)
-        data = upload.read()
-        workbook = read_sheets(data, record.kind, upload.name)
-        record.mapping, record.mapping_source, record.fingerprint = propose_mapping(workbook)
-        table = extract(workbook, record.mapping)
-        if record.kind == QuestionImport.Kind.XLSX:
-            record.lost_features = sheets.features_lost_on_save(data)
         record.original_name = upload.name[:255]
+        analyse_file(record, upload.read())
         upload.seek(0)
         # Kept for remapping and the write-back export.
         save_or_refuse(record.file, upload.name, upload, QuestionImportError)
     elif pasted_text.strip():
         record.kind, table = QuestionImport.Kind.TEXT, parse_text(pasted_text)
+        record.rows, record.bad_rows = table.rows, table.bad_rows
     else:
         raise QuestionImportError("Choose a file or paste some questions.")
-    record.rows, record.bad_rows = table.rows, table.bad_rows
     record.save()
     return record
+
+
+def analyse_file(record: QuestionImport, data: bytes, step=lambda number: None) -> None:
+    """Read the file into the import's mapping and rows (not saved). `step(n)` is told as each step begins."""
+    step(1)
+    workbook = read_sheets(data, record.kind, record.original_name)
+    step(2)
+    record.mapping, record.mapping_source, record.fingerprint = propose_mapping(workbook)
+    step(3)
+    table = extract(workbook, record.mapping)
+    if record.kind == QuestionImport.Kind.XLSX:
+        record.lost_features = sheets.features_lost_on_save(data)
+    record.rows, record.bad_rows = table.rows, table.bad_rows
+
+
+# --- a file too large to read in the request: read by a job ----------------------------------------
+
+
+def inline_max_bytes() -> int:
+    return settings.QUESTION_IMPORT_INLINE_MAX_KB * 1024
+
+
+def read_in_a_job(upload) -> bool:
+    """Whether the upload is large enough that reading it belongs in a job (the request must answer at once)."""
+    return upload is not None and upload.size > inline_max_bytes()
+
+
+def store_for_analysis(rfp, user, upload) -> QuestionImport:
+    """Keep the file on an import with nothing read yet, after the checks that cost milliseconds (check_upload).
+
+    Its QuestionImportJob (`create_analysis_job`) reads it; the preview opens when that job completes."""
+    record = QuestionImport(rfp=rfp, created_by=user, kind=kind_for_filename(upload.name))
+    record.original_name = upload.name[:255]
+    check_upload(upload.read(), record.kind, upload.name)
+    upload.seek(0)
+    save_or_refuse(record.file, upload.name, upload, QuestionImportError)
+    record.save()
+    return record
+
+
+def create_analysis_job(record: QuestionImport, user) -> QuestionImportJob:
+    """The job row that reads the import's file, written before its task is queued. The database refuses a second
+    active one for the same import (the duplicate-job guard): that one is returned instead."""
+    try:
+        with transaction.atomic():  # a savepoint: the IntegrityError must not poison the caller's transaction
+            return QuestionImportJob.objects.create(question_import=record, started_by=user, total_items=ANALYSIS_STEPS)
+    except IntegrityError:
+        return record.analysis_jobs.get(status__in=ACTIVE_STATUSES)
+
+
+def run_analysis_job(job: QuestionImportJob) -> dict:
+    """Read the import's stored file with progress; the same rows however often it runs.
+
+    Raises QuestionImportError (the file is refused, with what to do) for the task to fail the job with."""
+    record = job.question_import
+    with record.file.open("rb") as handle:
+        data = handle.read()
+    analyse_file(record, data, step=lambda number: job.set_counts(processed_items=number - 1))
+    record.save(update_fields=["mapping", "mapping_source", "fingerprint", "lost_features", "rows", "bad_rows"])
+    job.set_counts(processed_items=ANALYSIS_STEPS, successful_items=ANALYSIS_STEPS)
+    return {"questions": len(record.rows), "rejected": len(record.bad_rows)}
 
 
 def _load_sheets(record: QuestionImport) -> list[sheets.Sheet]:

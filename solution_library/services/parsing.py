@@ -9,10 +9,14 @@ meant for the person who uploaded the file.
 import io
 import re
 import zipfile
+from contextlib import contextmanager
 
 import filetype
 from bs4 import BeautifulSoup, NavigableString
+from pypdf.errors import LimitReachedError
 
+from core import file_limits
+from core.file_limits import CHARACTERS, PARAGRAPHS, PDF_PAGES, FileLimitExceeded, refuse_over
 from core.refusals import refusal
 from text import headings
 
@@ -93,21 +97,27 @@ def _decode_text(data: bytes) -> str | None:
 
 
 def check_readable(data: bytes, file_type: str) -> None:
-    """Cheap checks made at upload time so a bad file is refused at once."""
-    if file_type == DocumentType.PDF:
-        reader = _open_pdf(data)
-        try:
-            page_count = len(reader.pages)
-        except Exception as exc:  # a damaged page tree: pypdf raises many kinds
-            raise refusal(UnsupportedFile, DAMAGED_PDF, exc) from exc
-        if page_count == 0:
-            raise UnsupportedFile("This PDF has no pages.")
-    elif file_type == DocumentType.DOCX:
-        _open_docx(data)
+    """Cheap checks made at upload time so a bad file is refused at once: what a package unpacks to, pages."""
+    with _limits_as_unsupported():
+        file_limits.check_archive(data)
+        if file_type == DocumentType.PDF:
+            reader = _open_pdf(data)
+            try:
+                page_count = len(reader.pages)
+            except LimitReachedError:
+                raise
+            except Exception as exc:  # a damaged page tree: pypdf raises many kinds
+                file_limits.reraise_memory_error(exc)
+                raise refusal(UnsupportedFile, DAMAGED_PDF, exc) from exc
+            if page_count == 0:
+                raise UnsupportedFile("This PDF has no pages.")
+            refuse_over(PDF_PAGES, page_count)
+        elif file_type == DocumentType.DOCX:
+            _open_docx(data)
 
 
 def extract_text(data: bytes, file_type: str) -> str:
-    """The readable text of a file, paragraphs separated by blank lines."""
+    """The readable text of a file, paragraphs separated by blank lines, within the limits of core.file_limits."""
     extractors = {
         DocumentType.PDF: _pdf_text,
         DocumentType.DOCX: _docx_text,
@@ -115,12 +125,27 @@ def extract_text(data: bytes, file_type: str) -> str:
         DocumentType.MARKDOWN: _markdown_text,
         DocumentType.TEXT: _plain_text,
     }
-    text = extractors[file_type](data)
-    text = re.sub(r"[ \t\r\f\v]+\n", "\n", text)
-    text = re.sub(r"\n{3,}", "\n\n", text).strip()
+    with _limits_as_unsupported():
+        text = extractors[file_type](data)
+        refuse_over(CHARACTERS, len(text))
+        text = re.sub(r"[ \t\r\f\v]+\n", "\n", text)
+        text = re.sub(r"\n{3,}", "\n\n", text).strip()
+        refuse_over(PARAGRAPHS, text.count("\n\n") + 1)
     if not text:
         raise UnsupportedFile("No text could be extracted from this file (a scanned PDF needs OCR first).")
     return text
+
+
+@contextmanager
+def _limits_as_unsupported():
+    """A file over a limit is refused like any unreadable file, with the limit's own message."""
+    try:
+        with file_limits.pdf_reading_limits():  # pypdf reads lazily: the limits hold for the whole block
+            yield
+    except FileLimitExceeded as exc:
+        raise UnsupportedFile(str(exc)) from exc
+    except LimitReachedError as exc:
+        raise UnsupportedFile(file_limits.pdf_limit_message(exc)) from exc
 
 
 def _open_pdf(data: bytes):
@@ -138,9 +163,14 @@ def _open_pdf(data: bytes):
 
 def _pdf_text(data: bytes) -> str:
     reader = _open_pdf(data)
+    for page in reader.pages:
+        file_limits.check_pdf_page(page)
     try:
         pages = pdf_text.read_pages(reader)
+    except LimitReachedError:
+        raise  # refused with the limit's own message (_limits_as_unsupported)
     except Exception as exc:  # pypdf raises many kinds on damaged files
+        file_limits.reraise_memory_error(exc)
         raise refusal(UnsupportedFile, DAMAGED_PDF, exc) from exc
     return pdf_text.pages_text(pages)
 
@@ -151,6 +181,7 @@ def _open_docx(data: bytes):
     try:
         return docx.Document(io.BytesIO(data))
     except Exception as exc:  # python-docx raises KeyError/ValueError/BadZipFile on damaged files
+        file_limits.reraise_memory_error(exc)
         raise refusal(
             UnsupportedFile,
             "This Word document is damaged and cannot be read. Open it in Word, save it again as .docx and upload "
@@ -164,6 +195,7 @@ def _docx_text(data: bytes) -> str:
     from docx.table import Table  # python-docx is loaded when a Word file is read, as _open_docx does
 
     document = _open_docx(data)
+    file_limits.check_word_body(document.element.body)
     parts = []
     for block in document.iter_inner_content():
         if isinstance(block, Table):

@@ -188,7 +188,7 @@ PREVIEW_HEIGHT_LIMIT = 4000  # px at 1280 wide; the whole list of 90 questions m
 
 
 def test_the_preview_of_a_90_question_workbook_is_compact_and_keeps_every_question(
-    logged_in_page, live_server, user, tmp_path
+    logged_in_page, live_server, live_worker, user, tmp_path
 ):
     from rfp_manager.models import RFP
 
@@ -198,7 +198,11 @@ def test_the_preview_of_a_90_question_workbook_is_compact_and_keeps_every_questi
     page.goto(f"{live_server.url}/rfps/{rfp.pk}/")
     page.set_input_files("#import input[name=file]", str(SAMM))
     page.click("#import-submit")
-    page.wait_for_selector("#confirm-import:has-text('Import 90 questions')")
+    # Above the inline threshold: a worker reads it while the page shows its progress, then opens the preview.
+    page.wait_for_selector("#import-reading, #confirm-import")
+    page.screenshot(path=str(tmp_path / "samm-reading.png"), full_page=True)
+    print("SAMM reading screenshot:", tmp_path / "samm-reading.png")
+    page.wait_for_selector("#confirm-import:has-text('Import 90 questions')", timeout=60_000)
     page.screenshot(path=str(tmp_path / "samm-preview.png"), full_page=True)
     print("SAMM preview screenshot:", tmp_path / "samm-preview.png")
 

@@ -5,6 +5,7 @@ import io
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import override_settings
 from django.urls import reverse
 from openpyxl import Workbook, load_workbook
 
@@ -198,6 +199,7 @@ def _truncated_sheet_xlsx() -> bytes:
         ("broken.xlsx", _truncated_sheet_xlsx()),  # XML ParseError while reading the rows
     ],
 )
+@override_settings(QUESTION_IMPORT_INLINE_MAX_KB=1024)  # read in the request (a larger file fails its reading job)
 def test_unreadable_upload_is_a_clear_400_not_a_crash(rfp, user_client, name, data):
     response = user_client.post(reverse("rfp_manager:import", args=[rfp.pk]), {"file": upload(name, data)})
     assert response.status_code == 400

@@ -9,7 +9,7 @@ from django.urls import resolve, reverse
 
 from jobs.models import SystemCheck
 from llm_manager.models import ValidationRun
-from rfp_manager.models import RFP, InformationDocument, Question, RFPBatchJob
+from rfp_manager.models import RFP, InformationDocument, Question, QuestionImportJob, RFPBatchJob
 from solution_library.models import DocumentationSource, EmbedBatchJob, SyncJob
 from solution_library.testing import add_library_document
 from tests.solution_library.conftest import offline_embedding  # noqa: F401  (a fixture `world` needs)
@@ -55,7 +55,8 @@ def world(db, offline_embedding, user, staff_user, client_factory):
         question=question,
         information_document=information_document,
         rfp_job=job,
-        question_import=SimpleNamespace(pk=_import_questions(client_factory(user), rfp)),
+        question_import=SimpleNamespace(pk=(import_id := _import_questions(client_factory(user), rfp))),
+        import_job=QuestionImportJob.objects.create(question_import_id=import_id, status="completed"),
         document=document,
         chunk=document.chunks.order_by("pk").first(),
         source=source,

@@ -12,7 +12,8 @@ from django.urls import reverse
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from rfp_manager.models import RFP, Answer, Question
+from rfp_manager import tasks
+from rfp_manager.models import RFP, Answer, Question, QuestionImportJob
 
 from .fuzz import changed_or_lost, error_messages, fuzz_settings, snapshot
 
@@ -160,6 +161,11 @@ def _import(client, rfp, name: str | None = None, data: bytes = b"", text: str =
         assert changed_or_lost(before, snapshot()) == []
         return
     preview_url = response["Location"]
+    if _read_by_its_job(rfp):  # refused when read: its page says why, and nothing else changed
+        page = client.get(preview_url)
+        assert page.status_code == 200 and "This file was not imported" in page.content.decode()
+        assert changed_or_lost(before, snapshot()) == []
+        return
     assert client.get(preview_url).status_code == 200
     assert changed_or_lost(before, snapshot()) == [], "a preview must store nothing"
     if not apply:
@@ -169,6 +175,17 @@ def _import(client, rfp, name: str | None = None, data: bytes = b"", text: str =
     # Applying adds to (or updates) this RFP's questions; it loses none, and touches nothing else.
     assert changed_or_lost(before, snapshot(), may_change=_this_rfps_rows(rfp)) == []
     assert _existing_answer_kept(rfp)
+
+
+def _read_by_its_job(rfp) -> bool:
+    """A file above the inline threshold is stored for a reading job: run it, as a worker would. True if it failed."""
+    job = QuestionImportJob.objects.filter(question_import__rfp=rfp, status="pending").first()
+    if job is None:
+        return False
+    tasks.analyse_question_import.apply(kwargs={"job_id": job.pk})
+    job.refresh_from_db()
+    assert job.status in ("completed", "failed") and (job.status == "completed" or job.message)
+    return job.status == "failed"
 
 
 def _this_rfps_rows(rfp) -> set:

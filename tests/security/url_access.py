@@ -76,6 +76,7 @@ URL_ACCESS: dict[str, Rule] = {
     "rfp_manager:import": Rule(OWNER, "rfp", "POST", role=RFP_OWNER),
     "rfp_manager:import_preview": Rule(OWNER, "question_import"),
     "rfp_manager:import_remap": Rule(OWNER, "question_import", "POST", role=RFP_OWNER),
+    "rfp_manager:import_analysis_status": Rule(OWNER, "import_job"),
     "rfp_manager:document_upload": Rule(OWNER, "rfp", "POST", role=RFP_OWNER),
     "rfp_manager:document_summarize": Rule(OWNER, "information_document", "POST", role=RFP_OWNER),
     "rfp_manager:start_responder": Rule(OWNER, "rfp", "POST", role=RFP_OWNER),
