@@ -335,7 +335,7 @@ def _key_facts_section(scores) -> list[str]:
             return f"- {name}: no key facts written yet (evaluation/key_facts/{name}.json)."
         return (
             f"- {name}: {s.stated} of {s.questions} drafts state every key fact of their question "
-            f'({s.rate:.3f}); {s.no_support} were drafted as "no supporting content".'
+            f'({s.rate:.3f}); drafted as "no supporting content": {s.no_support}.'
         )
 
     return [
