@@ -19,6 +19,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from text import questions
 from text.words import stems
 
 from . import grounding
@@ -54,28 +55,16 @@ RANK_PENALTY = 0.02
 # A list question ("List three customers") prefers a sentence that names several things, or a list's items.
 LIST_BONUS = 0.15
 ENUMERATION_NAMES = 4
+# A part that asks how often, how long, where… prefers a sentence that states that kind of thing by this much, and
+# passes over one that states none of it by as much: a definition does not answer "how often".
+KIND_BONUS = 0.1
 # A second sentence for a part must add at least this share of the part's subject (by weight).
 NEW_WORDS_SHARE = 0.2
 # List questions take the sibling items (rows of the same table, points of the same list) of a chosen item.
 LIST_ITEMS = 8
 MIN_SENTENCE_CHARS, MAX_SENTENCE_CHARS = 12, 400
 
-WH_WORDS = (
-    r"how|when|where|what|which|who|whom|whose|whether|why|can|could|do|does|did|is|are|will|would|should|has|have"
-)
-# Where a question that asks several things divides: "…founded, where it is based and how many…", "…? Confirm…".
-PART_BREAK = re.compile(
-    rf"(?<=[?.!])\s+|\s*[;:]\s+|,?\s+and\s+(?=(?:{WH_WORDS})\b)|,\s+(?=(?:{WH_WORDS}|including)\b)", re.IGNORECASE
-)
 SENTENCE_END = re.compile(r"[.!][)\"'\u201d]?$")
-# A part that says "they" or "it" is about the subject of the question's first part: "…and how long are they kept".
-PRONOUN = re.compile(r"\b(?:they|them|their|it|its|these|those|this)\b", re.IGNORECASE)
-INCLUDING = re.compile(r"^including\s+", re.IGNORECASE)
-LIST_ITEM_BREAK = re.compile(r",\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+", re.IGNORECASE)
-LIST_QUESTION = re.compile(
-    r"^\s*(?:please\s+)?(?:list|name|enumerate|which|what are)\b|\b(?:two|three|four|five|six|several)\s+\w+",
-    re.IGNORECASE,
-)
 
 
 @dataclass(frozen=True)
@@ -106,44 +95,12 @@ class Choice:
     score: float
 
 
-@dataclass(frozen=True)
-class Part:
-    """One thing a question asks: `text` as the embedding model reads it, `words` as the lexical match does."""
-
-    text: str
-    words: str
+def question_parts(question: str | questions.Reading) -> list[str]:
+    return [part.text for part in questions.read(question).parts]
 
 
-def question_parts(question: str) -> list[str]:
-    return [part.text for part in _parts(question)]
-
-
-def _parts(question: str) -> list[Part]:
-    """The things a question asks, in its order; the question itself when it asks one thing.
-
-    "Describe the API, including authentication and rate limits" asks about the
-    API, its authentication and its rate limits: an "including" list gives one
-    part per item, read with the head of the question for its meaning and
-    alone for its words; a part that says "they" is read with the head. Parts with no
-    subject word ("Describe your company") are left out.
-    """
-    parts, head = [], ""
-    for piece in (p.strip(" ,.?") for p in PART_BREAK.split(question or "")):
-        if not piece:
-            continue
-        if INCLUDING.match(piece) and head:
-            items = [i.strip() for i in LIST_ITEM_BREAK.split(INCLUDING.sub("", piece)) if i.strip()]
-            parts += [Part(f"{head}: {item}", item) for item in items]
-        else:
-            refers = head and PRONOUN.search(piece) and stems(head, subject_only=True)
-            parts.append(Part(f"{piece} ({head})", f"{piece} {head}") if refers else Part(piece, piece))
-            head = head or piece
-    parts = [p for p in parts if stems(p.words, subject_only=True)]
-    return parts if len(parts) > 1 else [Part(question.strip(), question.strip())]
-
-
-def asks_for_list(question: str) -> bool:
-    return bool(LIST_QUESTION.search(question or ""))
+def asks_for_list(question: str | questions.Reading) -> bool:
+    return questions.read(question).wants_list
 
 
 def candidates(passages: dict[int, str]) -> list[Candidate]:
@@ -208,7 +165,9 @@ def part_minimum(similarity: Similarity | None) -> float:
     return PART_MIN if similarity is not None else LEXICAL_PART_MIN
 
 
-def score_candidates(parts: list[Part], found: list[Candidate], similarity=None, weights=None) -> list[list[float]]:
+def score_candidates(
+    parts: list[questions.Part], found: list[Candidate], similarity=None, weights=None
+) -> list[list[float]]:
     return relevance(
         [p.text for p in parts],
         [c.text for c in found],
@@ -220,7 +179,7 @@ def score_candidates(parts: list[Part], found: list[Candidate], similarity=None,
 
 
 def choose(
-    question: str,
+    question: str | questions.Reading,
     passages: dict[int, str],
     similarity: Similarity | None = None,
     weights: dict[str, float] | None = None,
@@ -229,14 +188,22 @@ def choose(
 
     For each part the most relevant sentence, and a second only when it is
     nearly as relevant (no sentence is padded in because it sits in the same
-    passage). A list question takes the chosen item's siblings: the rows of its table, the points of its list.
+    passage). A part that asks how often, how long, where… takes a sentence
+    that says it over one that only says what the subject is. A list question
+    takes the chosen item's siblings: the rows of its table, the points of its list.
     """
-    parts, found = _parts(question), candidates(passages)
+    reading = questions.read(question)
+    weights = weights if weights is not None else reading.weights or None
+    parts, found = reading.parts, candidates(passages)
     if not found:
         return []
     scores = score_candidates(parts, found, similarity, weights)
-    if asks_for_list(question):
+    if reading.wants_list:
         scores = [[score + LIST_BONUS * enumerates(c) for score, c in zip(row, found)] for row in scores]
+    scores = [
+        [score + KIND_BONUS * states_asked(part, c.in_context) for score, c in zip(row, found)]
+        for part, row in zip(parts, scores)
+    ]
     least, chosen = part_minimum(similarity), []
     for part, row in enumerate(scores):
         used = {c.n for _, c in chosen}
@@ -256,14 +223,14 @@ def choose(
                 continue  # it says little of the part that the part's first sentence does not already say
             chosen.append((Choice(found[i].n, found[i].text, part, round(row[i], 3)), found[i]))
             held = own if held is None else held | own
-            if asks_for_list(question) and enumerates(found[i]):
+            if reading.wants_list and enumerates(found[i]):
                 if found[i].unit.kind == grounding.ITEM:
                     chosen += _siblings(found[i], found, row, part, least / 2, chosen)
                 break  # the list is the answer to this part
             if sum(c.part == part for c, _ in chosen) >= SENTENCES_PER_PART:
                 break
     if not chosen:
-        chosen = _best_for_the_whole_question(question, found, similarity, weights, least * FALLBACK_SHARE)
+        chosen = _best_for_the_whole_question(reading.text, found, similarity, weights, least * FALLBACK_SHARE)
     return [choice for choice, _ in sorted(chosen, key=lambda c: (c[0].part, c[1].rank, c[1].position))]
 
 
@@ -278,6 +245,14 @@ def _best_for_the_whole_question(question, found, similarity, weights, least) ->
     return (
         [(Choice(found[best].n, found[best].text, 0, round(row[best], 3)), found[best])] if row[best] >= least else []
     )
+
+
+def states_asked(part: questions.Part, sentence: str) -> float:
+    """+1 when the sentence states a kind of thing the part asks for (how often, how long…), -1 when it states
+    none of them, 0 when the part asks for nothing a sentence can be seen to state."""
+    if not part.checkable:
+        return 0.0
+    return 1.0 if any(questions.states(kind, sentence) for kind in part.checkable) else -1.0
 
 
 def enumerates(candidate: Candidate) -> bool:
@@ -321,7 +296,7 @@ def _repeats(text: str, chosen: list[Candidate]) -> bool:
 
 # --- does an answer address the question -----------------------------------------------------
 def addressing_problems(
-    question: str,
+    question: str | questions.Reading,
     claims: list[tuple[str, list[int]]],
     passages: dict[int, str],
     similarity: Similarity | None = None,
@@ -330,10 +305,14 @@ def addressing_problems(
     """(verdict it calls for: "rejected", "needs_revision" or "", reasons) on whether the answer addresses the question.
 
     An answer about another topic (its relevance to the whole question below
-    TOPIC_MIN) is rejected. With the embedding model's similarity, an answer
-    that leaves a part of the question unanswered while a passage it was given
-    answers that part needs revision, and the reason names the passage.
+    TOPIC_MIN) is rejected. An answer on the topic that does not say what a
+    part asks for (how often, how long, where…) needs revision: supported,
+    but it does not answer (`kind_problems`). With the embedding model's
+    similarity, an answer that leaves a part of the question unanswered while
+    a passage it was given answers that part needs revision, and the reason names the passage.
     """
+    reading = questions.read(question)
+    question, weights = reading.text, weights if weights is not None else reading.weights or None
     answer = " ".join(sentence for sentence, _ in claims)
     contexts = [_context_of(sentence, [passages[n] for n in numbers if n in passages]) for sentence, numbers in claims]
     topic = relevance([question], [answer], similarity, weights, [" ".join(dict.fromkeys(contexts))])[0][0]
@@ -341,9 +320,11 @@ def addressing_problems(
         return "rejected", [
             f"Does not address the question: the answer is about another topic (relevance {topic:.2f} to the question)."
         ]
-    parts, found = _parts(question), candidates(passages)
+    reasons = kind_problems(reading, answer)
+    parts, found = reading.parts, candidates(passages)
     if similarity is None or not found:
-        return "", []  # by words alone, a passage's wording decides more than what it says: no part check
+        # by words alone, a passage's wording decides more than what it says: no part check
+        return ("needs_revision" if reasons else ""), reasons
     given = relevance(
         [p.text for p in parts],
         [sentence for sentence, _ in claims],
@@ -353,10 +334,9 @@ def addressing_problems(
         [p.words for p in parts],
     )
     available = score_candidates(parts, found, similarity, weights)
-    if asks_for_list(question):  # judged as the responder chooses: a list question wants the names
+    if reading.wants_list:  # judged as the responder chooses: a list question wants the names
         given = [[g + LIST_BONUS * names_several(s) for g, (s, _) in zip(row, claims)] for row in given]
         available = [[a + LIST_BONUS * enumerates(c) for a, c in zip(row, found)] for row in available]
-    reasons = []
     for part, given_row, available_row in zip(parts, given, available):
         best = max(range(len(found)), key=lambda i: available_row[i])
         if available_row[best] >= part_minimum(similarity) and available_row[best] - max(given_row) > BETTER_BY:
@@ -365,6 +345,22 @@ def addressing_problems(
                 f"\u201c{found[best].text[:120]}\u201d"
             )
     return ("needs_revision" if reasons else ""), reasons
+
+
+def kind_problems(reading: questions.Reading, answer: str) -> list[str]:
+    """Supported but not an answer: a part asks how often (how long, where…) and the answer says none of that.
+
+    The reason says it as a person would: "asks how often; the draft says what it is".
+    """
+    reasons = []
+    for part in reading.parts:
+        if part.checkable and not any(questions.states(kind, answer) for kind in part.checkable):
+            asked = " or ".join(questions.SAID_AS[kind] for kind in sorted(part.checkable))
+            reasons.append(
+                f"Supported but does not answer: asks {asked} (\u201c{part.words}\u201d); "
+                f"the draft says {questions.what_it_says(answer)}."
+            )
+    return reasons
 
 
 def _context_of(sentence: str, cited: list[str]) -> str:
