@@ -1,0 +1,92 @@
+"""Key facts: the matcher that says whether a draft states a fact, and the key-fact files it reads."""
+
+import json
+
+from evaluation.dataset import document_paths, document_text, load_questions
+from evaluation.facts import KeyFact, answers, key_facts_path, load_key_facts, states, words
+from evaluation.split import SPLITS
+
+
+def _fact(*groups: list[str]) -> KeyFact:
+    return KeyFact("the fact", tuple(tuple(group) for group in groups), "a-document", "a sentence")
+
+
+def test_number_words_are_read_as_digits_and_compound_tens_add_up():
+    assert words("kept for ninety days") == words("kept for 90 days")
+    assert words("twenty-five attempts") == words("25 attempts")
+    assert words("after seven days") == words("after 7 days")
+    assert words("thirty") == ["30"]
+
+
+def test_the_ways_of_saying_a_frequency_meet():
+    for said in ("once a year", "annually", "yearly", "every year", "every 12 months", "every twelve months"):
+        assert states(f"The keys are rotated {said} [1].", _fact(["annually"])), said
+    for said in ("quarterly", "every three months", "once a quarter"):
+        assert states(f"Access is reviewed {said}.", _fact(["every 3 months"])), said
+    assert states("Logs are rotated every day.", _fact(["daily"]))
+    assert states("Reports go out every week.", _fact(["weekly"]))
+    assert not states("The keys are rotated monthly.", _fact(["annually"]))
+    assert not states("Reviewed every six months.", _fact(["quarterly"]))
+
+
+def test_durations_said_in_other_units_meet():
+    assert states("The token is valid for twenty-four hours.", _fact(["1 day"]))
+    assert states("Kept for 12 months.", _fact(["one year"]))
+    assert states("Sessions expire after an hour.", _fact(["60 minutes"]))
+
+
+def test_word_forms_meet_by_their_stems_and_plurals():
+    assert states("All data is encrypted at rest.", _fact(["encryption"]))
+    assert states("Backup copies are made.", _fact(["backups"]))
+    assert states("Records are kept 30 days.", _fact(["30 day"]))
+
+
+def test_an_alternative_must_stand_whole_and_in_order():
+    assert not states("a day of 90 minutes", _fact(["90 days"]))
+    assert not states("keys rotated, logged yearly", _fact(["rotated yearly"]))
+    assert states("keys are RSA-2048", _fact(["rsa 2048"]))
+
+
+def test_a_citation_marker_is_not_a_figure():
+    assert not states("Passwords are hashed [8].", _fact(["8"]))
+    assert states("At least 8 characters [2].", _fact(["8"]))
+
+
+def test_every_group_needs_an_alternative_and_every_fact_must_be_stated():
+    retention = _fact(["90 days", "three months"], ["archive", "archived"])
+    assert states("Logs are archived and kept for ninety days.", retention)
+    assert not states("Logs are kept for ninety days.", retention)
+    encryption = _fact(["aes 256", "aes-256"])
+    assert answers("Archived logs are kept 90 days, encrypted with AES-256.", [retention, encryption])
+    assert not answers("Archived logs are kept 90 days.", [retention, encryption])
+    assert not answers("anything", [])
+
+
+def _key_fact_files() -> dict[str, list[dict]]:
+    """{split: its key-fact file's items} for each split whose file is written; dev's must be."""
+    files = {split: json.loads(key_facts_path(split).read_text()) for split in SPLITS if key_facts_path(split).exists()}
+    assert "dev" in files
+    return files
+
+
+def test_a_key_fact_file_holds_answerable_questions_of_its_split_in_id_order_with_one_to_three_groups_a_fact():
+    for split, items in _key_fact_files().items():
+        answerable = [q.id for q in load_questions(split=split) if q.answerable]
+        relevant = {q.id: q.relevant for q in load_questions(split=split)}
+        ids = [item["id"] for item in items]
+        assert set(ids) <= set(answerable) and ids == sorted(ids, key=answerable.index), split
+        for item in items:
+            assert item["facts"], item["id"]
+            for fact in item["facts"]:
+                assert set(fact) <= {"fact", "all_of", "document", "source", "doubt"}, item["id"]
+                assert 1 <= len(fact["all_of"]) <= 3 and all(fact["all_of"]), item["id"]
+                assert fact["document"] in relevant[item["id"]] or fact.get("doubt"), item["id"]
+
+
+def test_every_key_fact_is_stated_by_its_own_source_sentence_found_in_its_document():
+    texts = {path.stem: " ".join(document_text(path).split()) for path in document_paths()}
+    for split in _key_fact_files():
+        for qid, facts in load_key_facts(split).items():
+            for fact in facts:
+                assert " ".join(fact.source.split()) in texts[fact.document], f"{qid}: source not in {fact.document}"
+                assert states(fact.source, fact), f"{qid}: its source does not state {fact.fact!r}"
