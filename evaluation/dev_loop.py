@@ -13,12 +13,13 @@ on near misses, and how many wrong drafts the reviewer approves. Test questions 
 import argparse
 import json
 import os
+import pickle
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 FOLDER = ROOT / "var" / "dev-loop"
-KEY_FACTS = Path(__file__).resolve().parent / "key_facts" / "dev.json"
 
 
 def main(argv=None) -> None:
@@ -26,6 +27,9 @@ def main(argv=None) -> None:
     parser.add_argument("--fresh", action="store_true", help="ingest the library again")
     parser.add_argument("--show", action="store_true", help="print every draft and its verdict")
     parser.add_argument("--only", default="", help="comma-separated question ids")
+    parser.add_argument(
+        "--set", action="append", default=[], help="try a constant: module.NAME=value (e.g. evidence.KIND_BONUS=0.2)"
+    )
     args = parser.parse_args(argv)
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     if args.fresh and (FOLDER / "eval.sqlite3").exists():
@@ -36,7 +40,50 @@ def main(argv=None) -> None:
 
     setup_django(str(FOLDER))
     names = _library(fresh)
-    report(names, args.show, set(filter(None, args.only.split(","))))
+    for setting in args.set:
+        _try(setting)
+    with remembered_embeddings(FOLDER / "vectors.pickle"):
+        report(names, args.show, set(filter(None, args.only.split(","))))
+
+
+def _try(setting: str) -> None:
+    """Set a tuning constant for this run only: "evidence.KIND_BONUS=0.2" (a module of llm_manager.providers,
+    text or rfp_manager.services)."""
+    import importlib
+
+    name, value = setting.split("=", 1)
+    module_name, constant = name.rsplit(".", 1)
+    for package in ("llm_manager.providers.", "text.", "rfp_manager.services.", ""):
+        try:
+            module = importlib.import_module(package + module_name)
+        except ImportError:
+            continue
+        setattr(module, constant, type(getattr(module, constant))(value))
+        return
+    raise SystemExit(f"no module {module_name}")
+
+
+@contextmanager
+def remembered_embeddings(path: Path):
+    """The local model's vectors of texts it embedded on an earlier run, kept in `path`: a rerun embeds only
+    the new texts. The model's output for a text never changes, so a remembered vector is the vector."""
+    from llm_manager.providers.local import LocalProvider
+
+    memory = pickle.loads(path.read_bytes()) if path.exists() else {}
+    embed = LocalProvider.embed
+
+    def remembering(self, model_name, texts, dimensions=None):
+        new = [t for t in dict.fromkeys(texts) if (model_name, t) not in memory]
+        if new:
+            memory.update(zip(((model_name, t) for t in new), embed(self, model_name, new, dimensions)))
+        return [memory[(model_name, t)] for t in texts]
+
+    LocalProvider.embed = remembering
+    try:
+        yield
+    finally:
+        LocalProvider.embed = embed
+        path.write_bytes(pickle.dumps(memory))
 
 
 def _library(fresh: bool) -> dict[int, str]:
@@ -64,6 +111,7 @@ def report(names: dict[int, str], show: bool, only: set[str]) -> None:
     from rfp_manager.services.answering import judge
 
     from .dataset import load_questions
+    from .facts import answers, load_key_facts
     from .measures import draft_answers
 
     questions = [q for q in load_questions(split="dev") if not only or q.id in only]
@@ -71,27 +119,38 @@ def report(names: dict[int, str], show: bool, only: set[str]) -> None:
     chat = get_default_model("chat")
     drafts = draft_answers(questions, names, chat, user)
     rows = {q.number: q for q in Question.objects.filter(rfp__name="Evaluation")}
-    facts = json.loads(KEY_FACTS.read_text()) if KEY_FACTS.exists() else {}
-    states = _states()
-    counts = {"answerable": 0, "fact": 0, "near": 0, "near_flagged": 0, "approved": 0, "approved_wrong": 0}
+    facts = load_key_facts("dev")
+    counts = {
+        "answerable": 0,
+        "fact": 0,
+        "near": 0,
+        "near_flagged": 0,
+        "approved": 0,
+        "approved_wrong": 0,
+        "answerable_flagged": 0,
+    }
     for d in drafts:
         q = d.question
         verdict = "" if d.needs_expert else judge(rows[q.id], d.text, d.passages, model=chat)
-        fact = _fact_for(facts, q.id)
-        stated = bool(fact and states and not d.needs_expert and states(d.text, fact))
-        if q.answerable:
+        fact = facts.get(q.id)
+        stated = bool(fact and not d.needs_expert and answers(d.text, fact))
+        if q.answerable and fact:
             counts["answerable"] += 1
             counts["fact"] += stated
-        else:
+        elif not q.answerable:
             counts["near"] += 1
             counts["near_flagged"] += d.needs_expert
+        counts["answerable_flagged"] += q.answerable and d.needs_expert
         if verdict and verdict["verdict"] == "approved":
             counts["approved"] += 1
             counts["approved_wrong"] += not (q.answerable and (stated if fact else d.cites_relevant))
         if show:
             mark = "FACT" if stated else ("nofact" if fact else "")
             print(f"\n{q.id} [{q.kind}] {mark} {verdict['verdict'] if verdict else 'NO-SUPPORT'}: {q.text}")
-            print(f"   fact: {fact}")
+            print(f"   fact: {[f.fact for f in fact or []]}")
+            for f in fact or []:
+                held = any(_squeezed(f.source[:60]) in _squeezed(p["text"]) for p in d.passages)
+                print(f"   source {'IN PASSAGES' if held else 'not retrieved'}: {f.source[:200]}")
             print(f"   draft: {d.text[:600]}")
             if verdict and verdict["verdict"] != "approved":
                 print(f"   review: {verdict['feedback'][:300]}")
@@ -104,17 +163,8 @@ def report(names: dict[int, str], show: bool, only: set[str]) -> None:
     )
 
 
-def _fact_for(facts, question_id: str):
-    entry = facts.get(question_id) if isinstance(facts, dict) else None
-    return entry
-
-
-def _states():
-    try:
-        from .facts import states
-    except ImportError:
-        return None
-    return states
+def _squeezed(text: str) -> str:
+    return "".join(text.split()).lower()
 
 
 if __name__ == "__main__":

@@ -26,7 +26,7 @@ from .words import stems
 FREQUENCY, DURATION, TIME, COUNT, PERSON, PLACE = "frequency", "duration", "time", "count", "person", "place"
 YES_NO, LIST, STANDARD, NAME, DESCRIPTION = "yes_no", "list", "standard", "name", "description"
 # The kinds a sentence can be seen to state or not (`states`); the others any sentence about the subject may answer.
-CHECKABLE = frozenset({FREQUENCY, DURATION, TIME, COUNT, PERSON, PLACE, STANDARD})
+CHECKABLE = frozenset({FREQUENCY, DURATION, TIME, COUNT, PERSON, PLACE, STANDARD, NAME})
 # The kinds of thing asked as a person says them: "asks how often; the draft says what it is".
 SAID_AS = {
     FREQUENCY: "how often",
@@ -54,7 +54,10 @@ ASKS = re.compile(
     r"|(?P<duration>how long|for what period|retention period)"
     r"|(?P<count>how (?:many|much)|what (?:percentage|proportion|share|number))"
     r"|(?P<standard>(?:which|what) (?:\w+ )?(?:standards?|certifications?|algorithms?|protocols?|versions?"
-    r"|ciphers?|frameworks?|accreditations?)))\b",
+    r"|ciphers?|frameworks?|accreditations?))"
+    r"|(?P<name>(?:which|what) (?:\w+ )?(?:tools?|tooling|software|products?|programs?|packages?|utilit(?:y|ies)"
+    r"|commands?|technolog(?:y|ies)|vendors?|providers?|mechanisms?)|describe the (?:\w+ )?(?:tools?|tooling"
+    r"|software|programs?|mechanisms?|technolog(?:y|ies))))\b",
     re.IGNORECASE,
 )
 # A question opening with an auxiliary verb is a yes/no question: a "who" or "when" later in it is a relative
@@ -71,10 +74,12 @@ FOLLOW_UP = re.compile(r"^\W*(?:if (?:yes|so|not|no)|where applicable|in that ca
 
 # --- what a sentence states ----------------------------------------------------------------------
 
-NUMBER_WORDS = (
-    r"(?:\d+(?:[.,]\d+)?|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|"
-    r"thirty|forty|fifty|sixty|ninety|hundred|several|few)"
+NUMBERS = (
+    r"(?:\d+(?:[.,]\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|"
+    r"thirty|forty|fifty|sixty|ninety|hundred|thousand|million)"
 )
+# "a day", "several weeks": a duration or time, though no count.
+NUMBER_WORDS = rf"(?:{NUMBERS}|an?|several|few)"
 TIME_UNIT = r"(?:second|minute|hour|day|week|fortnight|month|quarter|year)s?"
 STATES = {
     FREQUENCY: re.compile(
@@ -92,12 +97,12 @@ STATES = {
         re.IGNORECASE,
     ),
     TIME: re.compile(
-        rf"\b(?:{NUMBER_WORDS}[ -]{TIME_UNIT}|within|immediately|promptly|as soon as|before|after|during|upon"
-        r"|when|once|at (?:the )?(?:end|start|beginning|time)|(?:mon|tues|wednes|thurs|fri|satur|sun)days?"
+        rf"\b(?:{NUMBER_WORDS}[ -]{TIME_UNIT}|within|immediately|promptly|as soon as|at once|in real time"
+        r"|at (?:the )?(?:end|start|beginning|time) of|(?:mon|tues|wednes|thurs|fri|satur|sun)days?"
         r"|\d{1,2}:\d{2}|midnight|noon|o'clock)\b",
         re.IGNORECASE,
     ),
-    COUNT: re.compile(rf"\b{NUMBER_WORDS}\b|%|\bpercent\b|\b(?:all|none|no|every|single|unlimited)\b", re.IGNORECASE),
+    COUNT: re.compile(rf"\b{NUMBERS}\b|%|\bpercent\b|\b(?:none|single|unlimited)\b", re.IGNORECASE),
     PERSON: re.compile(
         r"\b(?:administrators?|admins?|owners?|officers?|managers?|management|teams?|staff|employees?|personnel"
         r"|users?|operators?|engineers?|auditors?|assessors?|committees?|board|departments?|providers?|vendors?"
@@ -107,17 +112,32 @@ STATES = {
         re.IGNORECASE,
     ),
     PLACE: re.compile(
-        r"\b(?:in|at|on|from|under|within|inside|outside) (?:the |a |an )?(?:[A-Z][\w-]+)"
+        r"\b(?:in|at|on|from|under|within|inside|outside|to) (?:the |a |an )?(?:[A-Z][\w-]+)"
         r"|(?:^|\s)/[\w.-]+"
-        r"|\b(?:regions?|countr(?:y|ies)|data ?cent(?:er|re)s?|locations?|located|sites?|premises|on-prem\w*"
-        r"|cloud|director(?:y|ies)|folders?|files?|disks?|servers?|machines?|host(?:ed|s)?|stor(?:ed|es|age)"
-        r"|local(?:ly)?|remote(?:ly)?|off-?site|on-?site|abroad|databases?|repositor(?:y|ies)|locally)\b",
+        r"|(?i:\b(?:(?:in|on|to|at) (?:the |a |an |another |other |each |every |separate |its )?(?:[\w-]+ )?"
+        r"(?:regions?|countr(?:y|ies)|data ?cent(?:er|re)s?|sites?|premises|cloud|director(?:y|ies)|folders?"
+        r"|files?|disks?|servers?|machines?|hosts?|buildings?|rooms?|databases?|repositor(?:y|ies)|media|tapes?"
+        r"|locations?)|on-prem\w*|off-?site|on-?site|abroad|locally|remotely)\b)",
     ),
     STANDARD: re.compile(
         r"\b[A-Z][A-Z0-9]{1,}(?:[-/ ]?[0-9][\w.:-]*)?\b|\bversion \d|\b\d+(?:\.\d+)+\b"
         r"|\b(?:standards?|certif\w+|complian\w+|accredit\w+|algorithms?|protocols?)\b",
     ),
 }
+
+
+# A sentence's capitalised first word names a thing unless it reads as a general word: "Nagios covers…", not
+# "Monitoring is…", "The…" or "Backups…".
+FIRST_WORD = re.compile(r"[\"'\u201c(]?([A-Z][a-z]+)\b(?![-'])")
+GENERAL_WORD = re.compile(
+    r"^(?:the|this|that|these|those|there|then|thus|it|its|in|on|at|as|an?|if|when|while|each|every|all|some|"
+    r"most|many|for|to|by|with|from|however|moreover|also|one|after|before|since|once|such|other|both|here|"
+    r"no|not|only|we|you|they|our|your|their|what|which|who|how|where|because|although|unlike|like|"
+    r"instead|even|so|but|and|or|more|less|any|another|a)$|(?:ing|ion|ions|ment|ness|ity|ly|ed|er|ers|ble|"
+    r"ups|al|ic|ive|ure|ance|ence|ics|ies|es|ts|ks|ds|rs|ls|ns|ms|ys|ps|age|ate|ise|ize|or|le|se|ce)$",
+    re.IGNORECASE,
+)
+NAMES_A_THING = re.compile(r"\d|\b[A-Z]{2,}|\b[A-Za-z][a-z]+[A-Z]\w*|\w[_/]\w|\w\.\w|(?<=[a-z,;] )[A-Z][a-z]+")
 
 
 @dataclass(frozen=True)
@@ -197,8 +217,17 @@ def asks(text: str) -> frozenset[str]:
 
 def states(kind: str, sentence: str) -> bool:
     """Whether the sentence states that kind of thing at all (always, for a kind no pattern can check)."""
+    if kind == NAME:
+        return names_something(sentence)
     pattern = STATES.get(kind)
     return pattern is None or bool(pattern.search(sentence))
+
+
+def names_something(sentence: str) -> bool:
+    """The sentence names a thing — a tool, a standard, a figure, a path — rather than talking about its subject
+    in general: "Nagios covers the second area…", not "Monitoring is a generic term…"."""
+    first = FIRST_WORD.match(sentence)
+    return bool(NAMES_A_THING.search(sentence)) or bool(first and not GENERAL_WORD.search(first.group(1)))
 
 
 def what_it_says(sentence: str) -> str:

@@ -57,7 +57,12 @@ LIST_BONUS = 0.15
 ENUMERATION_NAMES = 4
 # A part that asks how often, how long, where… prefers a sentence that states that kind of thing by this much, and
 # passes over one that states none of it by as much: a definition does not answer "how often".
-KIND_BONUS = 0.1
+KIND_BONUS = 0.2
+# A sentence that names a thing (a tool, a standard, a figure) answers more often than one that talks about the
+# subject in general: it counts this much more.
+SPECIFIC_BONUS = 0.05
+# A list item of fewer words than this that is not a table row reads as a heading (`terse`).
+TERSE_WORDS = 5
 # A second sentence for a part must add at least this share of the part's subject (by weight).
 NEW_WORDS_SHARE = 0.2
 # List questions take the sibling items (rows of the same table, points of the same list) of a chosen item.
@@ -65,6 +70,8 @@ LIST_ITEMS = 8
 MIN_SENTENCE_CHARS, MAX_SENTENCE_CHARS = 12, 400
 
 SENTENCE_END = re.compile(r"[.!][)\"'\u201d]?$")
+SENTENCE_START = re.compile(r"[\"'\u201c(]?[A-Z0-9]")
+# A figure, an acronym, a CamelCase or code-like word, or a capitalised word inside the sentence.
 
 
 @dataclass(frozen=True)
@@ -119,12 +126,28 @@ def _quotable(unit: grounding.Unit) -> bool:
     letters = sum(c.isalpha() or c.isspace() for c in text)
     if unit.kind == grounding.ITEM:
         return MIN_SENTENCE_CHARS <= len(text) <= MAX_SENTENCE_CHARS and letters >= 0.5 * len(text)
-    # A sentence ends as one: an unended piece is a PDF table's cell or a chunk cut mid-sentence; a question is the FAQ's.
+    # A sentence starts and ends as one: an unended piece is a PDF table's cell or a chunk cut mid-sentence, a
+    # piece starting in lower case (") allows checking…", "is updated from time to time…") the tail of a sentence
+    # whose subject is in the chunk before; a question is the FAQ's.
     return (
         MIN_SENTENCE_CHARS <= len(text) <= MAX_SENTENCE_CHARS
         and letters >= 0.75 * len(text)
+        and bool(SENTENCE_START.match(text))
         and bool(SENTENCE_END.search(text))
     )
+
+
+def names_something(text: str) -> bool:
+    """The sentence names a thing — a tool, a standard, a figure, a path — rather than talking about the subject
+    in general: "Nagios sends an alert…" over "Monitoring is a generic term…"."""
+    return questions.states(questions.NAME, text)
+
+
+def terse(candidate: Candidate) -> bool:
+    """A list item of a few words that is not a table row: a heading-like point ("Identifying security
+    incidents."), an answer only to a question that asks for a list."""
+    unit = candidate.unit
+    return unit.kind == grounding.ITEM and ": " not in unit.text and len(unit.text.split()) < TERSE_WORDS
 
 
 def relevance(
@@ -201,7 +224,13 @@ def choose(
     if reading.wants_list:
         scores = [[score + LIST_BONUS * enumerates(c) for score, c in zip(row, found)] for row in scores]
     scores = [
-        [score + KIND_BONUS * states_asked(part, c.in_context) for score, c in zip(row, found)]
+        [
+            score
+            + KIND_BONUS * states_asked(part, c.in_context)
+            + SPECIFIC_BONUS * names_something(c.text)
+            - (0.0 if reading.wants_list else 1.0) * terse(c)
+            for score, c in zip(row, found)
+        ]
         for part, row in zip(parts, scores)
     ]
     least, chosen = part_minimum(similarity), []

@@ -39,7 +39,7 @@ from text.words import CITATION, stems
 
 from ..models import Answer, Question
 from ..reuse import approved_answers
-from . import workflow
+from . import calibration, workflow
 from .choices import choice_fields
 
 PASSAGES_PER_QUESTION = 5
@@ -162,21 +162,27 @@ def reading(question: "str | questions.Reading | Question", embedding_model=None
 
 
 def parent_text(question: Question) -> str:
-    """The text of the question a follow-up answers ("If yes, describe…"): the one just before it in its RFP.
+    """The text of the question a follow-up answers ("If yes, describe…"), "" for a question that follows none."""
+    parent = parents([question]).get(question.pk)
+    return parent.text if parent else ""
 
-    Read from the questionnaire's order at read time, so no stored link goes stale when rows move.
+
+def parents(rows) -> dict[int, Question]:
+    """{question id: the question it follows up} for the follow-ups among `rows` ("If yes, describe…", "If not…").
+
+    The parent is the question just before it in its RFP's order: read at read time from the
+    questionnaire's order and wording, so no stored link goes stale when rows move. One query per RFP.
     """
-    if not questions.FOLLOW_UP.match(question.text or "") or question.rfp_id is None:
-        return ""
-    before = (
-        Question.objects.filter(rfp_id=question.rfp_id, order__lte=question.order)
-        .exclude(pk=question.pk)
-        .exclude(order=question.order, pk__gt=question.pk)
-        .order_by("-order", "-pk")
-        .values_list("text", flat=True)
-        .first()
-    )
-    return before or ""
+    follow_ups = [q for q in rows if q.rfp_id is not None and questions.FOLLOW_UP.match(q.text or "")]
+    found = {}
+    for rfp_id in {q.rfp_id for q in follow_ups}:
+        ordered = list(Question.objects.filter(rfp_id=rfp_id).order_by("order", "pk").only("pk", "number", "text"))
+        place = {q.pk: index for index, q in enumerate(ordered)}
+        for question in follow_ups:
+            index = place.get(question.pk) if question.rfp_id == rfp_id else None
+            if index:
+                found[question.pk] = ordered[index - 1]
+    return found
 
 
 def evidence(question: "str | questions.Reading", passages: list[dict], embedding_model=None) -> float:
@@ -323,10 +329,15 @@ def _with_citation_flags(text: str, passages: list[dict]) -> list[dict]:
 
 
 def confidence(evidence_share: float | None, verdict: str = "") -> float:
-    """0..1, sortable: the retrieval evidence, scaled by the review's verdict once there is one.
+    """0..1, sortable: the share of drafts like this one that answered their question (calibration.calibrated).
 
-    Unreviewed drafts count at the middle factor: neither confirmed nor refuted.
+    Read from the raw confidence, the retrieval evidence scaled by the review's verdict; unreviewed drafts
+    count at the middle factor: neither confirmed nor refuted.
     """
+    return calibration.calibrated(raw_confidence(evidence_share, verdict))
+
+
+def raw_confidence(evidence_share: float | None, verdict: str = "") -> float:
     factor = VERDICT_FACTOR.get(verdict, 0.6)
     return round(min(1.0, max(0.0, (evidence_share or 0.0) * factor)), 3)
 
