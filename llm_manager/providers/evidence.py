@@ -58,6 +58,9 @@ ENUMERATION_NAMES = 4
 # A part that asks how often, how long, where… prefers a sentence that states that kind of thing by this much, and
 # passes over one that states none of it by as much: a definition does not answer "how often".
 KIND_BONUS = 0.2
+# A sentence answers what a part asks (how often…) only when it says it about the part's subject: it holds this
+# share of the part's subject words (by rarity).
+SUBJECT_SHARE = 0.0
 # A sentence that names a thing (a tool, a standard, a figure) answers more often than one that talks about the
 # subject in general: it counts this much more.
 SPECIFIC_BONUS = 0.05
@@ -349,7 +352,7 @@ def addressing_problems(
         return "rejected", [
             f"Does not address the question: the answer is about another topic (relevance {topic:.2f} to the question)."
         ]
-    reasons = kind_problems(reading, answer)
+    reasons = kind_problems(reading, [sentence for sentence, _ in claims])
     parts, found = reading.parts, candidates(passages)
     if similarity is None or not found:
         # by words alone, a passage's wording decides more than what it says: no part check
@@ -376,20 +379,34 @@ def addressing_problems(
     return ("needs_revision" if reasons else ""), reasons
 
 
-def kind_problems(reading: questions.Reading, answer: str) -> list[str]:
-    """Supported but not an answer: a part asks how often (how long, where…) and the answer says none of that.
+def kind_problems(reading: questions.Reading, sentences: list[str]) -> list[str]:
+    """Supported but not an answer: a part asks how often (how long, where…) and no sentence says that about it.
 
     The reason says it as a person would: "asks how often; the draft says what it is".
     """
     reasons = []
     for part in reading.parts:
-        if part.checkable and not any(questions.states(kind, answer) for kind in part.checkable):
+        if not answers_part(part, sentences, reading.weights):
             asked = " or ".join(questions.SAID_AS[kind] for kind in sorted(part.checkable))
             reasons.append(
                 f"Supported but does not answer: asks {asked} (\u201c{part.words}\u201d); "
-                f"the draft says {questions.what_it_says(answer)}."
+                f"the draft says {questions.what_it_says(' '.join(sentences))}."
             )
     return reasons
+
+
+def answers_part(part: questions.Part, sentences: list[str], weights: dict[str, float] | None = None) -> bool:
+    """Whether one of the sentences states the kind of thing the part asks for (how often, how long, where…)
+    about the part's subject (holding SUBJECT_SHARE of its subject words); True for a part that asks for nothing
+    a sentence can be seen to state (a yes/no question, a description)."""
+    if not part.checkable:
+        return True
+    wanted = stems(part.words, subject_only=True)
+    return any(
+        any(questions.states(kind, sentence) for kind in part.checkable)
+        and (not wanted or grounding.coverage(wanted, sentence, weights) >= SUBJECT_SHARE)
+        for sentence in sentences
+    )
 
 
 def _context_of(sentence: str, cited: list[str]) -> str:

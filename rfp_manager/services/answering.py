@@ -30,7 +30,7 @@ from llm_manager import services as llm
 from llm_manager.exceptions import CircuitOpenError, TransientLLMError
 from llm_manager.models import LLMApi
 from llm_manager.providers import grounding
-from llm_manager.providers.evidence import Choice, Similarity, addressing_problems, choose
+from llm_manager.providers.evidence import Choice, Similarity, addressing_problems, answers_part, choose
 from llm_manager.providers.offline import NO_PASSAGE_ANSWER
 from solution_library.services.lexical import chunk_frequencies
 from solution_library.services.search import search_passages
@@ -343,13 +343,12 @@ def raw_confidence(evidence_share: float | None, verdict: str = "") -> float:
 
 
 def states_what_is_asked(read: questions.Reading, sentences: list[str]) -> bool:
-    """False when every part of the question asks for a kind of thing (how often, how long, where…) and none of
-    the sentences states any of it; True when some part asks for something any sentence on its subject answers."""
-    kinds = [part.checkable for part in read.parts]
-    if not all(kinds):
+    """False when every part of the question asks for a kind of thing (how often, how long, where…) that none of
+    the sentences states about it (evidence.answers_part): the library holds the topic, not what is asked of it."""
+    checkable = [part for part in read.parts if part.checkable]
+    if not checkable or len(checkable) < len(read.parts):
         return True
-    text = " ".join(sentences)
-    return any(questions.states(kind, text) for part_kinds in kinds for kind in part_kinds)
+    return any(answers_part(part, sentences, read.weights) for part in checkable)
 
 
 def says_no_support(text: str) -> bool:
