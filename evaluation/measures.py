@@ -10,6 +10,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from .dataset import EvalQuestion
+from .judged import ANSWERS
 from .metrics import mean, ndcg_at, recall_at, reciprocal_rank
 from .split import SPLITS
 
@@ -164,18 +165,27 @@ class Draft:
     meaning_evidence: float | None = None  # the evidence gate's score (answering.meaning_evidence)
 
 
-def draft_answers(questions: list[EvalQuestion], document_names: dict[int, str], chat_model, user) -> list[Draft]:
-    """Every question answered by the responder service, as in an RFP's batch job."""
+def question_rows(questions: list[EvalQuestion], user) -> dict:
+    """{question id: the Question row} in the evaluation's RFP, made or updated: what the services are handed."""
     from rfp_manager.models import RFP, Question
-    from rfp_manager.services.answering import generate_answer, meaning_evidence
 
     rfp, _ = RFP.objects.get_or_create(name="Evaluation", owner=user)
-    drafts = []
-    for order, item in enumerate(questions):
-        question, _ = Question.objects.update_or_create(
+    return {
+        item.id: Question.objects.update_or_create(
             rfp=rfp, import_key=item.id, defaults={"number": item.id, "text": item.text, "order": order}
-        )
-        answer = generate_answer(question, model=chat_model)
+        )[0]
+        for order, item in enumerate(questions)
+    }
+
+
+def draft_answers(questions: list[EvalQuestion], document_names: dict[int, str], chat_model, user) -> list[Draft]:
+    """Every question answered by the responder service, as in an RFP's batch job."""
+    from rfp_manager.services.answering import generate_answer, meaning_evidence
+
+    rows = question_rows(questions, user)
+    drafts = []
+    for item in questions:
+        answer = generate_answer(rows[item.id], model=chat_model)
         cited = [p for p in answer.citations if p["cited"]]
         drafts.append(
             Draft(
@@ -431,3 +441,104 @@ class OtherTopicPassages:
         }
         space = " " if marker.group().startswith(" ") else ""
         return f"{draft.text[: marker.start()]}{space}[{n}]{draft.text[marker.end() :]}", [*draft.passages, passage]
+
+
+# --- the reviewer on the judged drafts -----------------------------------------------------------
+# Real drafts of the product, stored as fixed texts and labelled by reading (evaluation/judged.py, judged/GUIDE.md):
+# what the planted faults cannot say — does the reviewer approve answers, and flag true sentences that do not answer?
+RELIABILITY_BINS = ((0.0, 0.2), (0.2, 0.4), (0.4, 0.6), (0.6, 0.8), (0.8, 1.01))
+
+
+@dataclass(frozen=True)
+class JudgedVerdict:
+    split: str
+    label: str
+    approved: bool  # the reviewer's verdict is "approved" on a drafted answer
+    confidence: float  # what the RFP page shows after review (answering.confidence); 0 for "no supporting content"
+
+
+@dataclass
+class JudgedScore:
+    verdicts: list[JudgedVerdict] = field(default_factory=list)
+
+    def _count(self, label: str | None = None, approved: bool | None = None) -> int:
+        return sum(
+            (label is None or v.label == label) and (approved is None or v.approved == approved) for v in self.verdicts
+        )
+
+    @property
+    def approved(self) -> int:
+        return self._count(approved=True)
+
+    @property
+    def approved_answers(self) -> int:
+        return self._count(ANSWERS, approved=True)
+
+    @property
+    def approved_precision(self) -> float:
+        """Of the drafts the reviewer approves, the share labelled `answers`."""
+        return self.approved_answers / self.approved if self.approved else 0.0
+
+    def labelled(self, label: str) -> int:
+        return self._count(label)
+
+    def flagged(self, label: str) -> int:
+        """Drafts with this label that the reviewer does not approve."""
+        return self._count(label, approved=False)
+
+    def flag_rate(self, label: str) -> float:
+        return self.flagged(label) / self.labelled(label) if self.labelled(label) else 0.0
+
+
+@dataclass(frozen=True)
+class ReliabilityBin:
+    low: float
+    high: float
+    drafts: int
+    answers: int
+    mean_confidence: float
+
+    @property
+    def share_answers(self) -> float:
+        return self.answers / self.drafts if self.drafts else 0.0
+
+
+def judge_stored_drafts(judged: list, questions: list[EvalQuestion], chat_model, user) -> list[JudgedVerdict]:
+    """The product's reviewer (answering.judge) on each stored draft text and its stored passages.
+
+    A "no supporting content" draft is flagged for an expert by the product itself before any review
+    (confidence 0), as evaluate_reviewer leaves it unjudged: it counts as not approved.
+    """
+    from rfp_manager.services.answering import confidence, judge
+
+    rows = question_rows([q for q in questions if q.id in {d.question_id for d in judged}], user)
+    verdicts = []
+    for draft in judged:
+        approved, shown = False, 0.0
+        if not draft.needs_expert:
+            verdict = judge(rows[draft.question_id], draft.text, list(draft.passages), model=chat_model)["verdict"]
+            approved, shown = verdict == "approved", confidence(draft.evidence, verdict)
+        verdicts.append(JudgedVerdict(draft.split, draft.label, approved, shown))
+    return verdicts
+
+
+def score_judged(verdicts: list[JudgedVerdict]) -> dict[str, JudgedScore]:
+    """{split: score} of the reviewer's verdicts on the judged drafts."""
+    return {split: JudgedScore([v for v in verdicts if v.split == split]) for split in SPLITS}
+
+
+def reliability(verdicts: list[JudgedVerdict], bins=RELIABILITY_BINS) -> list[ReliabilityBin]:
+    """Confidence bins against the share of their drafts labelled `answers`: a calibrated confidence sits on it."""
+    rows = []
+    for low, high in bins:
+        inside = [v for v in verdicts if low <= v.confidence < high]
+        rows.append(
+            ReliabilityBin(
+                low,
+                min(high, 1.0),
+                len(inside),
+                sum(v.label == ANSWERS for v in inside),
+                mean([v.confidence for v in inside]),
+            )
+        )
+    return rows

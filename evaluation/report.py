@@ -10,7 +10,8 @@ from datetime import UTC, datetime
 
 from django.db import connection
 
-from .measures import FAULT_KINDS
+from .judged import DOES_NOT_ANSWER, LABEL_NAMES, NO_ANSWER_IN_LIBRARY
+from .measures import FAULT_KINDS, reliability, score_judged
 from .sources import commit, source_hash
 
 # The issue's targets (issue 19, "Must show").
@@ -19,6 +20,10 @@ HYBRID_MARGIN_OVER_BM25 = 0.10
 NO_SUPPORT_PRECISION = 0.8
 FAULT_DETECTION = 0.9
 CORRECT_APPROVAL = 0.8
+# Issue 33, "Must show": the reviewer on the judged drafts (real drafts, labelled by reading).
+JUDGED_APPROVED_ANSWERS = 0.9
+JUDGED_FLAGS = 0.8
+RELIABILITY_PLOT = "quality-reliability.png"  # written beside the page by `make eval`
 LIBRARY_RECALL = 0.85
 LIBRARY_FALSE_MATCHES = 0.05
 # The owners' held-out set (real documents, client-worded questions) aims at hybrid recall@5 ≥ 0.75;
@@ -31,10 +36,11 @@ TEST, DEV = "test", "dev"
 
 
 def render(
-    *, retrieval, overlap, library, drafts, draft_scores, reviewer, documents, questions, models, seconds
+    *, retrieval, overlap, library, drafts, draft_scores, reviewer, judged, documents, questions, models, seconds
 ) -> str:
     """retrieval: {method: {split: score}}; overlap: {question id: word overlap}; library: one LibraryScore per
-    model; draft_scores and reviewer: {split: …}."""
+    model; draft_scores and reviewer: {split: …}; judged: the reviewer's JudgedVerdicts on the judged drafts."""
+    judged_scores = score_judged(judged)
     methods = list(retrieval)
     bm25, hybrid = retrieval[methods[0]], retrieval[methods[-1]]
     client = {
@@ -98,6 +104,21 @@ def render(
             CORRECT_APPROVAL,
         ),
         _at_least(
+            f"judged drafts: of those the reviewer approves, ≥ {JUDGED_APPROVED_ANSWERS:.0%} labelled answers",
+            judged_scores,
+            "approved_precision",
+            JUDGED_APPROVED_ANSWERS,
+        ),
+        *[
+            _at_least(
+                f"judged drafts: reviewer flags ≥ {JUDGED_FLAGS:.0%} of {label}",
+                {s: judged_scores[s].flag_rate(label) for s in judged_scores},
+                None,
+                JUDGED_FLAGS,
+            )
+            for label in (DOES_NOT_ANSWER, NO_ANSWER_IN_LIBRARY)
+        ],
+        _at_least(
             f"answer library recall@1 ≥ {LIBRARY_RECALL} ({library[-1].model})",
             {s: library[-1].for_split(s) for s in (TEST, DEV)},
             "recall_at_1",
@@ -114,6 +135,7 @@ def render(
         *_library_section(library),
         *_drafts_section(draft_scores, drafts),
         *_reviewer_section(reviewer),
+        *judged_lines(judged),
         "## Confidence (test split)",
         "",
         'What the RFP page sorts by, after review, for the drafted answers (a "no supporting content" draft '
@@ -350,3 +372,89 @@ def _calibration(drafts) -> list[str]:
         share = f"{right / len(bucket):.0%}" if bucket else "–"
         rows.append(f"| {low:.1f}–{min(high, 1.0):.1f} | {len(bucket)} | {right} ({share}) |")
     return rows
+
+
+def judged_lines(verdicts) -> list[str]:
+    """The page's section on the reviewer's verdicts on the judged drafts (also printed by evaluation.judged review)."""
+    scores = score_judged(verdicts)
+    test, dev = scores[TEST], scores[DEV]
+
+    def label_row(label: str) -> str:
+        return (
+            f"| {label} | {test.labelled(label)} | {test.labelled(label) - test.flagged(label)} | "
+            f"{test.flagged(label)} | {dev.labelled(label)} | {dev.labelled(label) - dev.flagged(label)} | "
+            f"{dev.flagged(label)} |"
+        )
+
+    return [
+        "## Reviewer on the judged drafts",
+        "",
+        "Drafts the product made at 13b44de (before issue 33's changes to drafting), stored as fixed texts with "
+        "their passages (evaluation/judged/drafts.json) and each read and labelled by the guide committed before "
+        "the labels (evaluation/judged/GUIDE.md, labels.json). The reviewer (answering.judge) judges each stored "
+        'text against its stored passages; a "no supporting content" draft is flagged for an expert without review.',
+        "",
+        f"- Of the drafts the reviewer approves, labelled answers: test {test.approved_answers} of {test.approved} "
+        f"({test.approved_precision:.1%}); dev {dev.approved_answers} of {dev.approved}.",
+        f"- Flagged (not approved): does_not_answer test {test.flag_rate(DOES_NOT_ANSWER):.1%}, dev "
+        f"{dev.flag_rate(DOES_NOT_ANSWER):.1%}; no_answer_in_library test {test.flag_rate(NO_ANSWER_IN_LIBRARY):.1%}, "
+        f"dev {dev.flag_rate(NO_ANSWER_IN_LIBRARY):.1%}.",
+        "",
+        "| label | test drafts | test approved | test flagged | dev drafts | dev approved | dev flagged |",
+        "|---|---|---|---|---|---|---|",
+        *[label_row(label) for label in LABEL_NAMES],
+        "",
+        "### Reliability diagram (judged drafts)",
+        "",
+        "The confidence the RFP page shows after review, in bins, against the share of the bin's drafts labelled "
+        f"answers: a calibrated confidence sits on the diagonal. Plotted in `{RELIABILITY_PLOT}` beside this page.",
+        "",
+        "| confidence | test drafts | test mean confidence | test answers | dev drafts | dev mean confidence "
+        "| dev answers |",
+        "|---|---|---|---|---|---|---|",
+        *_reliability_rows(verdicts),
+        "",
+    ]
+
+
+def _reliability_rows(verdicts) -> list[str]:
+    test = reliability([v for v in verdicts if v.split == TEST])
+    dev = reliability([v for v in verdicts if v.split == DEV])
+
+    def cells(row) -> str:
+        if not row.drafts:
+            return "0 | – | –"
+        return f"{row.drafts} | {row.mean_confidence:.2f} | {row.answers} ({row.share_answers:.0%})"
+
+    return [f"| {t.low:.1f}–{t.high:.1f} | {cells(t)} | {cells(d)} |" for t, d in zip(test, dev, strict=True)]
+
+
+def plot_reliability(verdicts, path) -> None:
+    """The reliability diagram as a PNG: per split, each bin's mean confidence against its share of answers."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib import pyplot
+
+    figure, axes = pyplot.subplots(figsize=(5, 5))
+    axes.plot([0, 1], [0, 1], linestyle=":", color="grey", label="calibrated")
+    for split, marker in ((TEST, "o"), (DEV, "s")):
+        rows = [r for r in reliability([v for v in verdicts if v.split == split]) if r.drafts]
+        axes.plot(
+            [r.mean_confidence for r in rows], [r.share_answers for r in rows], marker=marker, label=f"{split} split"
+        )
+        for r in rows:
+            axes.annotate(
+                str(r.drafts), (r.mean_confidence, r.share_answers), textcoords="offset points", xytext=(4, 4)
+            )
+    axes.set(
+        xlim=(-0.02, 1.02),
+        ylim=(-0.02, 1.06),
+        xlabel="confidence shown after review (bin mean)",
+        ylabel="share of the bin's drafts labelled answers",
+        title="Reliability on the judged drafts (n per point)",
+    )
+    axes.legend(loc="upper left")
+    figure.tight_layout()
+    figure.savefig(path, dpi=100)
+    pyplot.close(figure)

@@ -54,29 +54,34 @@ def main(argv=None) -> None:
     warnings.filterwarnings("ignore", message=".*XMLParsedAsHTMLWarning.*|.*looks like you're using an HTML parser.*")
     with tempfile.TemporaryDirectory(prefix="spelunker-eval-") as folder:
         setup_django(folder)
-        report = evaluate(use_local_model=not args.offline_only)
+        from .report import RELIABILITY_PLOT
+
+        report = evaluate(Path(args.out).with_name(RELIABILITY_PLOT), use_local_model=not args.offline_only)
     Path(args.out).write_text(report)
     print(report)
 
 
-def evaluate(use_local_model: bool = True) -> str:
+def evaluate(plot_path: Path, use_local_model: bool = True) -> str:
+    """The page's text; the judged drafts' reliability diagram is written to `plot_path`."""
     from django.contrib.auth import get_user_model
 
     from llm_manager.services import get_default_model
 
     from .dataset import document_formats, document_paths, ingest, load_questions
+    from .judged import load_judged
     from .library import evaluate_library
     from .measures import (
         draft_answers,
         evaluate_retrieval,
         evaluate_reviewer,
+        judge_stored_drafts,
         local_embedding_model,
         offline_baseline_as_default,
         reembed_library,
         score_drafts,
         word_overlap,
     )
-    from .report import render
+    from .report import plot_reliability, render
     from .split import SPLITS
 
     started = time.perf_counter()
@@ -95,6 +100,8 @@ def evaluate(use_local_model: bool = True) -> str:
         library.append(evaluate_library(local, user))
     drafts = draft_answers(questions, names, chat, user)
     reviewer = evaluate_reviewer(drafts, names, embedding, chat, user)
+    judged = judge_stored_drafts(load_judged(), questions, chat, user)
+    plot_reliability(judged, plot_path)
     return render(
         retrieval=retrieval,
         overlap=overlap,
@@ -102,6 +109,7 @@ def evaluate(use_local_model: bool = True) -> str:
         drafts=drafts,
         draft_scores={split: score_drafts(drafts, split) for split in SPLITS},
         reviewer=reviewer,
+        judged=judged,
         documents=document_formats(),
         questions=questions,
         models=(embedding.name, chat.name),

@@ -3,6 +3,7 @@
 import pytest
 
 from evaluation.dataset import document_paths, ingest, load_questions
+from evaluation.judged import JudgedDraft
 from evaluation.library import evaluate_library
 from evaluation.library import load as load_library_set
 from evaluation.measures import (
@@ -10,6 +11,7 @@ from evaluation.measures import (
     draft_answers,
     evaluate_retrieval,
     evaluate_reviewer,
+    judge_stored_drafts,
     score_drafts,
     word_overlap,
 )
@@ -55,6 +57,9 @@ def test_eval_measures_a_small_subset_end_to_end(subset, offline_embedding, user
     assert set(reviewer["test"].faults) == set(FAULT_KINDS)
     library = evaluate_library(offline_embedding, user, _small_library_set())
     assert library.recall_at_1 == 1.0 and library.false_match_rate == 0.0  # each entry's own wording finds it
+    judged = judge_stored_drafts([_stored(d) for d in drafts], questions, chat, user)
+    assert len(judged) == len(drafts) and any(v.approved for v in judged)
+    assert not any(v.approved for v, d in zip(judged, drafts, strict=True) if d.needs_expert)
     report = render(
         retrieval=retrieval,
         overlap=overlap,
@@ -62,6 +67,7 @@ def test_eval_measures_a_small_subset_end_to_end(subset, offline_embedding, user
         drafts=drafts,
         draft_scores=draft_scores,
         reviewer=reviewer,
+        judged=judged,
         documents={"HTML": 4, "Markdown": 1},
         questions=questions,
         models=("m", "c"),
@@ -70,6 +76,23 @@ def test_eval_measures_a_small_subset_end_to_end(subset, offline_embedding, user
     assert "| hybrid recall@5" in report and "| fault (test) | planted" in report and "## Answer library" in report
     assert "source hash `" in report
     assert "## Word overlap" in report and "| test | client-worded (v3) |" in report
+    assert "## Reviewer on the judged drafts" in report and "| does_not_answer |" in report
+
+
+def _stored(draft) -> JudgedDraft:
+    """A fresh draft as the judged set stores one, labelled by its kind alone (the labels are not under test)."""
+    label = "answers" if draft.question.answerable else "no_answer_in_library"
+    return JudgedDraft(
+        f"{draft.question.id}:x",
+        draft.question.id,
+        draft.question.split,
+        "x",
+        draft.text,
+        draft.needs_expert,
+        draft.evidence,
+        tuple(draft.passages),
+        label,
+    )
 
 
 def _small_library_set() -> dict:

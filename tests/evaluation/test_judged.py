@@ -1,0 +1,100 @@
+"""The judged set's bookkeeping and the reviewer's scores on it, on fixed tiny inputs."""
+
+import json
+
+import pytest
+
+from evaluation.judged import kept_drafts, load_judged
+from evaluation.measures import JudgedVerdict, reliability, score_judged
+from evaluation.report import plot_reliability
+
+
+def _verdict(label: str, approved: bool, confidence: float = 0.5, split: str = "test") -> JudgedVerdict:
+    return JudgedVerdict(split, label, approved, confidence)
+
+
+def test_approved_precision_is_the_share_of_approved_drafts_labelled_answers():
+    verdicts = [
+        _verdict("answers", True),
+        _verdict("answers", True),
+        _verdict("answers", False),
+        _verdict("partly", True),  # approved but not an answer: lowers the precision
+        _verdict("does_not_answer", False),
+        _verdict("answers", True, split="dev"),  # another split: not counted in test
+    ]
+    test = score_judged(verdicts)["test"]
+    assert (test.approved, test.approved_answers) == (3, 2)
+    assert test.approved_precision == pytest.approx(2 / 3)
+    assert score_judged(verdicts)["dev"].approved_precision == 1.0
+
+
+def test_flag_rates_count_the_drafts_of_a_label_the_reviewer_did_not_approve():
+    verdicts = [
+        _verdict("does_not_answer", False),
+        _verdict("does_not_answer", False),
+        _verdict("does_not_answer", False),
+        _verdict("does_not_answer", True),
+        _verdict("no_answer_in_library", True),
+        _verdict("no_answer_in_library", False),
+    ]
+    test = score_judged(verdicts)["test"]
+    assert test.labelled("does_not_answer") == 4 and test.flagged("does_not_answer") == 3
+    assert test.flag_rate("does_not_answer") == 0.75
+    assert test.flag_rate("no_answer_in_library") == 0.5
+    assert test.flag_rate("partly") == 0.0 and test.approved_precision == 0.0  # nothing labelled, nothing approved
+
+
+def test_reliability_bins_hold_each_confidence_once_with_their_share_of_answers():
+    verdicts = [
+        _verdict("answers", True, 0.95),
+        _verdict("partly", True, 0.85),
+        _verdict("answers", True, 1.0),  # the top bin holds 1.0
+        _verdict("does_not_answer", False, 0.0),
+        _verdict("answers", False, 0.1),
+    ]
+    bins = reliability(verdicts, bins=((0.0, 0.5), (0.5, 1.01)))
+    assert [(b.low, b.high, b.drafts, b.answers) for b in bins] == [(0.0, 0.5, 2, 1), (0.5, 1.0, 3, 2)]
+    assert bins[1].share_answers == pytest.approx(2 / 3)
+    assert bins[1].mean_confidence == pytest.approx((0.95 + 0.85 + 1.0) / 3)
+    assert reliability([], bins=((0.0, 1.01),))[0].share_answers == 0.0
+
+
+def _row(key: str, variant: str, text: str, question_id: str = "Q1") -> dict:
+    return {
+        "key": key,
+        "question_id": question_id,
+        "split": "dev",
+        "variant": variant,
+        "text": text,
+        "needs_expert": False,
+        "evidence": 0.4,
+        "citations": [{"n": 1, "document": "d", "text": "passage", "cited": True}],
+    }
+
+
+def test_an_offline_draft_is_kept_only_where_it_differs_from_the_local_models():
+    local = [_row("Q1:minilm", "all-MiniLM-L6-v2", "A [1]."), _row("Q2:minilm", "all-MiniLM-L6-v2", "B [1].", "Q2")]
+    offline = [_row("Q1:offline", "offline-embed-v1", "A [1]."), _row("Q2:offline", "offline-embed-v1", "C [1].", "Q2")]
+    assert [row["key"] for row in kept_drafts(offline, local)] == ["Q1:minilm", "Q2:minilm", "Q2:offline"]
+
+
+def test_load_judged_joins_labels_to_drafts_and_refuses_an_unknown_label(tmp_path):
+    drafts, labels = tmp_path / "drafts.json", tmp_path / "labels.json"
+    drafts.write_text(json.dumps([_row("Q1:minilm", "all-MiniLM-L6-v2", "A [1]."), _row("Q2:minilm", "x", "B", "Q2")]))
+    labels.write_text(json.dumps({"Q1:minilm": {"label": "partly", "why": "one part of two"}}))
+    (judged,) = load_judged(drafts, labels)  # Q2 has no label yet: left out
+    assert (judged.key, judged.label, judged.text, judged.passages[0]["text"]) == (
+        "Q1:minilm",
+        "partly",
+        "A [1].",
+        "passage",
+    )
+    labels.write_text(json.dumps({"Q1:minilm": {"label": "answered", "why": "typo"}}))
+    with pytest.raises(ValueError, match="unknown label"):
+        load_judged(drafts, labels)
+
+
+def test_the_reliability_diagram_is_written_as_a_png(tmp_path):
+    path = tmp_path / "reliability.png"
+    plot_reliability([_verdict("answers", True, 0.9), _verdict("partly", False, 0.3, split="dev")], path)
+    assert path.read_bytes().startswith(b"\x89PNG")
