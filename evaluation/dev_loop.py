@@ -27,6 +27,7 @@ def main(argv=None) -> None:
     parser.add_argument("--fresh", action="store_true", help="ingest the library again")
     parser.add_argument("--show", action="store_true", help="print every draft and its verdict")
     parser.add_argument("--only", default="", help="comma-separated question ids")
+    parser.add_argument("--judged", action="store_true", help="score the reviewer on the judged dev drafts instead")
     parser.add_argument(
         "--set", action="append", default=[], help="try a constant: module.NAME=value (e.g. evidence.KIND_BONUS=0.2)"
     )
@@ -43,7 +44,10 @@ def main(argv=None) -> None:
     for setting in args.set:
         _try(setting)
     with remembered_embeddings(FOLDER / "vectors.pickle"):
-        report(names, args.show, set(filter(None, args.only.split(","))))
+        if args.judged:
+            review_judged(args.show)
+        else:
+            report(names, args.show, set(filter(None, args.only.split(","))))
 
 
 def _try(setting: str) -> None:
@@ -160,6 +164,48 @@ def report(names: dict[int, str], show: bool, only: set[str]) -> None:
         f"key fact stated {counts['fact'] / answerable:.3f}; near misses flagged "
         f"{counts['near_flagged']}/{counts['near']}; approved {counts['approved']}, of which wrong "
         f"{counts['approved_wrong']}"
+    )
+
+
+def review_judged(show: bool) -> None:
+    """The reviewer on the judged dev drafts (evaluation/judged/), as make eval scores it: approved precision,
+    flag rates; with `show`, every draft the reviewer gets wrong."""
+    from django.contrib.auth import get_user_model
+
+    from llm_manager.services import get_default_model
+    from rfp_manager.services.answering import judge
+
+    from .dataset import load_questions
+    from .judged import ANSWERS, DOES_NOT_ANSWER, NO_ANSWER_IN_LIBRARY, load_judged
+    from .measures import question_rows
+
+    judged = [d for d in load_judged() if d.split == "dev"]
+    user, _ = get_user_model().objects.get_or_create(username="evaluation")
+    rows = question_rows([q for q in load_questions(split="dev") if q.id in {d.question_id for d in judged}], user)
+    chat = get_default_model("chat")
+    tally = {"approved": 0, "approved_answers": 0}
+    flags = {DOES_NOT_ANSWER: [0, 0], NO_ANSWER_IN_LIBRARY: [0, 0]}
+    for draft in judged:
+        review = (
+            None if draft.needs_expert else judge(rows[draft.question_id], draft.text, list(draft.passages), model=chat)
+        )
+        approved = bool(review and review["verdict"] == "approved")
+        tally["approved"] += approved
+        tally["approved_answers"] += approved and draft.label == ANSWERS
+        if draft.label in flags:
+            flags[draft.label][0] += 1
+            flags[draft.label][1] += not approved
+        wrong = approved != (draft.label == ANSWERS)
+        if show and wrong and review:
+            print(f"\n{draft.key} [{draft.label}] {review['verdict']}: {rows[draft.question_id].text}")
+            print(f"   draft: {draft.text[:400]}")
+            print(f"   review: {review['feedback'][:300]}")
+    print(json.dumps({"tally": tally, "flags": flags}))
+    print(
+        f"approved {tally['approved']}, labelled answers {tally['approved_answers']} "
+        f"({tally['approved_answers'] / max(1, tally['approved']):.3f}); flagged does_not_answer "
+        f"{flags[DOES_NOT_ANSWER][1]}/{flags[DOES_NOT_ANSWER][0]}, no_answer_in_library "
+        f"{flags[NO_ANSWER_IN_LIBRARY][1]}/{flags[NO_ANSWER_IN_LIBRARY][0]}"
     )
 
 
