@@ -47,11 +47,7 @@ TARGET_ANSWER_CHARS = 700
 # passage sentence more relevant than the answer's best by BETTER_BY to a part answers what the answer missed.
 TOPIC_MIN = 0.3
 LEXICAL_TOPIC_MIN = 0.3
-# An answer on the topic but less relevant than this to the question (with the embedding model) says something
-# else about it: a definition for "how often", a reason for "how". Chosen on the judged dev drafts (evaluation/
-# judged/): the lowest value at which the reviewer flags 80 % of the drafts labelled does_not_answer (0.48),
-# rounded up; it keeps 16 of the 26 drafts labelled answers approved.
-ANSWER_MIN = 0.5
+
 BETTER_BY = 0.15
 # The parts of one question are mostly answered by one document: a passage that answered an earlier part counts more.
 SAME_PASSAGE_BONUS = 0.1
@@ -338,13 +334,16 @@ def addressing_problems(
     passages: dict[int, str],
     similarity: Similarity | None = None,
     weights: dict[str, float] | None = None,
+    answer_min: float | None = None,
 ) -> tuple[str, list[str]]:
     """(verdict it calls for: "rejected", "needs_revision" or "", reasons) on whether the answer addresses the question.
 
     An answer about another topic (its relevance to the whole question below
     TOPIC_MIN) is rejected. An answer on the topic that does not say what a
     part asks for (how often, how long, where…) needs revision: supported,
-    but it does not answer (`kind_problems`). With the embedding model's
+    but it does not answer (`kind_problems`); so does one less relevant than
+    `answer_min` to the question (a bar on the similarity's own scale, given
+    only for an embedding model it was chosen for). With the embedding model's
     similarity, an answer that leaves a part of the question unanswered while
     a passage it was given answers that part needs revision, and the reason names the passage.
     """
@@ -358,7 +357,7 @@ def addressing_problems(
             f"Does not address the question: the answer is about another topic (relevance {topic:.2f} to the question)."
         ]
     reasons = kind_problems(reading, [sentence for sentence, _ in claims])
-    if similarity is not None and topic < ANSWER_MIN:
+    if answer_min is not None and similarity is not None and topic < answer_min:
         reasons.append(
             "Supported but does not answer: on the question's topic, the draft says little of what it asks "
             f"(relevance {topic:.2f} to the question)."

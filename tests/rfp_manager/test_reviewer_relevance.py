@@ -164,8 +164,8 @@ def test_the_offline_chat_does_not_reject_by_words_alone_what_the_embedding_mode
     """A correct answer quoted from its passage shares few words with the question; the meaning check decides.
 
     The offline extractive chat has no embedding model: its own review judges relevance by words alone and
-    rejects this answer. judge() checks relevance with the real model (and words), so the verdict is approved;
-    an answer about another topic is still rejected.
+    rejects this answer. judge() checks relevance with the real model (and words), so it is not rejected as
+    another topic; an answer about another topic still is.
     """
     from llm_manager.models import LLMApi
     from llm_manager.providers import grounding, offline
@@ -183,7 +183,10 @@ def test_the_offline_chat_does_not_reject_by_words_alone_what_the_embedding_mode
     assert not grounding.support_problems(grounding.cited_sentences(answer), {1: DENY_LIST})
 
     review = judge(rfp, offline_chat, BREACHED_QUESTION, answer, passages(DENY_LIST))
-    assert review["verdict"] == "approved", review
+    # Not rejected as another topic; all-MiniLM-L6-v2's bar for "says what is asked" (ANSWER_MINIMUMS, chosen on
+    # the judged drafts) is higher than this paraphrase reaches, so a person confirms it: needs revision.
+    assert review["verdict"] == "needs_revision", review
+    assert "another topic" not in review["feedback"] and "Not supported" not in review["feedback"]
     off_topic = judge(
         rfp,
         offline_chat,
