@@ -99,7 +99,7 @@ STATES = {
     TIME: re.compile(
         rf"\b(?:{NUMBER_WORDS}[ -]{TIME_UNIT}|within|immediately|promptly|as soon as|at once|in real time"
         r"|at (?:the )?(?:end|start|beginning|time) of|(?:mon|tues|wednes|thurs|fri|satur|sun)days?"
-        r"|\d{1,2}:\d{2}|midnight|noon|o'clock)\b",
+        r"|\d{1,2}:\d{2}|midnight|noon|o'clock|(?:in|since|from|until) (?:19|20)\d\d)\b",
         re.IGNORECASE,
     ),
     COUNT: re.compile(rf"\b{NUMBERS}\b|%|\bpercent\b|\b(?:none|single|unlimited)\b", re.IGNORECASE),

@@ -67,6 +67,8 @@ SUBJECT_SHARE = 0.0
 SPECIFIC_BONUS = 0.05
 # A list item of fewer words than this that is not a table row reads as a heading (`terse`).
 TERSE_WORDS = 5
+# A sentence quoted for a part must be this share of PART_MIN relevant to the whole question: about its subject.
+WHOLE_QUESTION_SHARE = 0.6
 # A second sentence for a part must add at least this share of the part's subject (by weight).
 NEW_WORDS_SHARE = 0.2
 # List questions take the sibling items (rows of the same table, points of the same list) of a chosen item.
@@ -237,9 +239,13 @@ def choose(
         ]
         for part, row in zip(parts, scores)
     ]
+    # About the question at all: a sentence that matches one part by a word ("versions") but is about another
+    # subject ("Browser-based: current versions of Edge…") is not quoted for it.
+    whole = relevance([reading.text], [c.text for c in found], similarity, weights, [c.unit.heading for c in found])[0]
     least, chosen = part_minimum(similarity), []
     for part, row in enumerate(scores):
         used = {c.n for _, c in chosen}
+        stating = [states_asked(parts[part], c.in_context) > 0 for c in found]
         row = [score + SAME_PASSAGE_BONUS * (c.n in used) for score, c in zip(row, found)]
         ranked = sorted(
             range(len(found)),
@@ -251,6 +257,10 @@ def choose(
                 break
             if _repeats(found[i].text, [c for _, c in chosen]):
                 continue  # already quoted (for an earlier part, or from an overlapping chunk)
+            if whole[i] < least * WHOLE_QUESTION_SHARE:
+                continue  # about another subject
+            if held is not None and parts[part].checkable and not stating[i]:
+                continue  # a second sentence for "how often" must say how often too: no padding
             own = wanted & stems(found[i].in_context)
             if held is not None and _weight(own - held, weights) < NEW_WORDS_SHARE * _weight(wanted, weights):
                 continue  # it says little of the part that the part's first sentence does not already say
@@ -258,7 +268,7 @@ def choose(
             held = own if held is None else held | own
             if reading.wants_list and enumerates(found[i]):
                 if found[i].unit.kind == grounding.ITEM:
-                    chosen += _siblings(found[i], found, row, part, least / 2, chosen)
+                    chosen += _siblings(found[i], found, row, part, least, chosen, wanted)
                 break  # the list is the answer to this part
             if sum(c.part == part for c, _ in chosen) >= SENTENCES_PER_PART:
                 break
@@ -302,8 +312,12 @@ def _weight(stems: set[str], weights: dict[str, float] | None) -> float:
     return sum((weights or {}).get(stem, 1.0) for stem in stems)
 
 
-def _siblings(item: Candidate, found: list[Candidate], row: list[float], part: int, least: float, chosen) -> list:
-    """The other items of the same list or table as `item` that are about the question at all."""
+def _siblings(
+    item: Candidate, found: list[Candidate], row: list[float], part: int, least: float, chosen, wanted: set[str]
+) -> list:
+    """The other items of the same list or table as `item` that are about the question at all: relevant enough,
+    and naming one of the part's subject words (`wanted`) — a table's other rows ("Encryption at rest: AES-256")
+    do not answer "which certifications"."""
     taken = {c for _, c in chosen}
     return [
         (Choice(c.n, c.text, part, round(row[i], 3)), c)
@@ -314,6 +328,7 @@ def _siblings(item: Candidate, found: list[Candidate], row: list[float], part: i
         and c not in taken
         and c != item
         and row[i] >= least
+        and wanted & stems(c.text)
     ][:LIST_ITEMS]
 
 
@@ -323,8 +338,12 @@ def _full(chosen: list) -> bool:
 
 def _repeats(text: str, chosen: list[Candidate]) -> bool:
     """Overlapping chunks repeat sentences: quote each once."""
+    return any(_same_sentence(text, c.text) for c in chosen)
+
+
+def _same_sentence(text: str, other: str) -> bool:
     own = stems(text)
-    return any(own and len(own & stems(c.text)) >= 0.8 * len(own) for c in chosen)
+    return bool(own) and len(own & stems(other)) >= 0.8 * len(own)
 
 
 # --- does an answer address the question -----------------------------------------------------
@@ -357,7 +376,8 @@ def addressing_problems(
             f"Does not address the question: the answer is about another topic (relevance {topic:.2f} to the question)."
         ]
     reasons = kind_problems(reading, [sentence for sentence, _ in claims])
-    if answer_min is not None and similarity is not None and topic < answer_min:
+    names_the_list = reading.wants_list and any(names_several(sentence) for sentence, _ in claims)
+    if answer_min is not None and similarity is not None and topic < answer_min and not names_the_list:
         reasons.append(
             "Supported but does not answer: on the question's topic, the draft says little of what it asks "
             f"(relevance {topic:.2f} to the question)."
@@ -380,7 +400,12 @@ def addressing_problems(
         available = [[a + LIST_BONUS * enumerates(c) for a, c in zip(row, found)] for row in available]
     for part, given_row, available_row in zip(parts, given, available):
         best = max(range(len(found)), key=lambda i: available_row[i])
-        if available_row[best] >= part_minimum(similarity) and available_row[best] - max(given_row) > BETTER_BY:
+        quoted = any(_same_sentence(found[best].text, sentence) for sentence, _ in claims)
+        if (
+            available_row[best] >= part_minimum(similarity)
+            and available_row[best] - max(given_row) > BETTER_BY
+            and not quoted  # the answer quotes that very sentence
+        ):
             reasons.append(
                 f"Does not answer \u201c{part.words}\u201d, which passage [{found[best].n}] does: "
                 f"\u201c{found[best].text[:120]}\u201d"
