@@ -268,7 +268,7 @@ def choose(
             held = own if held is None else held | own
             if reading.wants_list and enumerates(found[i]):
                 if found[i].unit.kind == grounding.ITEM:
-                    chosen += _siblings(found[i], found, row, part, least, chosen, wanted)
+                    chosen += _siblings(found[i], found, row, part, least / 2, chosen, wanted)
                 break  # the list is the answer to this part
             if sum(c.part == part for c, _ in chosen) >= SENTENCES_PER_PART:
                 break
@@ -315,9 +315,11 @@ def _weight(stems: set[str], weights: dict[str, float] | None) -> float:
 def _siblings(
     item: Candidate, found: list[Candidate], row: list[float], part: int, least: float, chosen, wanted: set[str]
 ) -> list:
-    """The other items of the same list or table as `item` that are about the question at all: relevant enough,
-    and naming one of the part's subject words (`wanted`) — a table's other rows ("Encryption at rest: AES-256")
-    do not answer "which certifications"."""
+    """The other items of the same list or table as `item` that are about the question at all, when the list is
+    one of the things asked: its heading names a subject word of the part (`wanted`) — "Certifications" for
+    "which certifications"; the other rows of a "Summary of controls" ("Encryption at rest: AES-256") are not."""
+    if not wanted & stems(item.unit.heading):
+        return []
     taken = {c for _, c in chosen}
     return [
         (Choice(c.n, c.text, part, round(row[i], 3)), c)
@@ -328,7 +330,6 @@ def _siblings(
         and c not in taken
         and c != item
         and row[i] >= least
-        and wanted & stems(c.text)
     ][:LIST_ITEMS]
 
 
