@@ -347,3 +347,26 @@ def test_inserted_passages_and_entries_keep_their_citations(rfp, user, user_clie
     assert citations[3]["entry_id"] == entry.pk
     page = user_client.get(reverse("rfp_manager:detail", args=[rfp.pk])).content.decode()
     assert reverse("answer_library:entry", args=[entry.pk]) in page
+
+
+# --- follow-ups ----------------------------------------------------------------------------------
+def test_a_follow_up_is_linked_to_the_question_before_it_and_the_workspace_shows_the_link(user, user_client):
+    """ "If yes, describe…" answers the question before it: read from the questionnaire's order at read time."""
+    rfp = make_rfp(
+        user,
+        [
+            "Do you run penetration tests on the platform?",
+            "If yes, describe how findings are fixed.",
+            "Describe your support hours.",
+        ],
+    )
+    parent, follow_up, other = rfp.questions.order_by("order")
+
+    assert answering.parents([parent, follow_up, other]) == {follow_up.pk: parent}
+    assert answering.parent_text(follow_up) == parent.text
+    read = answering.questions.read(follow_up.text, answering.parent_text(follow_up))
+    assert "penetr" in read.subject  # drafted and reviewed about the parent's subject
+
+    page = user_client.get(f"/rfps/{rfp.pk}/?sort=document").content.decode()
+    assert page.count('class="follows-up"') == 1
+    assert f'Follows up <a href="#q{parent.pk}">{parent.number}</a>: {parent.text}' in page
