@@ -76,6 +76,11 @@ LIST_ITEMS = 8
 MIN_SENTENCE_CHARS, MAX_SENTENCE_CHARS = 12, 400
 
 SENTENCE_END = re.compile(r"[.!][)\"'\u201d]?$")
+SCOPE_SENTENCE = re.compile(
+    r"^(?:This|The|These) (?:\w+ ){0,2}(?:agreement|policy|policies|document|statement|whitepaper|guide|section|notice"
+    r"|page|chapter|procedure|standard|plan|terms)s? (?:sets? out|describes?|explains?|covers?|applies|defines?"
+    r"|outlines?|summari[sz]es?|is about)\b"
+)
 SENTENCE_START = re.compile(r"[\"'\u201c(]?[A-Z0-9]")
 # A figure, an acronym, a CamelCase or code-like word, or a capitalised word inside the sentence.
 
@@ -134,12 +139,14 @@ def _quotable(unit: grounding.Unit) -> bool:
         return MIN_SENTENCE_CHARS <= len(text) <= MAX_SENTENCE_CHARS and letters >= 0.5 * len(text)
     # A sentence starts and ends as one: an unended piece is a PDF table's cell or a chunk cut mid-sentence, a
     # piece starting in lower case (") allows checking…", "is updated from time to time…") the tail of a sentence
-    # whose subject is in the chunk before; a question is the FAQ's.
+    # whose subject is in the chunk before; a question is the FAQ's. A document's scope sentence ("This agreement
+    # sets out…") says what the document covers, never the answer.
     return (
         MIN_SENTENCE_CHARS <= len(text) <= MAX_SENTENCE_CHARS
         and letters >= 0.75 * len(text)
         and bool(SENTENCE_START.match(text))
         and bool(SENTENCE_END.search(text))
+        and not SCOPE_SENTENCE.match(text)
     )
 
 
@@ -252,6 +259,8 @@ def choose(
             key=lambda i: (-(row[i] - RANK_PENALTY * found[i].rank), found[i].rank, found[i].position),
         )
         best, wanted, held = row[ranked[0]], stems(parts[part].words, subject_only=True), None
+        if stating[ranked[0]] and _repeats(found[ranked[0]].text, [c for _, c in chosen]):
+            continue  # the sentence that says what this part asks (how long…) is quoted already, for an earlier part
         for i in ranked:
             if row[i] < max(least, CLOSE_TO_BEST * best) or _full(chosen):
                 break
