@@ -19,6 +19,8 @@ MEASURED = MeasuredSources(
         "text",
         "solution_library/services",
         "rfp_manager/services/answering.py",
+        "rfp_manager/services/calibration.py",
+        "rfp_manager/calibration.json",
         "rfp_manager/reuse.py",
         "answer_library/reuse.py",
         "answer_library/services/entries.py",

@@ -516,7 +516,7 @@ def _question(request, pk, need: str = access.VIEWER) -> Question:
     visible = Question.objects.filter(rfp__in=RFP.objects.visible_to(request.user)).select_related("rfp")
     question = get_object_or_404(workspace.rows(visible), pk=pk)
     access.require(question.rfp, request.user, need)
-    return question
+    return workspace.with_parents([question])[0]
 
 
 def _row_response(request, question, message: str, level: str = "success", redraft_job=None):

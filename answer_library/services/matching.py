@@ -30,7 +30,6 @@ added or removed (a responder job asks once per question), and scored with numpy
 """
 
 import math
-import re
 import threading
 import time
 from dataclasses import dataclass, field
@@ -43,7 +42,7 @@ from django.db.models import Count, Max
 from llm_manager import services as llm
 from llm_manager.providers import grounding
 from solution_library.services.search import fuse
-from text import words
+from text import questions, words
 
 from ..models import Entry, EntryPhrasing
 
@@ -59,23 +58,9 @@ CANDIDATES = 5
 # threshold swept: 0.5 and 0.59 kept the most reworded questions at the fewest false matches, counted double).
 WORDING_WEIGHT = 0.5
 BM25_K1, BM25_B = 1.2, 0.75
-# What a question asks for, read from its interrogatives: English's own question words, not words of any question
-# in the evaluation set. Earlier alternatives win where two start at the same place: "how many days" asks for a
-# time, as "how soon" does, "how many" alone for a count. A question without one ("Do you…?", "What is…?",
-# "Describe…") asks for nothing these name and agrees with every entry.
-ASKS = re.compile(
-    r"\b(?:(?P<person>who(?:m|se)?)"
-    r"|(?P<place>where)"
-    r"|(?P<frequency>how (?:often|frequently|regularly)|at what (?:interval|frequency))"
-    r"|(?P<time>how (?:quickly|soon|fast)|when|how long does it take"
-    r"|how many (?:seconds|minutes|hours|days|weeks|months|years))"
-    r"|(?P<duration>how long)"
-    r"|(?P<count>how (?:many|much)))\b"
-)
-# A question opening with an auxiliary verb is a yes/no question: a "who" or "when" later in it is a relative
-# clause ("staff who handle personal data"), not what it asks for.
-YES_NO_OPENING = re.compile(
-    r"^\W*(?:do|does|did|is|are|was|were|can|could|will|would|has|have|had|must|should|may|shall)\b"
+# The kinds of thing asked that an entry's wordings can disagree on (text.questions reads what a question asks).
+MATCHED_KINDS = frozenset(
+    {questions.PERSON, questions.PLACE, questions.FREQUENCY, questions.TIME, questions.DURATION, questions.COUNT}
 )
 
 
@@ -290,11 +275,8 @@ def figures_not_in_entry(question: str, entry: Entry) -> set[str]:
 
 
 def asks_for(text: str) -> set[str]:
-    """The kinds of thing a question asks for ("person", "place", "frequency", "time", "duration", "count")."""
-    text = text.lower()
-    if YES_NO_OPENING.match(text):
-        return set()
-    return {match.lastgroup for match in ASKS.finditer(text)}
+    """The kinds of thing a question asks for that entries are told apart by (none for a yes/no question)."""
+    return set(questions.read(text).checkable & MATCHED_KINDS)
 
 
 def asks_differ(question: str, entry: Entry) -> bool:

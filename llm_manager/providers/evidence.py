@@ -19,6 +19,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from text import questions
 from text.words import stems
 
 from . import grounding
@@ -46,6 +47,7 @@ TARGET_ANSWER_CHARS = 700
 # passage sentence more relevant than the answer's best by BETTER_BY to a part answers what the answer missed.
 TOPIC_MIN = 0.3
 LEXICAL_TOPIC_MIN = 0.3
+
 BETTER_BY = 0.15
 # The parts of one question are mostly answered by one document: a passage that answered an earlier part counts more.
 SAME_PASSAGE_BONUS = 0.1
@@ -54,28 +56,33 @@ RANK_PENALTY = 0.02
 # A list question ("List three customers") prefers a sentence that names several things, or a list's items.
 LIST_BONUS = 0.15
 ENUMERATION_NAMES = 4
+# A part that asks how often, how long, where… prefers a sentence that states that kind of thing by this much, and
+# passes over one that states none of it by as much: a definition does not answer "how often".
+KIND_BONUS = 0.2
+# A sentence answers what a part asks (how often…) only when it says it about the part's subject: it holds this
+# share of the part's subject words (by rarity).
+SUBJECT_SHARE = 0.0
+# A sentence that names a thing (a tool, a standard, a figure) answers more often than one that talks about the
+# subject in general: it counts this much more.
+SPECIFIC_BONUS = 0.05
+# A list item of fewer words than this that is not a table row reads as a heading (`terse`).
+TERSE_WORDS = 5
+# A sentence quoted for a part must be this share of PART_MIN relevant to the whole question: about its subject.
+WHOLE_QUESTION_SHARE = 0.6
 # A second sentence for a part must add at least this share of the part's subject (by weight).
 NEW_WORDS_SHARE = 0.2
 # List questions take the sibling items (rows of the same table, points of the same list) of a chosen item.
 LIST_ITEMS = 8
 MIN_SENTENCE_CHARS, MAX_SENTENCE_CHARS = 12, 400
 
-WH_WORDS = (
-    r"how|when|where|what|which|who|whom|whose|whether|why|can|could|do|does|did|is|are|will|would|should|has|have"
-)
-# Where a question that asks several things divides: "…founded, where it is based and how many…", "…? Confirm…".
-PART_BREAK = re.compile(
-    rf"(?<=[?.!])\s+|\s*[;:]\s+|,?\s+and\s+(?=(?:{WH_WORDS})\b)|,\s+(?=(?:{WH_WORDS}|including)\b)", re.IGNORECASE
-)
 SENTENCE_END = re.compile(r"[.!][)\"'\u201d]?$")
-# A part that says "they" or "it" is about the subject of the question's first part: "…and how long are they kept".
-PRONOUN = re.compile(r"\b(?:they|them|their|it|its|these|those|this)\b", re.IGNORECASE)
-INCLUDING = re.compile(r"^including\s+", re.IGNORECASE)
-LIST_ITEM_BREAK = re.compile(r",\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+", re.IGNORECASE)
-LIST_QUESTION = re.compile(
-    r"^\s*(?:please\s+)?(?:list|name|enumerate|which|what are)\b|\b(?:two|three|four|five|six|several)\s+\w+",
-    re.IGNORECASE,
+SCOPE_SENTENCE = re.compile(
+    r"^(?:This|The|These) (?:\w+ ){0,2}(?:agreement|policy|policies|document|statement|whitepaper|guide|section|notice"
+    r"|page|chapter|procedure|standard|plan|terms)s? (?:sets? out|describes?|explains?|covers?|applies|defines?"
+    r"|outlines?|summari[sz]es?|is about)\b"
 )
+SENTENCE_START = re.compile(r"[\"'\u201c(]?[A-Z0-9]")
+# A figure, an acronym, a CamelCase or code-like word, or a capitalised word inside the sentence.
 
 
 @dataclass(frozen=True)
@@ -106,44 +113,12 @@ class Choice:
     score: float
 
 
-@dataclass(frozen=True)
-class Part:
-    """One thing a question asks: `text` as the embedding model reads it, `words` as the lexical match does."""
-
-    text: str
-    words: str
+def question_parts(question: str | questions.Reading) -> list[str]:
+    return [part.text for part in questions.read(question).parts]
 
 
-def question_parts(question: str) -> list[str]:
-    return [part.text for part in _parts(question)]
-
-
-def _parts(question: str) -> list[Part]:
-    """The things a question asks, in its order; the question itself when it asks one thing.
-
-    "Describe the API, including authentication and rate limits" asks about the
-    API, its authentication and its rate limits: an "including" list gives one
-    part per item, read with the head of the question for its meaning and
-    alone for its words; a part that says "they" is read with the head. Parts with no
-    subject word ("Describe your company") are left out.
-    """
-    parts, head = [], ""
-    for piece in (p.strip(" ,.?") for p in PART_BREAK.split(question or "")):
-        if not piece:
-            continue
-        if INCLUDING.match(piece) and head:
-            items = [i.strip() for i in LIST_ITEM_BREAK.split(INCLUDING.sub("", piece)) if i.strip()]
-            parts += [Part(f"{head}: {item}", item) for item in items]
-        else:
-            refers = head and PRONOUN.search(piece) and stems(head, subject_only=True)
-            parts.append(Part(f"{piece} ({head})", f"{piece} {head}") if refers else Part(piece, piece))
-            head = head or piece
-    parts = [p for p in parts if stems(p.words, subject_only=True)]
-    return parts if len(parts) > 1 else [Part(question.strip(), question.strip())]
-
-
-def asks_for_list(question: str) -> bool:
-    return bool(LIST_QUESTION.search(question or ""))
+def asks_for_list(question: str | questions.Reading) -> bool:
+    return questions.read(question).wants_list
 
 
 def candidates(passages: dict[int, str]) -> list[Candidate]:
@@ -162,12 +137,30 @@ def _quotable(unit: grounding.Unit) -> bool:
     letters = sum(c.isalpha() or c.isspace() for c in text)
     if unit.kind == grounding.ITEM:
         return MIN_SENTENCE_CHARS <= len(text) <= MAX_SENTENCE_CHARS and letters >= 0.5 * len(text)
-    # A sentence ends as one: an unended piece is a PDF table's cell or a chunk cut mid-sentence; a question is the FAQ's.
+    # A sentence starts and ends as one: an unended piece is a PDF table's cell or a chunk cut mid-sentence, a
+    # piece starting in lower case (") allows checking…", "is updated from time to time…") the tail of a sentence
+    # whose subject is in the chunk before; a question is the FAQ's. A document's scope sentence ("This agreement
+    # sets out…") says what the document covers, never the answer.
     return (
         MIN_SENTENCE_CHARS <= len(text) <= MAX_SENTENCE_CHARS
         and letters >= 0.75 * len(text)
+        and bool(SENTENCE_START.match(text))
         and bool(SENTENCE_END.search(text))
+        and not SCOPE_SENTENCE.match(text)
     )
+
+
+def names_something(text: str) -> bool:
+    """The sentence names a thing — a tool, a standard, a figure, a path — rather than talking about the subject
+    in general: "Nagios sends an alert…" over "Monitoring is a generic term…"."""
+    return questions.states(questions.NAME, text)
+
+
+def terse(candidate: Candidate) -> bool:
+    """A list item of a few words that is not a table row: a heading-like point ("Identifying security
+    incidents."), an answer only to a question that asks for a list."""
+    unit = candidate.unit
+    return unit.kind == grounding.ITEM and ": " not in unit.text and len(unit.text.split()) < TERSE_WORDS
 
 
 def relevance(
@@ -208,7 +201,9 @@ def part_minimum(similarity: Similarity | None) -> float:
     return PART_MIN if similarity is not None else LEXICAL_PART_MIN
 
 
-def score_candidates(parts: list[Part], found: list[Candidate], similarity=None, weights=None) -> list[list[float]]:
+def score_candidates(
+    parts: list[questions.Part], found: list[Candidate], similarity=None, weights=None
+) -> list[list[float]]:
     return relevance(
         [p.text for p in parts],
         [c.text for c in found],
@@ -220,7 +215,7 @@ def score_candidates(parts: list[Part], found: list[Candidate], similarity=None,
 
 
 def choose(
-    question: str,
+    question: str | questions.Reading,
     passages: dict[int, str],
     similarity: Similarity | None = None,
     weights: dict[str, float] | None = None,
@@ -229,41 +224,65 @@ def choose(
 
     For each part the most relevant sentence, and a second only when it is
     nearly as relevant (no sentence is padded in because it sits in the same
-    passage). A list question takes the chosen item's siblings: the rows of its table, the points of its list.
+    passage). A part that asks how often, how long, where… takes a sentence
+    that says it over one that only says what the subject is. A list question
+    takes the chosen item's siblings: the rows of its table, the points of its list.
     """
-    parts, found = _parts(question), candidates(passages)
+    reading = questions.read(question)
+    weights = weights if weights is not None else reading.weights or None
+    parts, found = reading.parts, candidates(passages)
     if not found:
         return []
     scores = score_candidates(parts, found, similarity, weights)
-    if asks_for_list(question):
+    if reading.wants_list:
         scores = [[score + LIST_BONUS * enumerates(c) for score, c in zip(row, found)] for row in scores]
+    scores = [
+        [
+            score
+            + KIND_BONUS * states_asked(part, c.in_context)
+            + SPECIFIC_BONUS * names_something(c.text)
+            - (0.0 if reading.wants_list else 1.0) * terse(c)
+            for score, c in zip(row, found)
+        ]
+        for part, row in zip(parts, scores)
+    ]
+    # About the question at all: a sentence that matches one part by a word ("versions") but is about another
+    # subject ("Browser-based: current versions of Edge…") is not quoted for it.
+    whole = relevance([reading.text], [c.text for c in found], similarity, weights, [c.unit.heading for c in found])[0]
     least, chosen = part_minimum(similarity), []
     for part, row in enumerate(scores):
         used = {c.n for _, c in chosen}
+        stating = [states_asked(parts[part], c.in_context) > 0 for c in found]
         row = [score + SAME_PASSAGE_BONUS * (c.n in used) for score, c in zip(row, found)]
         ranked = sorted(
             range(len(found)),
             key=lambda i: (-(row[i] - RANK_PENALTY * found[i].rank), found[i].rank, found[i].position),
         )
         best, wanted, held = row[ranked[0]], stems(parts[part].words, subject_only=True), None
+        if stating[ranked[0]] and _repeats(found[ranked[0]].text, [c for _, c in chosen]):
+            continue  # the sentence that says what this part asks (how long…) is quoted already, for an earlier part
         for i in ranked:
             if row[i] < max(least, CLOSE_TO_BEST * best) or _full(chosen):
                 break
             if _repeats(found[i].text, [c for _, c in chosen]):
                 continue  # already quoted (for an earlier part, or from an overlapping chunk)
+            if whole[i] < least * WHOLE_QUESTION_SHARE:
+                continue  # about another subject
+            if held is not None and parts[part].checkable and not stating[i]:
+                continue  # a second sentence for "how often" must say how often too: no padding
             own = wanted & stems(found[i].in_context)
             if held is not None and _weight(own - held, weights) < NEW_WORDS_SHARE * _weight(wanted, weights):
                 continue  # it says little of the part that the part's first sentence does not already say
             chosen.append((Choice(found[i].n, found[i].text, part, round(row[i], 3)), found[i]))
             held = own if held is None else held | own
-            if asks_for_list(question) and enumerates(found[i]):
+            if reading.wants_list and enumerates(found[i]):
                 if found[i].unit.kind == grounding.ITEM:
-                    chosen += _siblings(found[i], found, row, part, least / 2, chosen)
+                    chosen += _siblings(found[i], found, row, part, least / 2, chosen, wanted)
                 break  # the list is the answer to this part
             if sum(c.part == part for c, _ in chosen) >= SENTENCES_PER_PART:
                 break
     if not chosen:
-        chosen = _best_for_the_whole_question(question, found, similarity, weights, least * FALLBACK_SHARE)
+        chosen = _best_for_the_whole_question(reading.text, found, similarity, weights, least * FALLBACK_SHARE)
     return [choice for choice, _ in sorted(chosen, key=lambda c: (c[0].part, c[1].rank, c[1].position))]
 
 
@@ -280,6 +299,14 @@ def _best_for_the_whole_question(question, found, similarity, weights, least) ->
     )
 
 
+def states_asked(part: questions.Part, sentence: str) -> float:
+    """+1 when the sentence states a kind of thing the part asks for (how often, how long…), -1 when it states
+    none of them, 0 when the part asks for nothing a sentence can be seen to state."""
+    if not part.checkable:
+        return 0.0
+    return 1.0 if any(questions.states(kind, sentence) for kind in part.checkable) else -1.0
+
+
 def enumerates(candidate: Candidate) -> bool:
     """A list item, or a sentence that names several things: "…including Fenmoor Water Authority, Harrowgate…"."""
     return candidate.unit.kind == grounding.ITEM or names_several(candidate.text)
@@ -294,8 +321,14 @@ def _weight(stems: set[str], weights: dict[str, float] | None) -> float:
     return sum((weights or {}).get(stem, 1.0) for stem in stems)
 
 
-def _siblings(item: Candidate, found: list[Candidate], row: list[float], part: int, least: float, chosen) -> list:
-    """The other items of the same list or table as `item` that are about the question at all."""
+def _siblings(
+    item: Candidate, found: list[Candidate], row: list[float], part: int, least: float, chosen, wanted: set[str]
+) -> list:
+    """The other items of the same list or table as `item` that are about the question at all, when the list is
+    one of the things asked: its heading names a subject word of the part (`wanted`) — "Certifications" for
+    "which certifications"; the other rows of a "Summary of controls" ("Encryption at rest: AES-256") are not."""
+    if not wanted & stems(item.unit.heading):
+        return []
     taken = {c for _, c in chosen}
     return [
         (Choice(c.n, c.text, part, round(row[i], 3)), c)
@@ -315,25 +348,36 @@ def _full(chosen: list) -> bool:
 
 def _repeats(text: str, chosen: list[Candidate]) -> bool:
     """Overlapping chunks repeat sentences: quote each once."""
+    return any(_same_sentence(text, c.text) for c in chosen)
+
+
+def _same_sentence(text: str, other: str) -> bool:
     own = stems(text)
-    return any(own and len(own & stems(c.text)) >= 0.8 * len(own) for c in chosen)
+    return bool(own) and len(own & stems(other)) >= 0.8 * len(own)
 
 
 # --- does an answer address the question -----------------------------------------------------
 def addressing_problems(
-    question: str,
+    question: str | questions.Reading,
     claims: list[tuple[str, list[int]]],
     passages: dict[int, str],
     similarity: Similarity | None = None,
     weights: dict[str, float] | None = None,
+    answer_min: float | None = None,
 ) -> tuple[str, list[str]]:
     """(verdict it calls for: "rejected", "needs_revision" or "", reasons) on whether the answer addresses the question.
 
     An answer about another topic (its relevance to the whole question below
-    TOPIC_MIN) is rejected. With the embedding model's similarity, an answer
-    that leaves a part of the question unanswered while a passage it was given
-    answers that part needs revision, and the reason names the passage.
+    TOPIC_MIN) is rejected. An answer on the topic that does not say what a
+    part asks for (how often, how long, where…) needs revision: supported,
+    but it does not answer (`kind_problems`); so does one less relevant than
+    `answer_min` to the question (a bar on the similarity's own scale, given
+    only for an embedding model it was chosen for). With the embedding model's
+    similarity, an answer that leaves a part of the question unanswered while
+    a passage it was given answers that part needs revision, and the reason names the passage.
     """
+    reading = questions.read(question)
+    question, weights = reading.text, weights if weights is not None else reading.weights or None
     answer = " ".join(sentence for sentence, _ in claims)
     contexts = [_context_of(sentence, [passages[n] for n in numbers if n in passages]) for sentence, numbers in claims]
     topic = relevance([question], [answer], similarity, weights, [" ".join(dict.fromkeys(contexts))])[0][0]
@@ -341,9 +385,17 @@ def addressing_problems(
         return "rejected", [
             f"Does not address the question: the answer is about another topic (relevance {topic:.2f} to the question)."
         ]
-    parts, found = _parts(question), candidates(passages)
+    reasons = kind_problems(reading, [sentence for sentence, _ in claims])
+    names_the_list = reading.wants_list and any(names_several(sentence) for sentence, _ in claims)
+    if answer_min is not None and similarity is not None and topic < answer_min and not names_the_list:
+        reasons.append(
+            "Supported but does not answer: on the question's topic, the draft says little of what it asks "
+            f"(relevance {topic:.2f} to the question)."
+        )
+    parts, found = reading.parts, candidates(passages)
     if similarity is None or not found:
-        return "", []  # by words alone, a passage's wording decides more than what it says: no part check
+        # by words alone, a passage's wording decides more than what it says: no part check
+        return ("needs_revision" if reasons else ""), reasons
     given = relevance(
         [p.text for p in parts],
         [sentence for sentence, _ in claims],
@@ -353,18 +405,52 @@ def addressing_problems(
         [p.words for p in parts],
     )
     available = score_candidates(parts, found, similarity, weights)
-    if asks_for_list(question):  # judged as the responder chooses: a list question wants the names
+    if reading.wants_list:  # judged as the responder chooses: a list question wants the names
         given = [[g + LIST_BONUS * names_several(s) for g, (s, _) in zip(row, claims)] for row in given]
         available = [[a + LIST_BONUS * enumerates(c) for a, c in zip(row, found)] for row in available]
-    reasons = []
     for part, given_row, available_row in zip(parts, given, available):
         best = max(range(len(found)), key=lambda i: available_row[i])
-        if available_row[best] >= part_minimum(similarity) and available_row[best] - max(given_row) > BETTER_BY:
+        quoted = any(_same_sentence(found[best].text, sentence) for sentence, _ in claims)
+        if (
+            available_row[best] >= part_minimum(similarity)
+            and available_row[best] - max(given_row) > BETTER_BY
+            and not quoted  # the answer quotes that very sentence
+        ):
             reasons.append(
                 f"Does not answer \u201c{part.words}\u201d, which passage [{found[best].n}] does: "
                 f"\u201c{found[best].text[:120]}\u201d"
             )
     return ("needs_revision" if reasons else ""), reasons
+
+
+def kind_problems(reading: questions.Reading, sentences: list[str]) -> list[str]:
+    """Supported but not an answer: a part asks how often (how long, where…) and no sentence says that about it.
+
+    The reason says it as a person would: "asks how often; the draft says what it is".
+    """
+    reasons = []
+    for part in reading.parts:
+        if not answers_part(part, sentences, reading.weights):
+            asked = " or ".join(questions.SAID_AS[kind] for kind in sorted(part.checkable))
+            reasons.append(
+                f"Supported but does not answer: asks {asked} (\u201c{part.words}\u201d); "
+                f"the draft says {questions.what_it_says(' '.join(sentences))}."
+            )
+    return reasons
+
+
+def answers_part(part: questions.Part, sentences: list[str], weights: dict[str, float] | None = None) -> bool:
+    """Whether one of the sentences states the kind of thing the part asks for (how often, how long, where…)
+    about the part's subject (holding SUBJECT_SHARE of its subject words); True for a part that asks for nothing
+    a sentence can be seen to state (a yes/no question, a description)."""
+    if not part.checkable:
+        return True
+    wanted = stems(part.words, subject_only=True)
+    return any(
+        any(questions.states(kind, sentence) for kind in part.checkable)
+        and (not wanted or grounding.coverage(wanted, sentence, weights) >= SUBJECT_SHARE)
+        for sentence in sentences
+    )
 
 
 def _context_of(sentence: str, cited: list[str]) -> str:

@@ -37,6 +37,15 @@ MARKDOWN_INLINE = (
 )
 # A sentence is supported when the passage it cites holds this share of its content words.
 SUPPORTED_SHARE = 0.75
+# Punctuation a sentence goes on with: "…the previously recorded image (", "AIDE", ") allows…".
+CLOSING_MARKS = ").,;:!?"
+OPENING_MARKS = ("(", ",", ":", "\u2014", "\u2013", "/")
+# A line that stops on a word no sentence ends with is cut mid-sentence.
+UNENDED_CLAUSE = re.compile(
+    r"\b(?:the|a|an|of|to|in|with|by|for|and|or|from|as|on|at|is|are|was|were|be|its|their|this|that|these|via"
+    r"|using|use|called|named|into|than|such|like)$",
+    re.IGNORECASE,
+)
 NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 NEGATION = re.compile(r"\b(?:not|no|never|none|neither|nor|cannot|without)\b|n't\b", re.IGNORECASE)
 
@@ -85,7 +94,7 @@ def passage_units(passage: str) -> list[Unit]:
         units.extend(Unit(SENTENCE, s, heading) for s in sentences(" ".join(paragraph)))
         paragraph.clear()
 
-    lines = [plain(line) for line in passage.splitlines()]
+    lines = rejoined([plain(line) for line in passage.splitlines()])
     for index, line in enumerate(lines):
         kind, text = _line_kind(
             line, lines[index - 1] if index else "", lines[index + 1] if index + 1 < len(lines) else ""
@@ -101,6 +110,42 @@ def passage_units(passage: str) -> list[Unit]:
             paragraph.append(text)
     end_paragraph()
     return units
+
+
+def rejoined(lines: list[str]) -> list[str]:
+    """The lines with a sentence an HTML page's inline marks cut apart put back together.
+
+    An extraction sets a link's or a code word's text on a line of its own:
+    "This is typically done using the", "adduser", "command which takes…";
+    "Nagios", "covers the second area…". A line that goes on a sentence (it
+    starts in lower case or with closing punctuation) joins the line before,
+    and so does any line after one that stops on a word no sentence ends with
+    ("the", "of"), blank lines between them notwithstanding. Headings, list items and table rows stay apart.
+    """
+    joined: list[str] = []
+    for line in lines:
+        stripped = line.strip()
+        previous = next((i for i in range(len(joined) - 1, -1, -1) if joined[i].strip()), None)
+        if stripped and previous is not None and _continues(joined[previous].strip(), stripped):
+            glue = "" if stripped[0] in CLOSING_MARKS or joined[previous].endswith(("(", "/")) else " "  # "(AIDE"
+            joined[previous] = f"{joined[previous].rstrip()}{glue}{headings.as_written(stripped)}"
+            del joined[previous + 1 :]
+            continue
+        joined.append(line)
+    return joined
+
+
+def _continues(previous: str, line: str) -> bool:
+    if MARKDOWN_HEADING.match(previous) or previous.startswith("|") or TABLE_SEPARATOR.match(line):
+        return False
+    if LIST_ITEM.match(line) or line.startswith(("|", "#")):
+        return False
+    return (
+        line[0].islower()
+        or line[0] in CLOSING_MARKS + "/~"
+        or previous.endswith(OPENING_MARKS)
+        or bool(UNENDED_CLAUSE.search(previous))
+    )
 
 
 def _line_kind(line: str, previous: str, following: str) -> tuple[str, str]:

@@ -20,6 +20,7 @@ import json
 import math
 import re
 
+from text import questions
 from text.words import stems
 
 from . import evidence, grounding
@@ -125,7 +126,7 @@ def parse_passages(text: str) -> dict[int, str]:
 
 
 def _is_label(line: str) -> bool:
-    return bool(re.match(r"^\s*(Question|Answer|Evidence)\s*:", line))
+    return bool(re.match(r"^\s*(Question|Answer|Evidence|Asks for|Follows up)\s*:", line))
 
 
 def labelled_block(text: str, label: str) -> str:
@@ -144,7 +145,9 @@ def labelled_block(text: str, label: str) -> str:
 
 
 # --- answering ----------------------------------------------------------------------
-def extractive_answer(question: str, passages: dict[int, str], chosen: list[tuple[int, str]] | None = None) -> str:
+def extractive_answer(
+    question: "str | questions.Reading", passages: dict[int, str], chosen: list[tuple[int, str]] | None = None
+) -> str:
     """The sentences that answer the question, part by part, each with its citation.
 
     `chosen`: the evidence the prompt carries ((passage number, sentence), chosen
@@ -186,7 +189,7 @@ def extractive_summary(text: str) -> str:
     return " ".join(candidates[i] for i in sorted(chosen))
 
 
-def review(question: str, answer: str, passages: dict[int, str]) -> dict:
+def review(question: "str | questions.Reading", answer: str, passages: dict[int, str]) -> dict:
     """Judge an answer against the question and the passages it cites; reasons for every finding.
 
     Three checks, the reviewer's rubric: the citations are real (each number
@@ -238,13 +241,13 @@ def extractive_reply(messages: list[dict]) -> str:
     """The offline chat: a review (JSON), a cited extractive answer, or an extractive summary."""
     user_text = last_user_message(messages)
     passages = parse_passages(user_text)
-    question = labelled_block(user_text, "Question")
+    question = questions.read(labelled_block(user_text, "Question"), labelled_block(user_text, "Follows up"))
     if REVIEW_MARKER in system_message(messages):
         return json.dumps(review(question, labelled_block(user_text, "Answer"), passages))
     if RERANK_MARKER in system_message(messages):
-        return json.dumps(rerank(question, passages))
-    if question or passages:
-        return extractive_answer(question or user_text, passages, evidence_lines(user_text))
+        return json.dumps(rerank(question.text, passages))
+    if question.text or passages:
+        return extractive_answer(question if question.text else user_text, passages, evidence_lines(user_text))
     return extractive_summary(user_text)
 
 

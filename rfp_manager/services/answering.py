@@ -30,16 +30,17 @@ from llm_manager import services as llm
 from llm_manager.exceptions import CircuitOpenError, TransientLLMError
 from llm_manager.models import LLMApi
 from llm_manager.providers import grounding
-from llm_manager.providers.evidence import Choice, Similarity, addressing_problems, choose
+from llm_manager.providers.evidence import Choice, Similarity, addressing_problems, answers_part, choose
 from llm_manager.providers.offline import NO_PASSAGE_ANSWER
 from solution_library.services.lexical import chunk_frequencies
 from solution_library.services.search import search_passages
+from text import questions
 from text.citations import renumbered
 from text.words import CITATION, stems
 
 from ..models import Answer, Question
 from ..reuse import approved_answers
-from . import workflow
+from . import calibration, workflow
 from .choices import choice_fields, takes_choice
 
 PASSAGES_PER_QUESTION = 5
@@ -50,6 +51,12 @@ EVIDENCE_THRESHOLD = 0.25
 # scale. Tuned on the dev split by make eval's sweep (docs/quality.md): the threshold that flags the most near
 # misses while "no supporting content" keeps a precision of 0.8 on dev, set in the middle of the gap.
 MEANING_EVIDENCE_THRESHOLDS = {"all-MiniLM-L6-v2": 0.10}
+# The reviewer: a draft on the question's topic but less relevant than this to it (the embedding model's cosine
+# and the words, evidence.relevance) says something else about it — a definition for "how often", a reason for
+# "how" — and is not approved. Per embedding model, on its own scale. Chosen on the judged dev drafts
+# (evaluation/judged/, `python -m evaluation.dev_loop --judged`): the lowest value at which the reviewer flags
+# 80 % of the drafts labelled does_not_answer (0.48), rounded up; it keeps 16 of the 26 labelled answers approved.
+ANSWER_MINIMUMS = {"all-MiniLM-L6-v2": 0.5}
 # What the question's rarest word that no retrieved passage holds costs the best passage's cosine, at full rarity
 # (a word in no passage of the library). Chosen with the threshold by the same sweep.
 MISSING_WORD_WEIGHT = 0.3
@@ -61,23 +68,32 @@ NOT_ENOUGH_INFORMATION = re.compile(r"not enough information|no supporting conte
 
 RESPONDER_SYSTEM = (
     "You draft answers to the questions of a request for proposal (RFP) for a solutions team. "
-    "Use only the numbered passages from the team's library. The Evidence lines are the passage sentences "
+    "Use only the numbered passages from the team's library. The Asks for line says what kind of thing each part "
+    "of the question asks (how often, how long, where, who, yes or no…): answer exactly that, about the "
+    "subject asked, first; for a yes/no question start with Yes or No when the passages say which. A definition "
+    "does not answer how often, and an exception does not answer whether something is required. "
+    "The Evidence lines are the passage sentences "
     "chosen for the question, in the order of the things it asks: answer each part of the question in that "
     "order, from that evidence. Answer in at most five sentences, and end every sentence with the citation "
     "of the passage that supports it, like [2]. When the question asks for a list (three customers, the "
     "certifications held), give the items themselves. Write plain sentences: no Markdown, no headings, no "
-    "bullet marks. Leave out any sentence that does not answer the question, even one from the same passage. "
+    "bullet marks. Leave out any sentence that does not answer the question, even one from the same passage, "
+    "and never add a sentence about another subject to fill space: a short answer beats a padded one. "
     "Never state anything the passages do not say. If the passages do not answer the question, "
     f"reply only: {NO_PASSAGE_ANSWER} (not enough information)"
 )
 REVIEWER_SYSTEM = (
     "You review a draft answer to an RFP question against the numbered passages it cites. Rubric: "
-    "(1) does the answer address what the question asks; (2) is every sentence supported by the passage "
-    "it cites; (3) is every citation one of the numbered passages. "
+    "(1) does the answer state what the question asks for (the Asks for line: how often, how long, where, "
+    "who, yes or no…) about the subject asked; (2) is every sentence supported by the passage "
+    "it cites; (3) is every citation one of the numbered passages. A draft whose sentences are supported but do "
+    'not answer is its own finding, in words: "Supported but does not answer: asks how often; the draft says '
+    'what it is." '
     "Return a JSON review and nothing else: "
     '{"verdict": "approved" | "needs_revision" | "rejected", "score": <0..1>, '
     '"reasons": ["<one finding per item>"], "feedback": "<summary>"}. '
-    "Approve only an answer that passes all three; an unsupported sentence needs revision; "
+    "Approve only an answer that passes all three; an unsupported sentence or an answer that does not say "
+    "what is asked needs revision; "
     "an answer to another question or a citation of a passage that does not exist is rejected."
 )
 CHECKS_PASSED = "Every sentence is supported by the passage it cites, and it addresses the question."
@@ -140,17 +156,53 @@ def retrieve_passages(question: Question, embedding_model=None) -> list[dict]:
     ]
 
 
-def evidence(question_text: str, passages: list[dict], embedding_model=None) -> float:
+def reading(question: "str | questions.Reading | Question", embedding_model=None) -> questions.Reading:
+    """The question read once (text.questions.read), its subject words weighed by their rarity in the library.
+
+    A Question row is read with the question it follows up ("If yes, describe…": `parent_text`). A reading
+    that is already weighed is returned as it is: every stage below takes a text or a reading.
+    """
+    if isinstance(question, Question):
+        question = questions.read(question.text, parent_text(question))
+    read = questions.read(question)
+    return read if read.weights else read.weighed(_rarity(set(read.subject), embedding_model))
+
+
+def parent_text(question: Question) -> str:
+    """The text of the question a follow-up answers ("If yes, describe…"), "" for a question that follows none."""
+    parent = parents([question]).get(question.pk)
+    return parent.text if parent else ""
+
+
+def parents(rows) -> dict[int, Question]:
+    """{question id: the question it follows up} for the follow-ups among `rows` ("If yes, describe…", "If not…").
+
+    The parent is the question just before it in its RFP's order: read at read time from the
+    questionnaire's order and wording, so no stored link goes stale when rows move. One query per RFP.
+    """
+    follow_ups = [q for q in rows if q.rfp_id is not None and questions.FOLLOW_UP.match(q.text or "")]
+    found = {}
+    for rfp_id in {q.rfp_id for q in follow_ups}:
+        ordered = list(Question.objects.filter(rfp_id=rfp_id).order_by("order", "pk").only("pk", "number", "text"))
+        place = {q.pk: index for index, q in enumerate(ordered)}
+        for question in follow_ups:
+            index = place.get(question.pk) if question.rfp_id == rfp_id else None
+            if index:
+                found[question.pk] = ordered[index - 1]
+    return found
+
+
+def evidence(question: "str | questions.Reading", passages: list[dict], embedding_model=None) -> float:
     """How much of the question's subject the best passage (with its title and heading) holds, 0..1.
 
     Each subject word counts by how rare it is in the library (inverse
     document frequency): "insurance" or "HIPAA", in no passage at all, decide
     more than "server" or "data", which most passages hold.
     """
-    wanted = stems(question_text, subject_only=True)
+    read = reading(question, embedding_model)
+    wanted, weights = set(read.subject), read.weights
     if not passages or not wanted:
         return 0.0
-    weights = _rarity(wanted, embedding_model)
     return round(
         max(
             grounding.coverage(wanted, " ".join((p["document_title"], p.get("heading", ""), p["text"])), weights)
@@ -170,7 +222,7 @@ def _inverse_frequency(total: int, frequency: int) -> float:
     return math.log((total + RARITY_PRIOR_CHUNKS) / (frequency + 0.5))
 
 
-def meaning_evidence(question_text: str, passages: list[dict], embedding_model=None) -> float:
+def meaning_evidence(question: "str | questions.Reading", passages: list[dict], embedding_model=None) -> float:
     """How well the retrieved passages answer the question by meaning, less what they leave out; about -0.3..1.
 
     The best passage's cosine to the question (the embedding model), less
@@ -185,21 +237,24 @@ def meaning_evidence(question_text: str, passages: list[dict], embedding_model=N
     if not passages:
         return 0.0
     model = embedding_model or llm.get_default_model("embedding")
-    best = max(embedding_similarity(model)([question_text], [p["text"] for p in passages])[0])
+    read = questions.read(question)
+    best = max(embedding_similarity(model)([read.text], [p["text"] for p in passages])[0])
     held = set().union(*(stems(" ".join((p["document_title"], p.get("heading", ""), p["text"]))) for p in passages))
-    missing = stems(question_text, subject_only=True) - held
+    missing = read.subject - held
     total, frequencies = chunk_frequencies(sorted(missing), model.pk)
     rarest = max((_inverse_frequency(total, frequencies.get(stem, 0)) for stem in missing), default=0.0)
     return round(float(best) - MISSING_WORD_WEIGHT * rarest / _inverse_frequency(total, 0), 3)
 
 
-def weak_evidence(question_text: str, passages: list[dict], share: float, embedding_model=None) -> bool:
+def weak_evidence(
+    question: "str | questions.Reading", passages: list[dict], share: float, embedding_model=None
+) -> bool:
     """True when the passages do not answer the question: by meaning with a tuned model, else by subject words."""
     model = embedding_model or llm.get_default_model("embedding")
     threshold = MEANING_EVIDENCE_THRESHOLDS.get(model.name)
     if threshold is None:
         return share < EVIDENCE_THRESHOLD
-    return meaning_evidence(question_text, passages, model) < threshold
+    return meaning_evidence(question, passages, model) < threshold
 
 
 def _passage_lines(passages: list[dict]) -> list[str]:
@@ -221,20 +276,28 @@ def _passage_texts(passages: list[dict]) -> dict[int, str]:
     return {p["n"]: p["text"] for p in passages}
 
 
-def choose_evidence(question_text: str, passages: list[dict], embedding_model=None) -> list[Choice]:
+def choose_evidence(question: "str | questions.Reading", passages: list[dict], embedding_model=None) -> list[Choice]:
     """The passage sentences that answer the question, part by part, chosen by meaning and by words together."""
-    weights = _rarity(stems(question_text, subject_only=True), embedding_model)
-    return choose(question_text, _passage_texts(passages), embedding_similarity(embedding_model), weights)
+    read = reading(question, embedding_model)
+    return choose(read, _passage_texts(passages), embedding_similarity(embedding_model), read.weights)
 
 
 def responder_messages(
-    question: Question, passages: list[dict], rfp_context: str, chosen: list[Choice] = ()
+    question: Question,
+    passages: list[dict],
+    rfp_context: str,
+    chosen: list[Choice] = (),
+    read: questions.Reading | None = None,
 ) -> list[dict]:
+    read = read or questions.read(question.text)
     lines = []
     if rfp_context:
         lines.append(f"About this RFP: {_one_line(rfp_context)}")
     if question.section:
         lines.append(f"Section: {_one_line(question.section)}")
+    if read.parent:
+        lines.append(f"Follows up: {_one_line(read.parent)}")
+    lines.append(f"Asks for: {asked_for(read)}")
     lines += ["Passages:", *_passage_lines(passages), ""]
     if chosen:
         lines += ["Evidence:", *(f"- [{c.n}] {_one_line(c.text)}" for c in chosen), ""]
@@ -242,8 +305,13 @@ def responder_messages(
     return [{"role": "system", "content": RESPONDER_SYSTEM}, {"role": "user", "content": "\n".join(lines)}]
 
 
-def reviewer_messages(question: Question, answer_text: str, passages: list[dict]) -> list[dict]:
+def reviewer_messages(
+    question: Question, answer_text: str, passages: list[dict], read: questions.Reading | None = None
+) -> list[dict]:
+    read = read or questions.read(question.text)
     lines = [
+        *([f"Follows up: {_one_line(read.parent)}"] if read.parent else []),
+        f"Asks for: {asked_for(read)}",
         "Passages:",
         *_passage_lines(passages),
         "",
@@ -253,18 +321,41 @@ def reviewer_messages(question: Question, answer_text: str, passages: list[dict]
     return [{"role": "system", "content": REVIEWER_SYSTEM}, {"role": "user", "content": "\n".join(lines)}]
 
 
+def asked_for(read: questions.Reading) -> str:
+    """What the question asks for, part by part, as the prompts say it: "how often (backups taken); how long (…)"."""
+    said = [
+        f"{' and '.join(questions.SAID_AS[kind] for kind in sorted(part.asks))} ({_one_line(part.words)})"
+        for part in read.parts
+    ]
+    return "; ".join(said)
+
+
 def _with_citation_flags(text: str, passages: list[dict]) -> list[dict]:
     cited = {int(n) for n in CITATION.findall(text)}
     return [{**p, "cited": p["n"] in cited} for p in passages]
 
 
 def confidence(evidence_share: float | None, verdict: str = "") -> float:
-    """0..1, sortable: the retrieval evidence, scaled by the review's verdict once there is one.
+    """0..1, sortable: the share of drafts like this one that answered their question (calibration.calibrated).
 
-    Unreviewed drafts count at the middle factor: neither confirmed nor refuted.
+    Read from the raw confidence, the retrieval evidence scaled by the review's verdict; unreviewed drafts
+    count at the middle factor: neither confirmed nor refuted.
     """
+    return calibration.calibrated(raw_confidence(evidence_share, verdict))
+
+
+def raw_confidence(evidence_share: float | None, verdict: str = "") -> float:
     factor = VERDICT_FACTOR.get(verdict, 0.6)
     return round(min(1.0, max(0.0, (evidence_share or 0.0) * factor)), 3)
+
+
+def states_what_is_asked(read: questions.Reading, sentences: list[str]) -> bool:
+    """False when every part of the question asks for a kind of thing (how often, how long, where…) that none of
+    the sentences states about it (evidence.answers_part): the library holds the topic, not what is asked of it."""
+    checkable = [part for part in read.parts if part.checkable]
+    if not checkable or len(checkable) < len(read.parts):
+        return True
+    return any(answers_part(part, sentences, read.weights) for part in checkable)
 
 
 def says_no_support(text: str) -> bool:
@@ -272,19 +363,30 @@ def says_no_support(text: str) -> bool:
 
 
 def draft(
-    question: Question, passages: list[dict], share: float, *, model, rfp_context: str = "", embedding_model=None
+    question: Question,
+    passages: list[dict],
+    share: float,
+    *,
+    model,
+    rfp_context: str = "",
+    embedding_model=None,
+    read: questions.Reading | None = None,
 ) -> tuple[str, bool]:
     """(draft text, needs an expert): the model's cited answer, or the no-support answer when evidence is weak.
 
-    Weak: the passages do not answer the question (`weak_evidence`), or no
-    sentence of the passages is relevant enough to any part of the question.
+    Weak: the passages do not answer the question (`weak_evidence`), no
+    sentence of the passages is relevant enough to any part of the question,
+    or every part asks for a kind of thing (how often, how long, where…) that
+    no chosen sentence states: the library holds the subject, not what is asked of it.
+    `read`: the question's reading, when the caller has made it.
     """
-    if weak_evidence(question.text, passages, share, embedding_model):
+    read = read or reading(question, embedding_model)
+    if weak_evidence(read, passages, share, embedding_model):
         return NO_PASSAGE_ANSWER, True
-    chosen = choose_evidence(question.text, passages, embedding_model)
-    if not chosen:
+    chosen = choose_evidence(read, passages, embedding_model)
+    if not chosen or not states_what_is_asked(read, [c.text for c in chosen]):
         return NO_PASSAGE_ANSWER, True
-    text = chat_with_retries(responder_messages(question, passages, rfp_context, chosen), model)
+    text = chat_with_retries(responder_messages(question, passages, rfp_context, chosen, read), model)
     if not text:
         raise AnswerError("The model returned an empty answer.")
     if says_no_support(text):
@@ -334,10 +436,11 @@ def generate_answer(
     reused = answer_from_library(question, job=job, embedding_model=embedding_model, library=library)
     if reused is not None:
         return reused
+    read = reading(question, embedding_model)
     passages = retrieve_passages(question, embedding_model)
-    share = evidence(question.text, passages, embedding_model)
+    share = evidence(read, passages, embedding_model)
     text, needs_expert = draft(
-        question, passages, share, model=model, rfp_context=rfp_context, embedding_model=embedding_model
+        question, passages, share, model=model, rfp_context=rfp_context, embedding_model=embedding_model, read=read
     )
     text, passages = renumbered(text, passages)  # "[2]" alone reads as [1]
     answer, _ = Answer.objects.update_or_create(
@@ -403,9 +506,16 @@ def judge(question: Question, answer_text: str, passages: list[dict], *, model, 
     """
     claims = grounding.cited_sentences(answer_text)
     texts = _passage_texts(passages)
-    weights = _rarity(stems(question.text, subject_only=True), embedding_model)
+    read = reading(question, embedding_model)
     addressing, addressing_reasons = (
-        addressing_problems(question.text, claims, texts, embedding_similarity(embedding_model), weights)
+        addressing_problems(
+            read,
+            claims,
+            texts,
+            embedding_similarity(embedding_model),
+            read.weights,
+            ANSWER_MINIMUMS.get((embedding_model or llm.get_default_model("embedding")).name),
+        )
         if claims
         else ("", [])
     )
@@ -415,14 +525,16 @@ def judge(question: Question, answer_text: str, passages: list[dict], *, model, 
         (addressing, addressing_reasons),
         ("rejected" if unsupported and len(unsupported) == len(claims) else "needs_revision", unsupported),
     ]
-    review = rubric_review(question, answer_text, passages, model)
+    review = rubric_review(question, answer_text, passages, model, read)
     for verdict, reasons in findings:
         if reasons:
             review = _worse(review, verdict, reasons)
     return {**review, "feedback": review["feedback"] or CHECKS_PASSED}
 
 
-def rubric_review(question: Question, answer_text: str, passages: list[dict], model) -> dict:
+def rubric_review(
+    question: Question, answer_text: str, passages: list[dict], model, read: questions.Reading | None = None
+) -> dict:
     """The chat model's verdict on the reviewer's rubric, the half of judge() that reads like a person.
 
     The offline extractive chat is no such reader: its "review" is judge()'s own
@@ -435,7 +547,7 @@ def rubric_review(question: Question, answer_text: str, passages: list[dict], mo
     """
     if model.api.kind == LLMApi.KIND_OFFLINE:
         return {"verdict": Answer.Verdict.APPROVED, "score": 1.0, "feedback": ""}  # judge() words its findings
-    return parse_review(chat_with_retries(reviewer_messages(question, answer_text, passages), model))
+    return parse_review(chat_with_retries(reviewer_messages(question, answer_text, passages, read), model))
 
 
 def _worse(review: dict, verdict: str, reasons: list[str]) -> dict:

@@ -11,7 +11,7 @@ from django.urls import reverse
 from django.utils.http import urlencode
 
 from ..reuse import approved_answers
-from .answering import attention_order
+from .answering import attention_order, parents
 
 PAGE_SIZE = 25
 
@@ -120,5 +120,18 @@ def sorted_questions(questions, sort: str):
 
 
 def page_of(questions, number: int | None, size: int | None = None):
-    """One page of the questions (the last page when `number` is past the end); PAGE_SIZE unless `size`."""
-    return Paginator(questions, size or PAGE_SIZE).get_page(number or 1)
+    """One page of the questions (the last page when `number` is past the end); PAGE_SIZE unless `size`.
+
+    Each follow-up ("If yes, describe…") carries the question it follows up as `follows_up`, which its row shows.
+    """
+    page = Paginator(questions, size or PAGE_SIZE).get_page(number or 1)
+    page.object_list = with_parents(list(page.object_list))
+    return page
+
+
+def with_parents(questions: list) -> list:
+    """The questions, each follow-up with `follows_up` set to its parent question (answering.parents)."""
+    found = parents(questions)
+    for question in questions:
+        question.follows_up = found.get(question.pk)
+    return questions

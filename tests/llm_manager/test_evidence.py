@@ -200,3 +200,27 @@ def test_a_body_line_extraction_escaped_reads_as_the_document_wrote_it():
     passage = "## Firewall\n\nInstall the tools with:\n\n\\# apt install nftables\n\nRules load at every boot."
     assert "# apt install nftables" in grounding.readable(passage)
     assert "\\#" not in grounding.readable(passage)
+
+
+def test_a_sentence_an_html_page_cut_at_its_inline_marks_is_read_whole():
+    """An extraction puts a link's or code word's text on a line of its own; the sentence is one unit again."""
+    passage = (
+        "## Monitoring\n\nMonitoring has two goals.\n\nNagios\n\ncovers the second area, by sending alerts.\n\n"
+        "This is typically done using the\n\nadduser\n\ncommand, which asks a few questions."
+    )
+    units = [u.text for u in grounding.passage_units(passage) if u.kind != grounding.HEADING]
+    assert units == [
+        "Monitoring has two goals.",
+        "Nagios covers the second area, by sending alerts.",
+        "This is typically done using the adduser command, which asks a few questions.",
+    ]
+
+
+def test_how_often_is_answered_by_the_sentence_that_says_how_often_not_by_a_definition():
+    """The purpose sentence shares more of the question's words; the one that says how often answers it."""
+    passage = (
+        "## Access reviews\n\nAccess reviews are performed to confirm that each person still needs their access "
+        "rights.\n\nEach system owner repeats the access review every quarter."
+    )
+    chosen = chosen_texts("How often are access reviews performed?", {1: passage})
+    assert chosen == ["Each system owner repeats the access review every quarter."]

@@ -119,6 +119,39 @@ def test_a_citation_swapped_to_a_real_passage_that_does_not_say_it_is_flagged(rf
     assert review["verdict"] != "approved" and "Not supported by the passage it cites" in review["feedback"]
 
 
+BACKUP_DEFINITION = (
+    "A backup is a copy of the platform's data kept apart from it, from which the data can be restored.\n\n"
+    "Backups are taken every hour and kept for 35 days."
+)
+
+
+def test_a_supported_answer_that_does_not_say_what_is_asked_is_flagged_in_words(rfp, chat_model):
+    """The product's typical wrong draft: "how often…?" answered by a true definition from the right passage."""
+    review = judge(
+        rfp,
+        chat_model,
+        BACKUP_QUESTION,
+        "A backup is a copy of the platform's data kept apart from it, from which the data can be restored [1].",
+        passages(BACKUP_DEFINITION),
+    )
+    assert review["verdict"] != "approved"
+    assert "Supported but does not answer: asks how often" in review["feedback"]
+    assert "the draft says what it is" in review["feedback"]
+    assert "Not supported" not in review["feedback"]  # every sentence is supported: this is its own reason
+
+
+def test_the_reviewer_prompt_says_what_the_question_asks_for(rfp):
+    """A chat model reviewing is told what kind of thing each part asks, as the responder is."""
+    question = rfp.questions.get(text=BACKUP_QUESTION)
+    for messages in (
+        answering.reviewer_messages(question, "Backups run hourly [1].", passages(OPERATIONS)),
+        answering.responder_messages(question, passages(OPERATIONS), ""),
+    ):
+        user_message = messages[-1]["content"]
+        assert "Asks for: how often (How often are backups taken)" in user_message
+        assert "how long (how long are they kept How often are backups taken)" in user_message
+
+
 BREACHED_QUESTION = "Are new passwords checked against lists of passwords known to have been exposed in breaches?"
 DENY_LIST = (
     "## Password checks\n\nNew passwords are compared with a deny list. This list should include passwords "
@@ -131,8 +164,8 @@ def test_the_offline_chat_does_not_reject_by_words_alone_what_the_embedding_mode
     """A correct answer quoted from its passage shares few words with the question; the meaning check decides.
 
     The offline extractive chat has no embedding model: its own review judges relevance by words alone and
-    rejects this answer. judge() checks relevance with the real model (and words), so the verdict is approved;
-    an answer about another topic is still rejected.
+    rejects this answer. judge() checks relevance with the real model (and words), so it is not rejected as
+    another topic; an answer about another topic still is.
     """
     from llm_manager.models import LLMApi
     from llm_manager.providers import grounding, offline
@@ -150,7 +183,10 @@ def test_the_offline_chat_does_not_reject_by_words_alone_what_the_embedding_mode
     assert not grounding.support_problems(grounding.cited_sentences(answer), {1: DENY_LIST})
 
     review = judge(rfp, offline_chat, BREACHED_QUESTION, answer, passages(DENY_LIST))
-    assert review["verdict"] == "approved", review
+    # Not rejected as another topic; all-MiniLM-L6-v2's bar for "says what is asked" (ANSWER_MINIMUMS, chosen on
+    # the judged drafts) is higher than this paraphrase reaches, so a person confirms it: needs revision.
+    assert review["verdict"] == "needs_revision", review
+    assert "another topic" not in review["feedback"] and "Not supported" not in review["feedback"]
     off_topic = judge(
         rfp,
         offline_chat,

@@ -400,3 +400,26 @@ def test_a_row_says_the_reviewers_verdict_and_a_persons_approval_in_two_differen
     day = timezone.localtime(Answer.objects.get(question=first).approved_at)
     assert f"✓ Approved by alice, {day.day} {day:%b}" in row and "Reviewer: supported" in row
     assert "<strong>33% approved</strong>" in page  # the bar counts a person's approvals only
+
+
+# --- follow-ups ----------------------------------------------------------------------------------
+def test_a_follow_up_is_linked_to_the_question_before_it_and_the_workspace_shows_the_link(user, user_client):
+    """ "If yes, describe…" answers the question before it: read from the questionnaire's order at read time."""
+    rfp = make_rfp(
+        user,
+        [
+            "Do you run penetration tests on the platform?",
+            "If yes, describe how findings are fixed.",
+            "Describe your support hours.",
+        ],
+    )
+    parent, follow_up, other = rfp.questions.order_by("order")
+
+    assert answering.parents([parent, follow_up, other]) == {follow_up.pk: parent}
+    assert answering.parent_text(follow_up) == parent.text
+    read = answering.questions.read(follow_up.text, answering.parent_text(follow_up))
+    assert "penetr" in read.subject  # drafted and reviewed about the parent's subject
+
+    page = user_client.get(f"/rfps/{rfp.pk}/?sort=document").content.decode()
+    assert page.count('class="follows-up"') == 1
+    assert f'Follows up <a href="#q{parent.pk}">{parent.label}</a>: {parent.text}' in page

@@ -1,0 +1,70 @@
+"""Fit the confidence map (rfp_manager/calibration.json) on the judged dev drafts: confidence as a share answered.
+
+    .venv/bin/python -m evaluation.calibrate
+
+Each dev draft of the judged set (evaluation/judged/: drafts the product
+made, read and labelled) is reviewed by today's reviewer (answering.judge);
+its raw confidence (answering.raw_confidence: evidence × verdict factor) is
+paired with whether its label is `answers`, and an isotonic step map from the
+one to the other is fitted (calibration.isotonic) and written with its
+provenance. Test drafts are never read here: make eval's reliability diagram on them
+checks the map. The library comes from the dev loop's cached folder (evaluation/dev_loop.py).
+"""
+
+import json
+import subprocess
+import sys
+
+from .dev_loop import FOLDER, ROOT, remembered_embeddings
+
+
+def main() -> None:
+    from .run import setup_django
+
+    setup_django(str(FOLDER))
+    if not (FOLDER / "names.json").exists():
+        raise SystemExit("Run python -m evaluation.dev_loop once first: it ingests the library.")
+    with remembered_embeddings(FOLDER / "vectors.pickle"):
+        points = judged_points()
+    from rfp_manager.services import calibration
+
+    steps = calibration.isotonic(points)
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
+    record = {
+        "fitted_by": "python -m evaluation.calibrate",
+        "from": f"{len(points)} dev drafts of evaluation/judged/ (labels.json), reviewed at commit "
+        f"{commit.stdout.strip()} plus the working tree; answered = labelled answers",
+        "steps": steps,
+    }
+    calibration.MAP_FILE.write_text(json.dumps(record, indent=1) + "\n")
+    print(json.dumps(record, indent=1))
+
+
+def judged_points() -> list[tuple[float, bool]]:
+    """(raw confidence after review, labelled answers) per judged dev draft; 0 for "no supporting content"."""
+    from django.contrib.auth import get_user_model
+
+    from llm_manager.services import get_default_model
+    from rfp_manager.services.answering import judge, raw_confidence
+
+    from .dataset import load_questions
+    from .judged import ANSWERS, load_judged
+    from .measures import question_rows
+
+    judged = [d for d in load_judged() if d.split == "dev"]
+    user, _ = get_user_model().objects.get_or_create(username="evaluation")
+    rows = question_rows([q for q in load_questions(split="dev") if q.id in {d.question_id for d in judged}], user)
+    chat = get_default_model("chat")
+    points = []
+    for draft in judged:
+        raw = 0.0
+        if not draft.needs_expert:
+            verdict = judge(rows[draft.question_id], draft.text, list(draft.passages), model=chat)["verdict"]
+            raw = raw_confidence(draft.evidence, verdict)
+        points.append((raw, draft.label == ANSWERS))
+    return points
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(ROOT))
+    main()

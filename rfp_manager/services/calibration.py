@@ -1,0 +1,46 @@
+"""Confidence that means something: the share of such drafts that answered, read from drafts people labelled.
+
+The raw confidence (answering.raw_confidence: the retrieval evidence scaled by
+the review's verdict) sorts drafts but has no meaning of its own. The map in
+calibration.json turns it into "this share of drafts with such a raw score
+answered the question": fitted by `python -m evaluation.calibrate` on the dev
+drafts of the judged set (evaluation/judged/, each read and labelled), as an
+isotonic (monotone, step) map, and committed with where it came from. With no
+map (a fresh checkout before the fit), the raw score is shown as it is.
+"""
+
+import bisect
+import json
+from functools import lru_cache
+from pathlib import Path
+
+MAP_FILE = Path(__file__).resolve().parent.parent / "calibration.json"
+
+
+@lru_cache(maxsize=1)
+def _steps() -> tuple[tuple[float, ...], tuple[float, ...]]:
+    """(upper raw scores, shares answered) of the fitted map's steps, in order; empty without a map."""
+    if not MAP_FILE.exists():
+        return (), ()
+    steps = json.loads(MAP_FILE.read_text())["steps"]
+    return tuple(s["up_to"] for s in steps), tuple(s["answered"] for s in steps)
+
+
+def calibrated(raw: float) -> float:
+    """The share of the labelled drafts with a raw confidence like `raw` that answered their question."""
+    uppers, shares = _steps()
+    if not uppers:
+        return raw
+    return shares[min(bisect.bisect_left(uppers, raw), len(shares) - 1)]
+
+
+def isotonic(points: list[tuple[float, bool]]) -> list[dict]:
+    """The monotone step map from raw score to share answered (pool-adjacent-violators), one step per block:
+    {"up_to": the block's highest raw score, "answered": its share answered, "drafts": how many it holds}."""
+    blocks: list[list[float]] = []  # [highest raw score, answered, drafts]
+    for raw, answered in sorted(points):
+        blocks.append([raw, float(answered), 1.0])
+        while len(blocks) > 1 and blocks[-2][1] / blocks[-2][2] >= blocks[-1][1] / blocks[-1][2]:
+            top, below = blocks.pop(), blocks.pop()
+            blocks.append([top[0], below[1] + top[1], below[2] + top[2]])
+    return [{"up_to": round(b[0], 3), "answered": round(b[1] / b[2], 3), "drafts": int(b[2])} for b in blocks]

@@ -1,0 +1,27 @@
+"""Confidence as a share answered: the isotonic map fitted on labelled drafts, and the committed map read back."""
+
+import json
+
+from rfp_manager.services import calibration
+
+
+def test_the_fitted_map_pools_what_would_go_down_and_counts_every_draft():
+    points = [(0.1, False), (0.2, True), (0.3, False), (0.6, True), (0.7, True), (0.9, False)]
+    steps = calibration.isotonic(points)
+
+    shares = [s["answered"] for s in steps]
+    assert shares == sorted(shares)  # monotone: a higher raw score never means a smaller share answered
+    assert sum(s["drafts"] for s in steps) == len(points)
+    assert steps[0] == {"up_to": 0.1, "answered": 0.0, "drafts": 1}
+    assert steps[1] == {"up_to": 0.3, "answered": 0.5, "drafts": 2}  # 0.2 answered, 0.3 not: pooled
+
+
+def test_the_committed_map_says_where_it_comes_from_and_is_what_confidence_shows():
+    record = json.loads(calibration.MAP_FILE.read_text())
+    assert "dev drafts of evaluation/judged/" in record["from"] and record["fitted_by"]
+    steps = record["steps"]
+    for step in steps:
+        assert calibration.calibrated(step["up_to"]) == step["answered"]
+    raws = [i / 100 for i in range(101)]
+    shown = [calibration.calibrated(raw) for raw in raws]
+    assert shown == sorted(shown) and set(shown) <= {s["answered"] for s in steps}

@@ -1,0 +1,64 @@
+"""A question read once: what it asks for, its parts in order, its subject, the question it follows up."""
+
+import pytest
+
+from text import questions
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("How often are access rights reviewed?", questions.FREQUENCY),
+        ("How long are audit logs retained?", questions.DURATION),
+        ("How quickly are critical vulnerabilities patched?", questions.TIME),
+        ("How many people does the company employ?", questions.COUNT),
+        ("Who approves changes to production?", questions.PERSON),
+        ("Where is the service hosted?", questions.PLACE),
+        ("Which encryption algorithms protect data at rest?", questions.STANDARD),
+        ("List three public-sector customers.", questions.LIST),
+        ("Describe your incident response plan.", questions.DESCRIPTION),
+    ],
+)
+def test_what_a_question_asks_for_is_read_from_its_question_words(question, kind):
+    assert kind in questions.read(question).asks
+
+
+def test_a_yes_no_question_asks_yes_or_no_whatever_relative_clause_follows():
+    reading = questions.read("Do staff who handle personal data receive training?")
+    assert reading.asks == {questions.YES_NO}
+    assert not reading.checkable  # any sentence on the subject may answer a yes/no question
+
+
+def test_each_part_keeps_its_own_kind_in_the_questions_order():
+    parts = questions.read("How often are backups taken and how long are they retained?").parts
+    assert [p.checkable for p in parts] == [{questions.FREQUENCY}, {questions.DURATION}]
+    assert "backups" in parts[1].words  # "they" read with the head of the question
+
+
+def test_a_follow_up_is_read_with_its_parent_question():
+    parent = "Do you run penetration tests on the platform?"
+    reading = questions.read("If yes, describe how findings are fixed.", parent)
+    assert reading.follows_up and reading.parent == parent
+    assert {"penetr", "platfo"} <= reading.subject  # the parent's subject is the follow-up's
+    assert questions.read("Describe how findings are fixed.", parent).parent == ""  # not a follow-up: no parent
+
+
+@pytest.mark.parametrize(
+    ("kind", "sentence", "states"),
+    [
+        (questions.FREQUENCY, "Access rights are reviewed quarterly by the system owner.", True),
+        (questions.FREQUENCY, "An access review is a check of who holds which rights.", False),
+        (questions.DURATION, "Audit logs are kept for 90 days.", True),
+        (questions.DURATION, "Audit logs record every administrative action.", False),
+        (questions.PLACE, "Data is hosted in Microsoft Azure data centres in the EU.", True),
+        (questions.COUNT, "The company employs 185 people.", True),
+        (questions.COUNT, "The company is proud of its people.", False),
+    ],
+)
+def test_whether_a_sentence_states_the_kind_of_thing_asked(kind, sentence, states):
+    assert questions.states(kind, sentence) is states
+
+
+def test_the_draft_says_what_it_is_when_it_states_no_checkable_kind():
+    assert questions.what_it_says("Backups are copies of data.") == "what it is"
+    assert questions.what_it_says("Backups run nightly.") == "how often"

@@ -1,0 +1,284 @@
+"""Reading a question once: what it asks for, its subject words, its parts, the question it follows up.
+
+`read(text)` is computed once per question and handed to every stage that
+needs it — retrieval's evidence gate, the sentence choice, the draft, the
+reviewer and the answer library's match — so that they differ only in what
+they do with it, not in how they read it.
+
+What a question asks for is read from English's own question words ("how
+often", "how long", "where", "who", "which standards"), not from any
+question of the evaluation set. `states(kind, sentence)` is the other side:
+whether a sentence states that kind of thing at all ("quarterly", "for 90
+days", "in the EU", "the system owner"). It is lenient on purpose: it cannot
+tell that a sentence answers, only that one saying no frequency does not
+answer "how often": the typical wrong draft is a true sentence about the
+subject that says what it is, not how often it is done.
+"""
+
+import re
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
+
+from .words import stems
+
+# --- what is asked -------------------------------------------------------------------------------
+
+FREQUENCY, DURATION, TIME, COUNT, PERSON, PLACE = "frequency", "duration", "time", "count", "person", "place"
+YES_NO, LIST, STANDARD, NAME, DESCRIPTION = "yes_no", "list", "standard", "name", "description"
+# The kinds a sentence can be seen to state or not (`states`); the others any sentence about the subject may answer.
+CHECKABLE = frozenset({FREQUENCY, DURATION, TIME, COUNT, PERSON, PLACE, STANDARD, NAME})
+# The kinds of thing asked as a person says them: "asks how often; the draft says what it is".
+SAID_AS = {
+    FREQUENCY: "how often",
+    DURATION: "how long",
+    TIME: "when or how quickly",
+    COUNT: "how many or how much",
+    PERSON: "who",
+    PLACE: "where",
+    STANDARD: "which standard, algorithm or version",
+    NAME: "a name",
+    LIST: "a list",
+    YES_NO: "yes or no",
+    DESCRIPTION: "a description",
+}
+
+# Earlier alternatives win where two start at the same place: "how many days" asks for a time, as "how soon"
+# does, "how many" alone for a count.
+ASKS = re.compile(
+    r"\b(?:(?P<person>who(?:m|se)?|which (?:team|role|person|people|staff|group|department)s?)"
+    r"|(?P<place>where|in (?:which|what) (?:country|countries|region|location|data cent(?:er|re))s?)"
+    r"|(?P<frequency>how (?:often|frequently|regularly)|at what (?:interval|frequency)|(?:what|which) "
+    r"(?:interval|frequency|schedule)|how many times)"
+    r"|(?P<time>how (?:quickly|soon|fast)|when|how long does it take|within what time"
+    r"|how many (?:seconds|minutes|hours|days|weeks|months|years))"
+    r"|(?P<duration>how long|for what period|retention period)"
+    r"|(?P<count>how (?:many|much)|what (?:\w+ )?(?:percentage|proportion|share|number|availability|uptime"
+    r"|limits?|amount|price|cost|fees?|capacity))"
+    r"|(?P<standard>(?:which|what) (?:\w+ )?(?:standards?|certifications?|algorithms?|protocols?|versions?"
+    r"|ciphers?|frameworks?|accreditations?))"
+    r"|(?P<name>(?:which|what) (?:\w+ )?(?:tools?|tooling|software|products?|programs?|packages?|utilit(?:y|ies)"
+    r"|commands?|technolog(?:y|ies)|vendors?|providers?|mechanisms?)|describe the (?:\w+ )?(?:tools?|tooling"
+    r"|software|programs?|mechanisms?|technolog(?:y|ies))))\b",
+    re.IGNORECASE,
+)
+# A question opening with an auxiliary verb is a yes/no question: a "who" or "when" later in it is a relative
+# clause ("staff who handle personal data"), not what it asks for.
+YES_NO_OPENING = re.compile(
+    r"^\W*(?:do|does|did|is|are|was|were|can|could|will|would|has|have|had|must|should|may|shall)\b", re.IGNORECASE
+)
+LIST_QUESTION = re.compile(
+    r"^\s*(?:please\s+)?(?:list|name|enumerate|which|what are)\b|\b(?:two|three|four|five|six|several)\s+\w+",
+    re.IGNORECASE,
+)
+# "If yes, describe…", "If not, why?": a follow-up, read with the question before it.
+FOLLOW_UP = re.compile(r"^\W*(?:if (?:yes|so|not|no)|where applicable|in that case)\b", re.IGNORECASE)
+
+# --- what a sentence states ----------------------------------------------------------------------
+
+NUMBERS = (
+    r"(?:\d+(?:[.,]\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|"
+    r"thirty|forty|fifty|sixty|ninety|hundred|thousand|million)"
+)
+# "a day", "several weeks": a duration or time, though no count.
+NUMBER_WORDS = rf"(?:{NUMBERS}|an?|several|few)"
+TIME_UNIT = r"(?:second|minute|hour|day|week|fortnight|month|quarter|year)s?"
+STATES = {
+    FREQUENCY: re.compile(
+        r"\b(?:hourly|daily|nightly|weekly|fortnightly|monthly|quarterly|yearly|annual(?:ly)?|bi-?annual(?:ly)?"
+        r"|semi-annual(?:ly)?|every|each (?:day|night|week|month|quarter|year|hour|minute|time|run|boot)"
+        r"|once|twice|\d+ times|times (?:a|per|each)|per (?:day|week|month|year|hour|minute|second)"
+        r"|a (?:day|week|month|year)|regular(?:ly)?|periodic(?:al|ally)?|continuous(?:ly)?|constantly"
+        r"|real[- ]time|intervals?|frequen\w*|schedul\w*|cron\w*|whenever|routine(?:ly)?"
+        r"|only (?:when|if|after)|at (?:boot|startup|login|logon)|on (?:every|each) \w+)\b",
+        re.IGNORECASE,
+    ),
+    DURATION: re.compile(
+        rf"\b(?:{NUMBER_WORDS}[ -]{TIME_UNIT}|until|indefinite(?:ly)?|permanent(?:ly)?|forever|as long as"
+        r"|lifetime|expir\w*|retention period)\b",
+        re.IGNORECASE,
+    ),
+    TIME: re.compile(
+        rf"\b(?:{NUMBER_WORDS}[ -]{TIME_UNIT}|within|immediately|promptly|as soon as|at once|in real time"
+        r"|at (?:the )?(?:end|start|beginning|time) of|(?:mon|tues|wednes|thurs|fri|satur|sun)days?"
+        r"|\d{1,2}:\d{2}|midnight|noon|o'clock|(?:in|since|from|until) (?:19|20)\d\d)\b",
+        re.IGNORECASE,
+    ),
+    COUNT: re.compile(rf"\b{NUMBERS}\b|%|\bpercent\b|\b(?:none|single|unlimited)\b", re.IGNORECASE),
+    PERSON: re.compile(
+        r"\b(?:administrators?|admins?|owners?|officers?|managers?|management|teams?|staff|employees?|personnel"
+        r"|users?|operators?|engineers?|auditors?|assessors?|committees?|board|departments?|providers?|vendors?"
+        r"|third[- ]part(?:y|ies)|contractors?|customers?|clients?|root|superusers?|analysts?|developers?"
+        r"|custodians?|controllers?|processors?|everyone|nobody|anyone|person|people|individuals?|members?"
+        r"|responsib\w+|accountab\w+|[A-Z]{2,}O)\b",
+        re.IGNORECASE,
+    ),
+    PLACE: re.compile(
+        r"\b(?:in|at|on|from|under|within|inside|outside|to) (?:the |a |an )?(?:[A-Z][\w-]+)"
+        r"|(?:^|\s)/[\w.-]+"
+        r"|(?i:\b(?:(?:in|on|to|at) (?:the |a |an |another |other |each |every |separate |its )?(?:[\w-]+ )?"
+        r"(?:regions?|countr(?:y|ies)|data ?cent(?:er|re)s?|sites?|premises|cloud|director(?:y|ies)|folders?"
+        r"|files?|disks?|servers?|machines?|hosts?|buildings?|rooms?|databases?|repositor(?:y|ies)|media|tapes?"
+        r"|locations?)|on-prem\w*|off-?site|on-?site|abroad|locally|remotely)\b)",
+    ),
+    STANDARD: re.compile(
+        r"\b[A-Z][A-Z0-9]{1,}(?:[-/ ]?[0-9][\w.:-]*)?\b|\bversion \d|\b\d+(?:\.\d+)+\b"
+        r"|\b(?:standards?|certif\w+|complian\w+|accredit\w+|algorithms?|protocols?)\b",
+    ),
+}
+
+
+# A sentence's capitalised first word names a thing unless it reads as a general word: "Nagios covers…", not
+# "Monitoring is…", "The…" or "Backups…".
+FIRST_WORD = re.compile(r"[\"'\u201c(]?([A-Z][a-z]+)\b(?![-'])")
+GENERAL_WORD = re.compile(
+    r"^(?:the|this|that|these|those|there|then|thus|it|its|in|on|at|as|an?|if|when|while|each|every|all|some|"
+    r"most|many|for|to|by|with|from|however|moreover|also|one|after|before|since|once|such|other|both|here|"
+    r"no|not|only|we|you|they|our|your|their|what|which|who|how|where|because|although|unlike|like|"
+    r"instead|even|so|but|and|or|more|less|any|another|a)$|(?:ing|ion|ions|ment|ness|ity|ly|ed|er|ers|ble|"
+    r"ups|al|ic|ive|ure|ance|ence|ics|ies|es|ts|ks|ds|rs|ls|ns|ms|ys|ps|age|ate|ise|ize|or|le|se|ce)$",
+    re.IGNORECASE,
+)
+NAMES_A_THING = re.compile(r"\d|\b[A-Z]{2,}|\b[A-Za-z][a-z]+[A-Z]\w*|\w[_/]\w|\w\.\w|(?<=[a-z,;] )[A-Z][a-z]+")
+
+
+@dataclass(frozen=True)
+class Part:
+    """One thing a question asks: `text` as the embedding model reads it, `words` as the lexical match does,
+    `asks` the kinds of thing it asks for."""
+
+    text: str
+    words: str
+    asks: frozenset[str] = frozenset()
+
+    @property
+    def checkable(self) -> frozenset[str]:
+        """The kinds it asks for that a sentence can be seen to state (none for a yes/no part)."""
+        return frozenset() if YES_NO in self.asks else self.asks & CHECKABLE
+
+
+@dataclass(frozen=True)
+class Reading:
+    """A question read once. `weights`: its subject stems' rarity in the library, filled in by the caller that
+    knows the library (`weighed`); empty until then, when every word counts the same."""
+
+    text: str
+    asks: frozenset[str]
+    subject: frozenset[str]
+    parts: tuple[Part, ...]
+    parent: str = ""
+    weights: dict = field(default_factory=dict, compare=False, hash=False)
+
+    @property
+    def wants_list(self) -> bool:
+        return LIST in self.asks
+
+    @property
+    def checkable(self) -> frozenset[str]:
+        """The kinds the whole question asks for that a sentence can be seen to state (none for a yes/no one)."""
+        return frozenset() if YES_NO in self.asks else self.asks & CHECKABLE
+
+    @property
+    def follows_up(self) -> bool:
+        return bool(FOLLOW_UP.match(self.text))
+
+    def weighed(self, weights: dict[str, float]) -> "Reading":
+        return replace(self, weights=dict(weights))
+
+
+def read(question: "str | Reading", parent: str = "") -> Reading:
+    """The question's reading (a Reading is returned as it is, so every stage may take either)."""
+    if isinstance(question, Reading):
+        return question
+    return _read(question or "", parent)
+
+
+@lru_cache(maxsize=4096)
+def _read(text: str, parent: str) -> Reading:
+    parent = parent if FOLLOW_UP.match(text) else ""
+    # A follow-up's subject is its parent's: "If yes, describe how they are tested" is about what the parent asks.
+    subject_text = f"{parent} {text}" if parent else text
+    return Reading(
+        text=text,
+        asks=asks(text),
+        subject=frozenset(stems(subject_text, subject_only=True)),
+        parts=tuple(_parts(text, parent)),
+        parent=parent,
+    )
+
+
+def asks(text: str) -> frozenset[str]:
+    """The kinds of thing a question (or one part of it) asks for; DESCRIPTION when it names none of the others."""
+    found = {match.lastgroup for match in ASKS.finditer(text)}
+    if YES_NO_OPENING.match(text):
+        found = {YES_NO}
+    if LIST_QUESTION.search(text):
+        found.add(LIST)
+    return frozenset(found or {DESCRIPTION})
+
+
+def states(kind: str, sentence: str) -> bool:
+    """Whether the sentence states that kind of thing at all (always, for a kind no pattern can check)."""
+    if kind == NAME:
+        return names_something(sentence)
+    pattern = STATES.get(kind)
+    return pattern is None or bool(pattern.search(sentence))
+
+
+def names_something(sentence: str) -> bool:
+    """The sentence names a thing — a tool, a standard, a figure, a path — rather than talking about its subject
+    in general: "Nagios covers the second area…", not "Monitoring is a generic term…"."""
+    first = FIRST_WORD.match(sentence)
+    return bool(NAMES_A_THING.search(sentence)) or bool(first and not GENERAL_WORD.search(first.group(1)))
+
+
+def what_it_says(sentence: str) -> str:
+    """The kind of thing a sentence states, as a person says it, for "the draft says …": its first checkable kind,
+    else "what it is"."""
+    for kind in (FREQUENCY, DURATION, COUNT, PLACE):
+        if states(kind, sentence):
+            return SAID_AS[kind]
+    return "what it is"
+
+
+# --- its parts -----------------------------------------------------------------------------------
+
+WH_WORDS = (
+    r"how|when|where|what|which|who|whom|whose|whether|why|can|could|do|does|did|is|are|will|would|should|has|have"
+)
+# Where a question that asks several things divides: "…founded, where it is based and how many…", "…? Confirm…".
+PART_BREAK = re.compile(
+    rf"(?<=[?.!])\s+|\s*[;:]\s+|,?\s+and\s+(?=(?:{WH_WORDS})\b)|,\s+(?=(?:{WH_WORDS}|including)\b)", re.IGNORECASE
+)
+# A part that says "they" or "it" is about the subject of the question's first part: "…and how long are they kept".
+PRONOUN = re.compile(r"\b(?:they|them|their|it|its|these|those|this)\b", re.IGNORECASE)
+INCLUDING = re.compile(r"^including\s+", re.IGNORECASE)
+LIST_ITEM_BREAK = re.compile(r",\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+", re.IGNORECASE)
+
+
+def _parts(question: str, parent: str = "") -> list[Part]:
+    """The things a question asks, in its order; the question itself when it asks one thing.
+
+    "Describe the API, including authentication and rate limits" asks about the
+    API, its authentication and its rate limits: an "including" list gives one
+    part per item, read with the head of the question for its meaning and
+    alone for its words; a part that says "they" is read with the head (a
+    follow-up's head is its parent question). Parts with no subject word
+    ("Describe your company") are left out.
+    """
+    parts, head = [], parent
+    for piece in (p.strip(" ,.?") for p in PART_BREAK.split(question or "")):
+        if not piece:
+            continue
+        kinds = asks(piece)
+        if INCLUDING.match(piece) and head:
+            items = [i.strip() for i in LIST_ITEM_BREAK.split(INCLUDING.sub("", piece)) if i.strip()]
+            parts += [Part(f"{head}: {item}", item, asks(head)) for item in items]
+        else:
+            refers = head and PRONOUN.search(piece) and stems(head, subject_only=True)
+            parts.append(Part(f"{piece} ({head})", f"{piece} {head}", kinds) if refers else Part(piece, piece, kinds))
+            head = head or piece
+    parts = [p for p in parts if stems(p.words, subject_only=True)]
+    if len(parts) > 1:
+        return parts
+    whole = f"{question.strip()} ({parent})" if parent else question.strip()
+    return [Part(whole, f"{question.strip()} {parent}".strip(), asks(question))]
