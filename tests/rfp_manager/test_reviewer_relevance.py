@@ -215,8 +215,8 @@ def test_an_edit_or_a_redraft_makes_the_verdict_stale_until_the_next_review(rfp,
     edited.final_text = ""
     edited.save(update_fields=["final_text"])
     add_library_document(
-        "Backup policy", "Backups are also copied every night to a second region and kept there for 90 days."
-    )
+        "Backup schedule", "Backups of the database are taken every fifteen minutes and are kept for 90 days."
+    )  # a better answer to "how often": the redraft quotes it
     redrafted = answering.generate_answer(question, model=chat_model)
     assert redrafted.draft_text != edited.reviewed_text and redrafted.review_is_stale
     assert "stale: the answer changed" in user_client.get(f"/rfps/{rfp.pk}/").content.decode()
