@@ -157,11 +157,12 @@ UNAPPROVED_NOTE = "no person approved this answer"
 
 
 def sources_text(answer: Answer | None) -> str:
-    """Where an answer comes from, for a citations column or the companion sheet."""
+    """Where an answer comes from, for a citations column or the companion sheet: each document once, by the
+    title a reader knows it by (a passage's database id means nothing to a client)."""
     if answer is None:
         return ""
     passages = answer.cited_passages or answer.citations
-    return "; ".join(f"{p['document_title']} (passage {p['chunk_id']})" for p in passages)
+    return "; ".join(dict.fromkeys(p["document_title"] for p in passages))
 
 
 def choice_value(

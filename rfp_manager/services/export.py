@@ -48,7 +48,7 @@ def safe_cell(value) -> str:
 
 def _sources(answer) -> str:
     passages = answer.cited_passages or answer.citations
-    return "; ".join(f"[{p['n']}] {p['document_title']} (passage {p['chunk_id']})" for p in passages)
+    return "; ".join(f"[{p['n']}] {p['document_title']}" for p in passages)
 
 
 def _verdict(answer) -> str:

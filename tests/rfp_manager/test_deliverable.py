@@ -249,7 +249,7 @@ def test_citations_in_a_column_or_a_companion_sheet_and_the_report_as_a_sheet(rf
     result = load_workbook(io.BytesIO(export.export_into_source_file(rfp, chosen)[0]))
     assert (result["Data"]["D4"].value, result["Data"]["H4"].value) == (
         "Yes, AES-256.",
-        "Security handbook (passage 7)",
+        "Security handbook",
     )
     assert result.sheetnames == load_workbook(io.BytesIO(data)).sheetnames
 
@@ -259,7 +259,7 @@ def test_citations_in_a_column_or_a_companion_sheet_and_the_report_as_a_sheet(rf
     assert result.sheetnames[-2:] == ["Sources", "Export report"]
     assert [[c.value for c in row] for row in result["Sources"].iter_rows()] == [
         ["Sheet", "Row", "ID", "Question", "Sources"],
-        ["Data", "4", "DATA-01", "Is institutional data encrypted at rest?", "Security handbook (passage 7)"],
+        ["Data", "4", "DATA-01", "Is institutional data encrypted at rest?", "Security handbook"],
     ]
     report_rows = [[c.value for c in row] for row in result["Export report"].iter_rows()]
     assert report_rows[0] == ["Question", "Where", "Outcome", "Detail"] and len(report_rows) == len(report.lines) + 1
@@ -277,7 +277,7 @@ def test_citations_in_a_column_or_a_companion_sheet_and_the_report_as_a_sheet(rf
     rows = list(csv.reader(io.StringIO(response.content.decode("utf-8-sig"))))
     assert rows == [
         ["Sheet", "Row", "ID", "Question", "Sources"],
-        ["Data", "4", "DATA-01", "Is institutional data encrypted at rest?", "Security handbook (passage 7)"],
+        ["Data", "4", "DATA-01", "Is institutional data encrypted at rest?", "Security handbook"],
     ]
 
 
@@ -542,3 +542,13 @@ def test_an_open_question_gets_no_choice_proposed_shown_or_exported(rfp, user):
     assert working[0]["Goes to the client"] == (
         "no: no person approved it (reviewer: not reviewed): only answers a person approved or wrote were chosen"
     )
+
+
+def test_the_sources_name_each_document_once_by_its_title_never_a_passage_id():
+    cited = [
+        {"n": 1, "chunk_id": 7, "document_title": "Security handbook", "cited": True},
+        {"n": 2, "chunk_id": 912, "document_title": "Backup policy", "cited": True},
+        {"n": 3, "chunk_id": 8, "document_title": "Security handbook", "cited": True},
+        {"n": 4, "chunk_id": 40, "document_title": "Retrieved, not cited", "cited": False},
+    ]
+    assert deliverable.sources_text(Answer(citations=cited)) == "Security handbook; Backup policy"

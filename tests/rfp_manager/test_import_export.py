@@ -141,7 +141,7 @@ def test_csv_and_xlsx_exports_defuse_formulas(rfp):
     assert rows[0][:5] == ["Section", "Number", "Question", "Final answer", "Sources"]
     assert rows[1][2:4] == ['\'=HYPERLINK("http://evil")', "'@SUM(A1)"]
     assert rows[1][5:7] == ["Supported", "'+1 supported"]
-    assert rows[2][3:5] == ["AES-256 at rest [1].", "[1] Security handbook (passage 7)"]
+    assert rows[2][3:5] == ["AES-256 at rest [1].", "[1] Security handbook"]
 
     sheet = load_workbook(io.BytesIO(export.export_xlsx(rfp))).active
     assert sheet["C2"].value.startswith("'=") and sheet["C2"].data_type == "s"
