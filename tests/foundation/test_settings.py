@@ -63,5 +63,5 @@ def test_every_registered_task_is_namespaced():
     app.loader.import_default_modules()
     ours = [name for name in app.tasks if not name.startswith("celery.")]
     assert ours, "no tasks registered"
-    apps = {"spelunker", "llm_manager", "solution_library", "rfp_manager", "answer_library", "teamwork"}
+    apps = {"spelunker", "llm_manager", "solution_library", "rfp_manager", "answer_library", "teamwork", "trust_center"}
     assert all(name.split(".")[0] in apps and name.count(".") == 1 for name in ours), ours
