@@ -1,8 +1,8 @@
 """The abstract job row (the source of truth for every progress page), the outbox of messages to send,
 and the worker check (a job of this app: one probe per queue).
 
-The concrete tables were created by the `spelunker` app and keep their names (Meta.db_table), so
-moving them here changed no data (see migrations/0001_initial.py).
+The concrete tables were created by the `spelunker` app and keep their names (Meta.db_table): moving
+them here changed no data, and the squashed history (migrations/0001_squashed.py) creates them so.
 """
 
 from django.conf import settings

@@ -45,9 +45,9 @@ def seed_like_migrate() -> None:
 
     With the migration's own historical models, as migrate runs it: no signal fires, so no audit event.
     """
-    state = MigrationLoader(connection).project_state(("llm_manager", "0007_local_minilm_default"))
-    importlib.import_module("llm_manager.migrations.0003_offline_baseline").create_offline_baseline(state.apps, None)
-    importlib.import_module("llm_manager.migrations.0007_local_minilm_default").register_local_default(state.apps, None)
+    state = MigrationLoader(connection).project_state(("llm_manager", "0002_local_minilm_default"))
+    importlib.import_module("llm_manager.migrations.0001_squashed").create_offline_baseline(state.apps, None)
+    importlib.import_module("llm_manager.migrations.0002_local_minilm_default").register_local_default(state.apps, None)
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ from tests.workers import wait_for
 @pytest.fixture
 def offline_llm(transactional_db):
     """The offline baseline as default models, as `migrate` leaves them (transactional tests flush them)."""
-    migration = importlib.import_module("llm_manager.migrations.0003_offline_baseline")
+    migration = importlib.import_module("llm_manager.migrations.0001_squashed")
     migration.create_offline_baseline(apps, None)
 
 
@@ -21,7 +21,7 @@ def fresh_install_models(offline_llm):
 
     What `make run`'s demo embeds, searches, drafts and reviews with; the README's screenshots show that.
     """
-    migration = importlib.import_module("llm_manager.migrations.0007_local_minilm_default")
+    migration = importlib.import_module("llm_manager.migrations.0002_local_minilm_default")
     migration.register_local_default(apps, None)
 
 

@@ -103,7 +103,7 @@ def beat(transactional_db):
 
     from django.apps import apps
 
-    importlib.import_module("spelunker.migrations.0003_outbox_and_sweeper_schedules").create_schedules(apps, None)
+    importlib.import_module("spelunker.migrations.0001_squashed").create_schedules(apps, None)
     process = Beat().start()
     yield process
     process.stop()

@@ -133,7 +133,7 @@ def test_the_data_migration_seeds_both_schedules_expiring_just_under_their_perio
     from django.apps import apps
     from django_celery_beat.models import PeriodicTask
 
-    migration = importlib.import_module("spelunker.migrations.0003_outbox_and_sweeper_schedules")
+    migration = importlib.import_module("spelunker.migrations.0001_squashed")
     PeriodicTask.objects.filter(task__in=["spelunker.publish_outbox", "spelunker.sweep_lost_jobs"]).delete()
     migration.create_schedules(apps, None)
     migration.create_schedules(apps, None)  # idempotent

@@ -17,5 +17,5 @@ def llm_migration_data(django_db_setup, django_db_blocker):
     idempotent, so running their functions again gives the fresh-install state.
     """
     with django_db_blocker.unblock():
-        run_data_migration("0003_offline_baseline", "create_offline_baseline")
-        run_data_migration("0004_hourly_validation_schedule", "create_schedule")
+        run_data_migration("0001_squashed", "create_offline_baseline")
+        run_data_migration("0001_squashed", "create_schedule")

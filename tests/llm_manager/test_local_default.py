@@ -24,7 +24,7 @@ from llm_manager.providers import local
 
 MODEL = "all-MiniLM-L6-v2"
 REFERENCE = json.loads((Path(__file__).parent / "minilm_reference_vectors.json").read_text())
-migration = importlib.import_module("llm_manager.migrations.0007_local_minilm_default")
+migration = importlib.import_module("llm_manager.migrations.0002_local_minilm_default")
 
 
 def installed_folder() -> Path:
@@ -161,7 +161,7 @@ def test_the_warning_is_visible_on_the_llm_page(transactional_db, damaged_copy, 
     """In Debian's Chromium: the warning box above the API list (its screenshot: llm-embedding-fallback.png)."""
     from tests.llm_manager.conftest import run_data_migration
 
-    run_data_migration("0003_offline_baseline", "create_offline_baseline")  # a transactional test may have emptied them
+    run_data_migration("0001_squashed", "create_offline_baseline")  # a transactional test may have emptied them
     migration.register_local_default(apps, None)
     services.make_default(minilm())
     damage_weights(damaged_copy)

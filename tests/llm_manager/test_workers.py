@@ -143,7 +143,7 @@ def beat_process(transactional_db):
 
 def recreate_migrated_schedule() -> PeriodicTask:
     """Transactional tests start from empty tables: run the data migration's function again."""
-    run_data_migration("0004_hourly_validation_schedule", "create_schedule")
+    run_data_migration("0001_squashed", "create_schedule")
     return PeriodicTask.objects.get(task="llm_manager.validate_all_llm_apis")
 
 

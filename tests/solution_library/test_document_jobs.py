@@ -4,11 +4,9 @@ reaches the document its pages and search read."""
 import pytest
 from celery.signals import task_retry
 from django.conf import settings
-from django.db import connection
-from django.db.migrations.executor import MigrationExecutor
 from django.urls import reverse
 
-from jobs.models import JobAcknowledgement, OutboxMessage
+from jobs.models import OutboxMessage
 from llm_manager.testing.fixtures import register_fake_api
 from solution_library.models import Document, DocumentJob, ReviewStatus
 from solution_library.services.documents import store_upload
@@ -139,50 +137,3 @@ def test_an_unavailable_embedding_service_is_retried_after_retry_after_then_fail
     document.refresh_from_db()
     assert job.status == "failed" and "stayed unavailable" in job.message
     assert (document.review_status, document.status_message) == ("failed", job.message)
-
-
-BEFORE_DOCUMENT_JOBS = ("solution_library", "0010_chunk_word_counts")
-
-
-@pytest.mark.django_db(transaction=True)
-def test_the_upgrade_gives_every_document_a_job_that_says_what_its_page_says(user):
-    graph = MigrationExecutor(connection).loader.graph
-    leaves = graph.leaf_nodes()
-    MigrationExecutor(connection).migrate([BEFORE_DOCUMENT_JOBS])
-    # The state before: every other app's leaf that does not need a later solution_library migration
-    # (the trust center's tables, for one, refer to today's Document).
-    before = set(graph.forwards_plan(BEFORE_DOCUMENT_JOBS))
-    nodes = [
-        node
-        for node in leaves
-        if node[0] != "solution_library"
-        and all(n in before for n in graph.forwards_plan(node) if n[0] == "solution_library")
-    ] + [BEFORE_DOCUMENT_JOBS]
-    old = MigrationExecutor(connection).loader.project_state(nodes, at_end=True).apps
-    OldDocument = old.get_model("solution_library", "Document")
-
-    def old_document(title, status, **fields):
-        return OldDocument.objects.create(
-            title=title, content_hash=title, file_type="text", review_status=status, uploaded_by_id=user.pk, **fields
-        ).pk
-
-    processing = old_document("Queued", "processing", unfinished_deliveries=2, redispatch_count=1)
-    failed = old_document("Broken", "failed", status_message="Bad PDF", error_code="poison_message")
-    ready = old_document("Fine", "pending_review")
-    old.get_model("jobs", "JobAcknowledgement").objects.create(kind="document", object_id=failed)
-
-    MigrationExecutor(connection).migrate(leaves)
-
-    jobs = {job.document_id: job for job in DocumentJob.objects.all()}
-    assert (jobs[processing].status, jobs[processing].unfinished_deliveries, jobs[processing].redispatch_count) == (
-        "processing",
-        2,
-        1,
-    )
-    assert (jobs[failed].status, jobs[failed].message, jobs[failed].error_code) == (
-        "failed",
-        "Bad PDF",
-        "poison_message",
-    )
-    assert jobs[ready].status == "completed" and jobs[ready].started_by_id == user.pk
-    assert list(JobAcknowledgement.objects.values_list("kind", "object_id")) == [("document", jobs[failed].pk)]

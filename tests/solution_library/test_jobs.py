@@ -81,7 +81,7 @@ def test_a_live_sync_job_still_blocks_a_second_one(staff_user):
 
 
 def test_data_migration_seeds_the_beat_schedule(db):
-    migration = importlib.import_module("solution_library.migrations.0002_sync_schedule")
+    migration = importlib.import_module("solution_library.migrations.0001_squashed")
     PeriodicTask.objects.filter(name=migration.PERIODIC_TASK_NAME).delete()
     migration.create_schedule(apps, None)
     task = PeriodicTask.objects.get(name=migration.PERIODIC_TASK_NAME)

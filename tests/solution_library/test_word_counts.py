@@ -3,10 +3,9 @@
 Each count is checked against the full-text engine's own answer for the same word — the number of
 chunks whose search_vector matches it — after every kind of change a chunk goes through: a document
 processed, its chunks written again (a task that runs twice), a chunk's text edited, a chunk deleted and a
-document deleted. The counts come from ChunkWordCount, filled by triggers (migration 0010).
+document deleted. The counts come from ChunkWordCount, filled by triggers (migration 0001_squashed).
 """
 
-import importlib
 
 import numpy as np
 import pytest
@@ -88,14 +87,3 @@ def test_a_questions_new_words_are_counted_in_one_query(library):
     assert counts == {"backups": 2, "region": 1, "licence": 1, "seat": 1, "dirigible": 0}
     counting = [q["sql"] for q in queries.captured_queries if "solution_library_chunk" in q["sql"]]
     assert len(counting) == 2, counting  # how many chunks there are, and every word's count at once
-
-
-def test_the_migration_counts_the_chunks_stored_before_it(library):
-    """Upgrading a library that already has chunks: the migration's fill gives what the triggers would have kept."""
-    expected = engine_counts(WORDS)
-    ChunkWordCount.objects.all().delete()
-    assert kept_counts(WORDS) == dict.fromkeys(WORDS, 0)
-    migration = importlib.import_module("solution_library.migrations.0010_chunk_word_counts")
-    with connection.cursor() as cursor:
-        cursor.execute(migration.FILL)  # as the migration runs it
-    assert kept_counts(WORDS) == expected

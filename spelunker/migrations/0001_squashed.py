@@ -6,6 +6,10 @@
 
 Each expires just under its period, so a worker outage does not replay as a
 burst of stale runs. Idempotent: an existing row keeps its edits.
+
+Squashed from 0001_initial … 0004_toolkit_tables_to_jobs (nothing was released): the toolkit's
+tables this app made then belong to the `jobs` app (jobs 0001_squashed). A database made by those
+is taken as up to date (`replaces`); this runs on fresh databases only.
 """
 
 from django.db import migrations
@@ -55,8 +59,19 @@ def remove_schedules(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-    dependencies = [
+    initial = True
+
+    replaces = [
+        ("spelunker", "0001_initial"),
         ("spelunker", "0002_outbox_and_job_reliability_fields"),
+        ("spelunker", "0003_outbox_and_sweeper_schedules"),
+        ("spelunker", "0004_toolkit_tables_to_jobs"),
+    ]
+
+    dependencies = [
         ("django_celery_beat", "0019_alter_periodictasks_options"),
     ]
-    operations = [migrations.RunPython(create_schedules, remove_schedules)]
+
+    operations = [
+        migrations.RunPython(create_schedules, remove_schedules),
+    ]

@@ -8,6 +8,9 @@ the library re-embed that "Make default" starts in Admin › LLM models. The
 offline baseline stays as a model of its own: tests use it, and it stands in
 when the package is missing or damaged (llm_manager.services).
 Idempotent: running it again changes nothing.
+
+Replaces 0007_local_minilm_default (nothing was released): a database made by it is taken as up to
+date. It follows the library's tables, whose chunks it looks at, so it cannot join 0001_squashed.
 """
 
 from django.db import migrations
@@ -33,8 +36,10 @@ def register_local_default(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
+    replaces = [("llm_manager", "0007_local_minilm_default")]
+
     dependencies = [
-        ("llm_manager", "0006_job_reliability_fields"),
-        ("solution_library", "0006_job_reliability_fields"),
+        ("llm_manager", "0001_squashed"),
+        ("solution_library", "0001_squashed"),
     ]
     operations = [migrations.RunPython(register_local_default, migrations.RunPython.noop)]
