@@ -6,7 +6,6 @@ processed, its chunks written again (a task that runs twice), a chunk's text edi
 document deleted. The counts come from ChunkWordCount, filled by triggers (migration 0001_squashed).
 """
 
-
 import numpy as np
 import pytest
 from django.db import connection
