@@ -44,7 +44,7 @@ def batch_find_duplicates_and_conflicts(self, job_id: int) -> dict:
 
 @shared_task(name="answer_library.refresh_review_queue", soft_time_limit=300, time_limit=360)
 def refresh_review_queue() -> dict:
-    """Periodic (seeded in migration 0002): mark entries past review or with a changed/removed source."""
+    """Periodic (seeded in migration 0001_squashed): mark entries past review or with a changed/removed source."""
     result = review.refresh_review_queue()
     logger.info("Review queue refreshed: %s", result, extra=result)
     return {"success": True, **result}

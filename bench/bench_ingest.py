@@ -23,7 +23,7 @@ process (the uploading client) — RabbitMQ's and the database's CPU on neither
 side. All use the offline
 embedding provider unless `--model fresh-default`: then the default embedding
 model of a fresh install (all-MiniLM-L6-v2 on ONNX Runtime, llm_manager
-migration 0007). The figure is pipeline docs/s ÷ loop docs/s; chunks/s beside.
+migration 0002_local_minilm_default). The figure is pipeline docs/s ÷ loop docs/s; chunks/s beside.
 
 `--reembed` also times the library re-embed job (the one Admin › LLM models ›
 "Make default" starts) through RabbitMQ and the embedding worker, from the

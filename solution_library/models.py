@@ -197,7 +197,7 @@ class ChunkWordCount(models.Model):
     must know, for each new word of a question, how many chunks hold it. Counting them through the
     GIN index reads every matching row (2 ms a word at 100,000 chunks); summing these rows reads one
     row per document that holds the word, all of a question's words in one query. Triggers on the
-    chunk table keep the rows in step within the same transaction (migration 0010), so no code path
+    chunk table keep the rows in step within the same transaction (migration 0001_squashed), so no code path
     can forget them. One row per document, not per word, so that two workers ingesting at once
     never wait on each other's rows. A plain id, not a foreign key: Django would otherwise load and
     delete these rows itself whenever a document is deleted, and the triggers already do. SQLite's

@@ -36,7 +36,7 @@ def send_notification_email(self, notification_id: int) -> dict:
 
 @shared_task(name="teamwork.send_due_reminders", soft_time_limit=300, time_limit=360)
 def send_due_reminders() -> dict:
-    """Periodic (seeded in migration 0002): reminders before the due date, notices when overdue."""
+    """Periodic (seeded in migration 0001_squashed): reminders before the due date, notices when overdue."""
     counts = assignments.send_due_reminders()
     logger.info("Due reminders: %s", counts, extra=counts)
     return {"success": True, **counts}

@@ -36,7 +36,7 @@ def _uses_the_database(item: pytest.Item) -> bool:
 def offline_embedding_default(request, django_db_setup, django_db_blocker):
     """The suite embeds with the offline baseline (fast, deterministic, what most tests were written for).
 
-    A fresh install's default is all-MiniLM-L6-v2 (llm_manager migration 0007);
+    A fresh install's default is all-MiniLM-L6-v2 (llm_manager migration 0002_local_minilm_default);
     tests/llm_manager/test_local_default.py covers that default, its fallback and
     its vectors, and a test that wants it makes it the default itself.
     pytest-django creates the test database only when a collected test uses it: a run of database-free

@@ -4,7 +4,7 @@ SQLite: the FTS5 table `solution_library_chunk_fts` ranked by bm25(); PostgreSQL
 the generated `search_vector` column (GIN index) matched by
 websearch_to_tsquery() and ranked by ts_rank_cd(). Both index the chunk's
 document title and section heading beside its text, weighted above it, and both
-are kept current by the database itself (see migration 0005).
+are kept current by the database itself (see migration 0001_squashed).
 
 Questionnaires wrap what they ask in phrasing that is in no document ("Please
 describe how your organisation…", "Provide evidence that…"); those words are

@@ -220,7 +220,7 @@ def load_passages(ranked: list[tuple[int, float]], wanted: int, ranks: tuple[dic
     """The passages of the first `wanted` ranked chunk ids, in order; a chunk deleted since the ranking is skipped
     and the next one read in its place.
 
-    Only those are read: a passage's text is stored out of line (migration 0009), a lookup each, and reading
+    Only those are read: a passage's text is stored out of line (migration 0001_squashed), a lookup each, and reading
     the whole fused head for five answers took a fifth of a search. `ranks`: each chunk's place in the
     lexical and the vector ranking, kept on the passage to say why it ranks."""
     passages, start = [], 0

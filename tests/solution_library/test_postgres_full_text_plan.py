@@ -1,12 +1,12 @@
 """PostgreSQL's full-text step reads the chunks that match, through the GIN index, never the whole table.
 
-The stored `search_vector` column and its GIN index (migration 0005) are only worth having if the
+The stored `search_vector` column and its GIN index (migration 0001_squashed) are only worth having if the
 planner uses them: a table scan reads every chunk's tsvector from out-of-line storage, which is
 what made search slow on PostgreSQL (docs/benchmarks.md). EXPLAIN of the very query the search
 runs (lexical.postgres_ranking_sql), with the terms the search would keep (affordable_terms).
 
 Chunks are of a real chunk's size (~1,000 characters of varied words, a 384-dimension embedding):
-the tsvector of such a row must stay in it (migration 0009); moved out of line, ranking reads the
+the tsvector of such a row must stay in it (migration 0001_squashed); moved out of line, ranking reads the
 TOAST index and table for every matching chunk, and the pages the query reads show it.
 """
 

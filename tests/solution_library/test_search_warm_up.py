@@ -15,7 +15,7 @@ GUNICORN_CONF = Path(__file__).resolve().parents[2] / "spelunker" / "gunicorn_co
 
 @pytest.fixture
 def unloaded_local_model(monkeypatch):
-    """A fresh install's default, the local MiniLM model (llm_manager migration 0007), not loaded in this process."""
+    """A fresh install's default, the local MiniLM model (llm_manager migration 0002_local_minilm_default), not loaded in this process."""
     api, _ = LLMApi.objects.get_or_create(name="Local models", defaults={"kind": LLMApi.KIND_LOCAL})
     model, _ = LLMModel.objects.get_or_create(
         api=api, name="all-MiniLM-L6-v2", defaults={"model_type": "embedding", "embedding_dimensions": 384}
