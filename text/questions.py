@@ -149,6 +149,7 @@ class Part:
     text: str
     words: str
     asks: frozenset[str] = frozenset()
+    head: str = ""  # an "including" item's head: "authentication" is asked of "Describe the API…"
 
     @property
     def checkable(self) -> frozenset[str]:
@@ -272,7 +273,7 @@ def _parts(question: str, parent: str = "") -> list[Part]:
         kinds = asks(piece)
         if INCLUDING.match(piece) and head:
             items = [i.strip() for i in LIST_ITEM_BREAK.split(INCLUDING.sub("", piece)) if i.strip()]
-            parts += [Part(f"{head}: {item}", item, asks(head)) for item in items]
+            parts += [Part(f"{head}: {item}", item, asks(head), head) for item in items]
         else:
             refers = head and PRONOUN.search(piece) and stems(head, subject_only=True)
             parts.append(Part(f"{piece} ({head})", f"{piece} {head}", kinds) if refers else Part(piece, piece, kinds))

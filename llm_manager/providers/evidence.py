@@ -266,7 +266,7 @@ def choose(
                 break
             if _repeats(found[i].text, [c for _, c in chosen]):
                 continue  # already quoted (for an earlier part, or from an overlapping chunk)
-            if whole[i] < least * WHOLE_QUESTION_SHARE:
+            if whole[i] < least * WHOLE_QUESTION_SHARE or not about_the_head(parts[part], found[i], passages):
                 continue  # about another subject
             if held is not None and parts[part].checkable and not stating[i]:
                 continue  # a second sentence for "how often" must say how often too: no padding
@@ -297,6 +297,13 @@ def _best_for_the_whole_question(question, found, similarity, weights, least) ->
     return (
         [(Choice(found[best].n, found[best].text, 0, round(row[best], 3)), found[best])] if row[best] >= least else []
     )
+
+
+def about_the_head(part: questions.Part, candidate: Candidate, passages: dict[int, str]) -> bool:
+    """Whether a sentence can answer an "including" item: "authentication" in "Describe the API, including
+    authentication" is the API's, so a sentence from a passage that names neither the API nor its developers
+    ("Orrery supports authenticator apps (TOTP)…", the sign-in's) answers another subject."""
+    return not part.head or bool(stems(part.head, subject_only=True) & stems(passages[candidate.n]))
 
 
 def states_asked(part: questions.Part, sentence: str) -> float:
@@ -387,7 +394,13 @@ def addressing_problems(
         ]
     reasons = kind_problems(reading, [sentence for sentence, _ in claims])
     names_the_list = reading.wants_list and any(names_several(sentence) for sentence, _ in claims)
-    if answer_min is not None and similarity is not None and topic < answer_min and not names_the_list:
+    if (
+        answer_min is not None
+        and similarity is not None
+        and topic < answer_min
+        and not names_the_list
+        and not states_every_part(reading, [sentence for sentence, _ in claims])
+    ):
         reasons.append(
             "Supported but does not answer: on the question's topic, the draft says little of what it asks "
             f"(relevance {topic:.2f} to the question)."
@@ -408,9 +421,19 @@ def addressing_problems(
     if reading.wants_list:  # judged as the responder chooses: a list question wants the names
         given = [[g + LIST_BONUS * names_several(s) for g, (s, _) in zip(row, claims)] for row in given]
         available = [[a + LIST_BONUS * enumerates(c) for a, c in zip(row, found)] for row in available]
+    sentences = [sentence for sentence, _ in claims]
     for part, given_row, available_row in zip(parts, given, available):
-        best = max(range(len(found)), key=lambda i: available_row[i])
-        quoted = any(_same_sentence(found[best].text, sentence) for sentence, _ in claims)
+        if part.checkable and answers_part(part, sentences, weights):
+            continue  # the draft says where (how often…) about the part's subject
+        answering = [
+            i
+            for i, c in enumerate(found)
+            if about_the_head(part, c, passages) and states_asked(part, c.in_context) >= 0
+        ]
+        if not answering:
+            continue
+        best = max(answering, key=lambda i: available_row[i])
+        quoted = any(_same_sentence(found[best].text, sentence) for sentence in sentences)
         if (
             available_row[best] >= part_minimum(similarity)
             and available_row[best] - max(given_row) > BETTER_BY
@@ -421,6 +444,13 @@ def addressing_problems(
                 f"\u201c{found[best].text[:120]}\u201d"
             )
     return ("needs_revision" if reasons else ""), reasons
+
+
+def states_every_part(reading: questions.Reading, sentences: list[str]) -> bool:
+    """A question of several parts, each asking a kind of thing the draft states ("founded in 2011 in Bristol…
+    Employees: 185"): the draft answers it, however low its relevance to the whole question reads."""
+    parts = reading.parts
+    return len(parts) > 1 and all(p.checkable and answers_part(p, sentences, reading.weights) for p in parts)
 
 
 def kind_problems(reading: questions.Reading, sentences: list[str]) -> list[str]:

@@ -7,14 +7,27 @@ The passages are written here as the demo library's documents are laid out
 """
 
 import numpy as np
+import pytest
 
-from llm_manager.providers import evidence, grounding
+from llm_manager.providers import evidence, grounding, local
 from llm_manager.providers.offline import extractive_answer, hashed_embedding
 
 
 def offline_similarity(queries, texts):
     vectors = np.asarray([hashed_embedding(t) for t in [*queries, *texts]])
     return (vectors[: len(queries)] @ vectors[len(queries) :].T).tolist()
+
+
+@pytest.fixture(scope="module")
+def minilm_similarity():
+    """A fresh install's default embedding model (all-MiniLM-L6-v2), where the hashed vectors read too little."""
+    encoder = local.BertEncoder(local.model_folder("all-MiniLM-L6-v2"))
+
+    def similarity(queries, texts):
+        vectors = encoder.embed([*queries, *texts])
+        return (vectors[: len(queries)] @ vectors[len(queries) :].T).tolist()
+
+    return similarity
 
 
 def chosen_texts(question, passages, similarity=offline_similarity):
@@ -91,6 +104,19 @@ def test_each_part_is_answered_by_the_sentence_about_it_not_by_one_that_shares_a
     assert rate_limits and all(c.n == 2 for c in rate_limits)
     assert any("HTTP 429" in c.text or "600 requests" in c.text for c in rate_limits)
     assert [c.part for c in choices] == sorted(c.part for c in choices)
+
+
+def test_an_including_item_is_answered_from_a_passage_about_the_head_not_another_subjects(minilm_similarity):
+    """ "Authentication" is asked of the API: the sign-in's authenticator apps answer another subject."""
+    sign_in = (
+        "## Multi-factor authentication\n\nOrrery supports authenticator apps (TOTP) and FIDO2 security keys "
+        "for authentication."
+    )
+    question = "Describe the API available to the council's developers, including authentication and rate limits."
+    chosen = chosen_texts(question, {1: sign_in, 2: API_GUIDE}, minilm_similarity)
+
+    assert not any("authenticator apps" in text for text in chosen)
+    assert any("OAuth 2.0" in text for text in chosen) and any("HTTP 429" in text for text in chosen)
 
 
 def test_no_sentence_is_padded_in_from_the_same_passage():
@@ -224,3 +250,18 @@ def test_how_often_is_answered_by_the_sentence_that_says_how_often_not_by_a_defi
     )
     chosen = chosen_texts("How often are access reviews performed?", {1: passage})
     assert chosen == ["Each system owner repeats the access review every quarter."]
+
+
+# --- does an answer address the question -------------------------------------------------------------
+def test_a_draft_that_states_what_each_part_asks_is_not_told_it_misses_a_part():
+    """ "Browser-based" shares a word with "where it is based"; "in Bristol" says where the company is."""
+    question = "Describe your company: when it was founded, where it is based and how many people it employs."
+    profile = (
+        "Kestrel Peak Software Ltd was founded in 2011 in Bristol, United Kingdom. Employees: 185, of whom 70 "
+        "in engineering."
+    )
+    datasheet = "Browser-based: current versions of Edge, Chrome, Firefox and Safari."
+    claims = [(sentence, [1]) for sentence in grounding.sentences(profile)]
+
+    verdict, reasons = evidence.addressing_problems(question, claims, {1: profile, 2: datasheet}, offline_similarity)
+    assert (verdict, reasons) == ("", [])

@@ -1,0 +1,90 @@
+"""The demo RFP's drafts and the reviewer's verdicts, for reading them as the team would.
+
+    .venv/bin/python -m evaluation.demo_drafts [--fresh] [--only A.1,C.1] [--out var/demo-drafts.json]
+
+The demo library is stored and processed the way an upload is (with
+all-MiniLM-L6-v2 when it is installed, as `make eval` does) into a SQLite
+database under var/demo-drafts/, kept for the next run (--fresh starts again);
+then every question of the demo workbook is drafted by the responder service
+and judged by the reviewer, in this process. Nothing here is measured
+by `make eval`: the demo is the product's own showcase, not evaluation data.
+"""
+
+import argparse
+import json
+import shutil
+import tempfile
+import warnings
+from pathlib import Path
+
+from .run import ROOT, setup_django
+
+FOLDER = ROOT / "var" / "demo-drafts"  # the processed demo library, kept between runs
+
+
+def draft_demo(only: set[str]) -> list[dict]:
+    from django.contrib.auth import get_user_model
+
+    from demo.services.loading import library_files
+    from demo.services.workbook import read_demo_rfp
+    from llm_manager.services import get_default_model
+    from rfp_manager.models import RFP, Question
+    from rfp_manager.services.answering import generate_answer, judge
+    from solution_library.models import Document
+
+    from .dataset import ingest
+    from .measures import local_embedding_model, offline_baseline_as_default, reembed_library
+
+    chat = get_default_model("chat")
+    if not Document.objects.exists():
+        offline_baseline_as_default()
+        folder = Path(tempfile.mkdtemp(prefix="demo-library-"))
+        for name, data in library_files():
+            (folder / name).write_bytes(data)
+        ingest(sorted(folder.iterdir()))
+        local = local_embedding_model()
+        if local is not None:
+            reembed_library(local)
+    user, _ = get_user_model().objects.get_or_create(username="demo-reader")
+    rfp = RFP.objects.create(name="Demo", owner=user)
+    results = []
+    for order, (label, text) in enumerate(read_demo_rfp().questions):
+        if only and label not in only:
+            continue
+        question = Question.objects.create(rfp=rfp, number=label, text=text, order=order, import_key=label)
+        answer = generate_answer(question, model=chat)
+        verdict = {} if answer.needs_expert else judge(question, answer.draft_text, answer.citations, model=chat)
+        results.append(
+            {
+                "label": label,
+                "question": text,
+                "draft": answer.draft_text,
+                "needs_expert": answer.needs_expert,
+                "verdict": verdict.get("verdict", "needs expert"),
+                "reason": verdict.get("feedback", ""),
+                "cited": [p.get("document_title", p["document_id"]) for p in answer.citations if p["cited"]],
+            }
+        )
+    return results
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--only", default="", help="comma-separated question labels, e.g. A.1,C.1")
+    parser.add_argument("--fresh", action="store_true", help="store and process the demo library again")
+    parser.add_argument("--out", default=str(ROOT / "var" / "demo-drafts.json"))
+    args = parser.parse_args(argv)
+    warnings.filterwarnings("ignore", message=".*XMLParsedAsHTMLWarning.*|.*looks like you're using an HTML parser.*")
+    if args.fresh:
+        shutil.rmtree(FOLDER, ignore_errors=True)
+    FOLDER.mkdir(parents=True, exist_ok=True)
+    setup_django(str(FOLDER))
+    results = draft_demo({label for label in args.only.split(",") if label})
+    for item in results:
+        print(f"\n## {item['label']} {item['question']}\n{item['draft']}\n→ {item['verdict']}: {item['reason']}")
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.out).write_text(json.dumps(results, indent=1, ensure_ascii=False) + "\n")
+
+
+if __name__ == "__main__":
+    main()
