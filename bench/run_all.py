@@ -80,7 +80,8 @@ class Report:
             for _ in range(repeat):
                 call()
             profiler.stop()
-        text = profiler.output_text(unicode=True, color=False, short_mode=True)
+        # The page is read on other machines: paths in the profile are the checkout's, not this machine's.
+        text = profiler.output_text(unicode=True, color=False, short_mode=True).replace(f"{ROOT}/", "")
         kept = [line for line in text.splitlines() if line.strip()][:45]
         self.notes += [
             f"### Where the time goes: {title}",

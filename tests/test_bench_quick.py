@@ -60,3 +60,4 @@ def test_bench_quick_writes_every_figure_and_its_plots(tmp_path):
     for plot in ("ratios.png", "search.png", "scaling-batch.png"):
         assert (tmp_path / "benchmarks" / plot).stat().st_size > 1000
         assert f"](benchmarks/{plot})" in page
+    assert str(ROOT) not in page, "the page is read on other machines: no path of this one in it"
