@@ -1,39 +1,50 @@
-"""A team's rows in a database made before the squash, written as today's code writes them.
+"""A team's rows in a database made before the squash, written with the models as that database has them.
 
-Run by tests/migrations/test_upgrade.py inside `manage.py shell` against that database. bulk_create
-keeps the app's signals (audit events, task dispatch) out of it: the rows, not their side effects, are
-what an upgrade must keep. The chunk goes through the database's own full-text triggers.
+Run by tests/migrations/test_upgrade.py inside `manage.py shell` against that database. The models are
+the migration state's (historical models), not today's: a field added since the squash has no column
+there yet. bulk_create keeps the app's signals (audit events, task dispatch) out of it: the rows, not
+their side effects, are what an upgrade must keep. The chunk goes through the database's own full-text triggers.
 """
 
-from django.contrib.auth import get_user_model
-
-from llm_manager.models import LLMModel
-from rfp_manager.models import RFP, Answer, Question
-from solution_library.models import Chunk, Document
+from django.db import connection
+from django.db.migrations.executor import MigrationExecutor
 
 
 def create() -> None:
-    owner = get_user_model().objects.create_user("owner", password="not-used-here")
-    embedding_model = LLMModel.objects.get(is_system_default=True, model_type="embedding")
-    (document,) = Document.objects.bulk_create(
-        [Document(title="Backup policy", file="library/backup.txt", content_hash="0" * 64, file_type="text")]
+    models = MigrationExecutor(connection).loader.project_state().apps
+    user, llm_model, document, chunk, rfp, question, answer = (
+        models.get_model(app, name)
+        for app, name in (
+            ("auth", "User"),
+            ("llm_manager", "LLMModel"),
+            ("solution_library", "Document"),
+            ("solution_library", "Chunk"),
+            ("rfp_manager", "RFP"),
+            ("rfp_manager", "Question"),
+            ("rfp_manager", "Answer"),
+        )
     )
-    Chunk.objects.bulk_create(
+    (owner,) = user.objects.bulk_create([user(username="owner", password="!")])
+    embedding_model = llm_model.objects.get(is_system_default=True, model_type="embedding")
+    (policy,) = document.objects.bulk_create(
+        [document(title="Backup policy", file="library/backup.txt", content_hash="0" * 64, file_type="text")]
+    )
+    chunk.objects.bulk_create(
         [
-            Chunk(
-                document=document,
+            chunk(
+                document=policy,
                 position=0,
-                title=document.title,
+                title=policy.title,
                 text="Backups are taken every hour and kept for 35 days in a second region.",
                 embedding=b"\0" * 4 * 384,
                 embedding_model=embedding_model,
             )
         ]
     )
-    (rfp,) = RFP.objects.bulk_create([RFP(name="Acme tender", owner=owner)])
-    (question,) = Question.objects.bulk_create(
-        [Question(rfp=rfp, text="How long are backups kept?", import_key="q1", status="approved")]
+    (tender,) = rfp.objects.bulk_create([rfp(name="Acme tender", owner=owner)])
+    (asked,) = question.objects.bulk_create(
+        [question(rfp=tender, text="How long are backups kept?", import_key="q1", status="approved")]
     )
-    Answer.objects.bulk_create(
-        [Answer(question=question, draft_text="For 35 days.", approved_text="For 35 days.", approved_by=owner)]
+    answer.objects.bulk_create(
+        [answer(question=asked, draft_text="For 35 days.", approved_text="For 35 days.", approved_by=owner)]
     )
