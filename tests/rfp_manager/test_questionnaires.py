@@ -284,6 +284,28 @@ def test_a_large_files_mapping_change_is_applied_by_a_job_and_the_request_answer
     assert "Import 0 questions" in user_client.get(preview).content.decode()
 
 
+def test_a_change_whose_job_fails_leaves_the_mapping_as_it_was_and_the_preview_says_why(rfp, user_client, settings):
+    data = hostile_files.workbook_of_rows(12_000)
+    assert len(data) > importing.inline_max_bytes()  # read by a job, and so is a change
+    response = user_client.post(
+        reverse("rfp_manager:import", args=[rfp.pk]), {"file": SimpleUploadedFile("q.xlsx", data)}
+    )
+    tasks.analyse_question_import.apply(kwargs={"job_id": QuestionImportJob.objects.get().pk})
+    record = QuestionImport.objects.get()
+    settings.FILE_LIMIT_ROWS = 1_000  # lowered since the upload: reading the file again is refused
+
+    remap(user_client, record, sheet=0, include="0")
+    job = record.analysis_job()
+    tasks.analyse_question_import.apply(kwargs={"job_id": job.pk})
+
+    job.refresh_from_db()
+    record.refresh_from_db()
+    assert job.status == "failed" and "FILE_LIMIT_ROWS" in job.message
+    assert len(record.rows) == 12_000 and record.mapping["sheets"][0]["include"] is True
+    page = user_client.get(response["Location"]).content.decode()
+    assert "Your last change to the mapping was not applied" in page and "Import 12000 questions" in page
+
+
 def test_bad_mapping_request_is_a_400(rfp, user_client):
     data, _ = workbooks.answer_columns()
     record = importing.prepare_import(rfp, rfp.owner, upload=SimpleUploadedFile("q.xlsx", data))

@@ -178,8 +178,15 @@ def record(request, name: str, path: str, size_mb: float, outcome: str, seconds:
 
 
 def first_sentence(message: str) -> str:
-    """What the page says in a word: the limit and the figure, not the advice after them."""
-    return message.removeprefix("Refused: ").split(". ")[0].removesuffix(".")
+    """What the page says in a word: the limit and the figure, not the advice after them (a full stop inside
+    parentheses, as in a PDF reader's own words, ends no sentence)."""
+    message = message.removeprefix("Refused: ")
+    depth = 0
+    for index, char in enumerate(message):
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if char == "." and depth == 0 and message[index + 1 : index + 2] in (" ", ""):
+            return message[:index]
+    return message
 
 
 def measured(request, name: str, path: str, send) -> tuple[str | None, str]:
