@@ -133,7 +133,7 @@ CASES = {
         "a CSV of one 100 MB line",
         lambda: hostile_files.csv_one_line(100),
         "line.csv",
-        "the limit is 25",
+        "larger than 25 MB, the library's limit",
         "larger than 20 MB",
         library_file_name="line.txt",
     ),
