@@ -172,11 +172,17 @@ class LibraryImport(models.Model):
 
 
 class LibraryJob(BaseJob):
-    """An import of an answered questionnaire, or a duplicates-and-conflicts scan (the row comes first)."""
+    """The reading of an answered questionnaire too large to read inside the upload request, its import, or a
+    duplicates-and-conflicts scan (the row comes first)."""
 
+    READ = "read"
     IMPORT = "import"
     CONFLICTS = "conflicts"
-    JOB_TYPE_CHOICES = [(IMPORT, "Library import"), (CONFLICTS, "Duplicates and conflicts scan")]
+    JOB_TYPE_CHOICES = [
+        (READ, "Reading of a file to import"),
+        (IMPORT, "Library import"),
+        (CONFLICTS, "Duplicates and conflicts scan"),
+    ]
 
     job_type = models.CharField(max_length=20, choices=JOB_TYPE_CHOICES)
     library_import = models.ForeignKey(

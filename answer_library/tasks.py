@@ -10,9 +10,11 @@ periodic and idempotent (absolute values), so Beat may run it twice.
 import logging
 
 from celery import shared_task
+from django.conf import settings
 
 from jobs.dispatch import dispatch_after_commit
-from jobs.runner import run_job
+from jobs.models import ErrorCode
+from jobs.runner import JobFailed, run_job
 
 from .models import LibraryJob
 from .services import conflicts, importing, review
@@ -29,6 +31,25 @@ HARD_LIMIT = SOFT_LIMIT + 5 * 60
 def batch_import_answered_workbook(self, job_id: int) -> dict:
     """One entry per answered row of the job's workbook; a re-run updates the same entries."""
     return run_job(self, LibraryJob, job_id, importing.run_import_job)
+
+
+@shared_task(
+    bind=True,
+    name="answer_library.read_answered_workbook",
+    soft_time_limit=settings.QUESTION_IMPORT_SOFT_TIME_LIMIT,  # the questionnaire import's reading job's budget
+    time_limit=settings.QUESTION_IMPORT_SOFT_TIME_LIMIT + 30,
+)
+def read_answered_workbook(self, job_id: int) -> dict:
+    """Read an answered workbook too large for the upload request (on the default queue, as the questionnaire
+    import's reading job): its preview opens when this completes."""
+    return run_job(self, LibraryJob, job_id, _read)
+
+
+def _read(job: LibraryJob) -> dict:
+    try:
+        return importing.run_read_job(job)
+    except importing.LibraryImportError as exc:  # the file is refused or holds no answer: the message says why
+        raise JobFailed(str(exc), ErrorCode.FILE_REFUSED) from exc
 
 
 @shared_task(
@@ -51,6 +72,7 @@ def refresh_review_queue() -> dict:
 
 
 JOB_TASKS = {
+    LibraryJob.READ: read_answered_workbook,
     LibraryJob.IMPORT: batch_import_answered_workbook,
     LibraryJob.CONFLICTS: batch_find_duplicates_and_conflicts,
 }

@@ -20,6 +20,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse, reverse_lazy
 from django.views.decorators.http import require_POST
 
+from jobs.models import JobStatus
 from jobs.views import job_status_response, progress_context
 from llm_manager.exceptions import LLMError
 from rfp_manager import access
@@ -269,13 +270,19 @@ def import_upload(request):
     if not form.is_valid():
         messages.error(request, " ".join(m for ms in form.errors.values() for m in ms))
         return redirect("answer_library:index")
+    upload = form.cleaned_data["file"]
+    read_later = importing.read_in_a_job(upload)  # the request answers at once; the preview opens when it is read
     try:
-        record = importing.prepare(
-            form.cleaned_data["file"],
-            request.user,
-            tags=form.cleaned_data["tags"],
-            review_by=form.cleaned_data["review_by"],
-        )
+        with transaction.atomic():
+            record = importing.prepare(
+                upload,
+                request.user,
+                tags=form.cleaned_data["tags"],
+                review_by=form.cleaned_data["review_by"],
+                read=not read_later,
+            )
+            if read_later:
+                tasks.dispatch_job(importing.create_job(record, request.user, LibraryJob.READ))
     except importing.LibraryImportError as exc:
         messages.error(request, str(exc))
         return redirect("answer_library:index")
@@ -286,6 +293,11 @@ def import_preview(request, pk):
     record = get_object_or_404(LibraryImport, pk=pk)
     if request.method == "POST" and not is_editor(request.user):
         raise PermissionDenied(NOT_AN_EDITOR)
+    reading = importing.reading_job(record)
+    if reading is not None and reading.status != JobStatus.COMPLETED:  # still being read, or refused: no preview
+        context = progress_context(reading, _poll_url(reading), record=record)
+        status = 409 if request.method == "POST" else 200
+        return render(request, "answer_library/import_reading.html", context, status=status)
     if request.method == "POST":
         try:
             with transaction.atomic():
@@ -295,7 +307,8 @@ def import_preview(request, pk):
             messages.warning(request, "This file is being imported already.")
             return redirect("answer_library:import_preview", pk=record.pk)
         return redirect("answer_library:job", pk=job.pk)
-    return render(request, "answer_library/import_preview.html", {"record": record, "jobs": record.jobs.all()[:5]})
+    imports = record.jobs.filter(job_type=LibraryJob.IMPORT)[:5]
+    return render(request, "answer_library/import_preview.html", {"record": record, "jobs": imports})
 
 
 def _poll_url(job) -> str:

@@ -16,6 +16,8 @@ import zipfile
 
 from lxml import etree
 
+from core.file_limits import parse_xml
+
 from . import sheets
 
 RANGE = re.compile(
@@ -31,7 +33,7 @@ class UnreadableList(ValueError):
 
 def _defined_names(data: bytes) -> tuple[dict[tuple[str, str], str], list[str]]:
     """{(name in lower case, sheet name or ""): formula}, and the sheet names in workbook order."""
-    root = etree.fromstring(zipfile.ZipFile(io.BytesIO(data)).read("xl/workbook.xml"))
+    root = parse_xml(zipfile.ZipFile(io.BytesIO(data)).read("xl/workbook.xml"))
     names = [s.get("name") for s in root.iter(f"{sheets.MAIN_NS}sheet")]
     defined = {}
     for element in root.iter(f"{sheets.MAIN_NS}definedName"):
@@ -122,8 +124,8 @@ PACKAGE_REL_NS = "{http://schemas.openxmlformats.org/package/2006/relationships}
 
 def _sheet_paths(archive: zipfile.ZipFile) -> dict[str, str]:
     """Sheet name → its part in the package (names of parts differ between Excel's file and openpyxl's copy)."""
-    workbook = etree.fromstring(archive.read("xl/workbook.xml"))
-    rels = etree.fromstring(archive.read("xl/_rels/workbook.xml.rels"))
+    workbook = parse_xml(archive.read("xl/workbook.xml"))
+    rels = parse_xml(archive.read("xl/_rels/workbook.xml.rels"))
     targets = {r.get("Id"): r.get("Target") for r in rels.iter(f"{PACKAGE_REL_NS}Relationship")}
     paths = {}
     for sheet in workbook.iter(f"{sheets.MAIN_NS}sheet"):
@@ -139,7 +141,7 @@ def keep_x14_validations(original: bytes, copy: bytes) -> bytes:
     extensions = {}
     for name, path in _sheet_paths(source).items():
         if path in source.namelist() and sheets.X14_VALIDATIONS_URI.encode() in source.read(path):
-            root = etree.fromstring(source.read(path))
+            root = parse_xml(source.read(path))
             extensions[name] = [
                 e for e in root.iter(f"{sheets.MAIN_NS}ext") if e.get("uri") == sheets.X14_VALIDATIONS_URI
             ]
@@ -158,7 +160,7 @@ def keep_x14_validations(original: bytes, copy: bytes) -> bytes:
 
 
 def _with_extensions(sheet_xml: bytes, extensions: list) -> bytes:
-    root = etree.fromstring(sheet_xml)
+    root = parse_xml(sheet_xml)
     ext_list = root.find(f"{sheets.MAIN_NS}extLst")
     if ext_list is None:
         ext_list = etree.SubElement(root, f"{sheets.MAIN_NS}extLst")  # the last child of a worksheet, as required

@@ -130,7 +130,8 @@ class QuestionImport(models.Model):
 
 
 class QuestionImportJob(BaseJob):
-    """The reading and analysis of an uploaded questionnaire too large to read inside the web request.
+    """The reading and analysis of an uploaded questionnaire too large to read inside the web request, or of one
+    correction of its mapping (`changes`), which reads the file again.
 
     Written with its import (file stored, nothing read yet) before its task is queued; its three items are
     the steps: read the file, analyse the sheets, select the questions. The import's preview page shows its
@@ -138,6 +139,9 @@ class QuestionImportJob(BaseJob):
     """
 
     question_import = models.ForeignKey(QuestionImport, on_delete=models.CASCADE, related_name="analysis_jobs")
+    # Empty for the first reading of the file; a correction of the mapping (importing.remap's arguments) to apply
+    # by reading the file again, for a file too large to read inside the remap request.
+    changes = models.JSONField(default=dict, blank=True)
 
     class Meta(BaseJob.Meta):
         verbose_name = "questionnaire analysis job"

@@ -208,11 +208,13 @@ def _preview_context(record) -> dict:
 def import_preview(request, pk):
     record = _visible(QuestionImport, request, pk, "rfp", _owner_on_post(request))
     job = record.analysis_job()
-    if job is not None and job.status != JobStatus.COMPLETED:  # still being read, or refused: no preview to apply
+    if job is not None and _no_preview_yet(job):
         context = progress_context(job, _import_analysis_poll_url(job), rfp=record.rfp, record=record)
         return render(
             request, "rfp_manager/import_analysis.html", context, status=409 if request.method == "POST" else 200
         )
+    if job is not None and job.changes and job.status != JobStatus.COMPLETED and request.method == "GET":
+        messages.error(request, f"Your last change to the mapping was not applied: {job.message}")
     if request.method == "POST":
         counts = importing.apply_import(record)
         messages.success(
@@ -221,6 +223,12 @@ def import_preview(request, pk):
         )
         return redirect("rfp_manager:detail", pk=record.rfp_id)
     return render(request, "rfp_manager/import_preview.html", _preview_context(record))
+
+
+def _no_preview_yet(job: QuestionImportJob) -> bool:
+    """Still being read (or a change still being applied), or refused when first read: no preview to show or apply.
+    A change that failed leaves the mapping as it was: the preview shows that, and says so."""
+    return job.is_active or (not job.changes and job.status != JobStatus.COMPLETED)
 
 
 def _import_analysis_poll_url(job) -> str:
@@ -246,6 +254,11 @@ def import_remap(request, pk):
     form = ImportRemapForm(request.POST, sheet_count=len(record.mapping.get("sheets", [])))
     if not form.is_valid():
         return HttpResponse(" ".join(m for ms in form.errors.values() for m in ms), status=400)
+    if importing.remap_in_a_job(record):  # the file is read again by a worker; the preview page shows its progress
+        with transaction.atomic():
+            tasks.dispatch_import_analysis(importing.create_analysis_job(record, request.user, form.changes()))
+        url = reverse("rfp_manager:import_preview", args=[record.pk])
+        return HttpResponse(headers={"HX-Redirect": url}) if request.htmx else redirect(url)
     try:
         importing.remap(record, **form.changes())
     except importing.QuestionImportError as exc:

@@ -347,6 +347,8 @@ FILE_LIMIT_CHARACTERS = env.int("SPELUNKER_FILE_LIMIT_CHARACTERS", default=5_000
 FILE_LIMIT_PARAGRAPHS = env.int("SPELUNKER_FILE_LIMIT_PARAGRAPHS", default=100_000)
 FILE_LIMIT_ROWS = env.int("SPELUNKER_FILE_LIMIT_ROWS", default=100_000)
 FILE_LIMIT_CELLS = env.int("SPELUNKER_FILE_LIMIT_CELLS", default=1_000_000)
+# Elements of an HTML document (real: 674; each costs the parser about 0.1 ms, so the limit bounds it to seconds).
+FILE_LIMIT_HTML_ELEMENTS = env.int("SPELUNKER_FILE_LIMIT_HTML_ELEMENTS", default=50_000)
 # Name of an active chat model that re-orders the best search results; empty = no re-ranking.
 SEARCH_RERANK_MODEL = env.str("SEARCH_RERANK_MODEL", default="")
 # The vector index files every process of this machine memory-maps (solution_library/services/search_index.py).

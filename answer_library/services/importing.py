@@ -8,6 +8,8 @@ the row's question key, so a second run (or a re-delivered task) updates the
 same entries instead of adding new ones.
 """
 
+from contextlib import contextmanager
+
 from django.db import transaction
 
 from core.storage import save_or_refuse
@@ -65,44 +67,81 @@ def answered_rows(workbook, mapping: dict) -> tuple[list[dict], list[dict]]:
     return rows, skipped
 
 
-def prepare(upload, user, *, tags=(), owner=None, review_by=None) -> LibraryImport:
-    """Analyse an answered workbook into a previewable LibraryImport (no entries written yet)."""
+@contextmanager
+def _as_library_error():
     try:
-        kind = questionnaire.kind_for_filename(upload.name)  # .xlsx or .csv, else a reason
-        data = upload.read()
-        workbook = questionnaire.read_sheets(data, kind, upload.name)
-        mapping, source, _ = questionnaire.propose_mapping(workbook)
+        yield
     except questionnaire.QuestionImportError as exc:
         raise LibraryImportError(str(exc)) from exc
-    rows, skipped = answered_rows(workbook, mapping)
-    if not rows:
-        raise LibraryImportError(
-            "No answered question was found: the mapping needs an answer column "
-            "(a Yes/No or a response column) with answers filled in."
-        )
+
+
+def read_in_a_job(upload) -> bool:
+    """Whether the upload is too large to read inside the request: the questionnaire import's own threshold."""
+    return questionnaire.read_in_a_job(upload)
+
+
+def prepare(upload, user, *, tags=(), owner=None, review_by=None, read: bool = True) -> LibraryImport:
+    """Analyse an answered workbook into a previewable LibraryImport (no entries written yet).
+
+    With `read=False` (a file `read_in_a_job`) only the checks that cost milliseconds are made before the file is
+    stored: a reading job (`create_job(record, user, LibraryJob.READ)`) fills the mapping and rows."""
+    with _as_library_error():
+        kind = questionnaire.kind_for_filename(upload.name)  # .xlsx or .csv, else a reason
     record = LibraryImport(
         original_name=upload.name[:255],
         kind=kind,
-        mapping=mapping,
-        mapping_source=source,
-        rows=rows,
-        skipped=skipped,
         tags=list(tags),
         owner=owner or user,
         review_by=review_by,
         created_by=user,
     )
+    data = upload.read()
+    if read:
+        read_rows(record, data)
+    else:
+        with _as_library_error():
+            questionnaire.check_upload(data, kind, upload.name)
     upload.seek(0)
     save_or_refuse(record.file, upload.name, upload, LibraryImportError)
     record.save()
     return record
 
 
-def create_job(record: LibraryImport, user) -> LibraryJob:
-    with transaction.atomic():
-        return LibraryJob.objects.create(
-            job_type=LibraryJob.IMPORT, library_import=record, started_by=user, total_items=len(record.rows)
+def read_rows(record: LibraryImport, data: bytes) -> None:
+    """The file's mapping and its answered rows onto the record (not saved); LibraryImportError if it has none."""
+    with _as_library_error():
+        workbook = questionnaire.read_sheets(data, record.kind, record.original_name)
+        record.mapping, record.mapping_source, _ = questionnaire.propose_mapping(workbook)
+    record.rows, record.skipped = answered_rows(workbook, record.mapping)
+    if not record.rows:
+        raise LibraryImportError(
+            "No answered question was found: the mapping needs an answer column "
+            "(a Yes/No or a response column) with answers filled in."
         )
+
+
+def run_read_job(job: LibraryJob) -> dict:
+    """Read the stored file of a large upload into its preview; the same rows however often it runs.
+
+    Raises LibraryImportError (the file is refused, with what to do) for the task to fail the job with."""
+    record = job.library_import
+    with record.file.open("rb") as handle:
+        read_rows(record, handle.read())
+    record.save(update_fields=["mapping", "mapping_source", "rows", "skipped"])
+    job.set_counts(processed_items=1, successful_items=1)
+    return {"rows": len(record.rows), "skipped": len(record.skipped)}
+
+
+def create_job(record: LibraryImport, user, job_type: str = LibraryJob.IMPORT) -> LibraryJob:
+    """The job row, written before its task is queued: the file's import (one item per row), or its reading."""
+    items = len(record.rows) if job_type == LibraryJob.IMPORT else 1
+    with transaction.atomic():
+        return LibraryJob.objects.create(job_type=job_type, library_import=record, started_by=user, total_items=items)
+
+
+def reading_job(record: LibraryImport) -> LibraryJob | None:
+    """The job that read the file (None when it was read in the upload request)."""
+    return record.jobs.filter(job_type=LibraryJob.READ).order_by("-pk").first()
 
 
 def origin_key(record: LibraryImport, row: dict) -> str:

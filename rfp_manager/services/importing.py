@@ -177,27 +177,43 @@ def store_for_analysis(rfp, user, upload) -> QuestionImport:
     return record
 
 
-def create_analysis_job(record: QuestionImport, user) -> QuestionImportJob:
-    """The job row that reads the import's file, written before its task is queued. The database refuses a second
-    active one for the same import (the duplicate-job guard): that one is returned instead."""
+def create_analysis_job(record: QuestionImport, user, changes: dict | None = None) -> QuestionImportJob:
+    """The job row that reads the import's file (and applies `changes` to its mapping, if given), written before its
+    task is queued. The database refuses a second active one for the same import (the duplicate-job guard): that
+    one is returned instead."""
     try:
         with transaction.atomic():  # a savepoint: the IntegrityError must not poison the caller's transaction
-            return QuestionImportJob.objects.create(question_import=record, started_by=user, total_items=ANALYSIS_STEPS)
+            return QuestionImportJob.objects.create(
+                question_import=record, started_by=user, total_items=ANALYSIS_STEPS, changes=changes or {}
+            )
     except IntegrityError:
         return record.analysis_jobs.get(status__in=ACTIVE_STATUSES)
 
 
 def run_analysis_job(job: QuestionImportJob) -> dict:
-    """Read the import's stored file with progress; the same rows however often it runs.
+    """Read the import's stored file with progress (and apply the job's mapping correction); the same rows however
+    often it runs.
 
     Raises QuestionImportError (the file is refused, with what to do) for the task to fail the job with."""
     record = job.question_import
-    with record.file.open("rb") as handle:
-        data = handle.read()
-    analyse_file(record, data, step=lambda number: job.set_counts(processed_items=number - 1))
-    record.save(update_fields=["mapping", "mapping_source", "fingerprint", "lost_features", "rows", "bad_rows"])
+
+    def step(number: int) -> None:  # told as each step begins
+        job.set_counts(processed_items=number - 1)
+
+    if job.changes:
+        remap(record, step=step, **job.changes)
+    else:
+        with record.file.open("rb") as handle:
+            data = handle.read()
+        analyse_file(record, data, step=step)
+        record.save(update_fields=["mapping", "mapping_source", "fingerprint", "lost_features", "rows", "bad_rows"])
     job.set_counts(processed_items=ANALYSIS_STEPS, successful_items=ANALYSIS_STEPS)
     return {"questions": len(record.rows), "rejected": len(record.bad_rows)}
+
+
+def remap_in_a_job(record: QuestionImport) -> bool:
+    """Whether reading the import's file again for a correction of its mapping belongs in a job (as its upload did)."""
+    return bool(record.file) and record.file.size > inline_max_bytes()
 
 
 def _load_sheets(record: QuestionImport) -> list[sheets.Sheet]:
@@ -206,10 +222,21 @@ def _load_sheets(record: QuestionImport) -> list[sheets.Sheet]:
 
 
 def remap(
-    record: QuestionImport, sheet_index: int, *, include=None, header_row=None, column=None, role=None
+    record: QuestionImport,
+    sheet_index: int,
+    *,
+    include=None,
+    header_row=None,
+    column=None,
+    role=None,
+    step=lambda number: None,
 ) -> QuestionImport:
-    """One correction of the mapping (a sheet in or out, its header row, a column's role), re-read at once."""
+    """One correction of the mapping (a sheet in or out, its header row, a column's role), re-read at once.
+
+    Reads the whole file: for one above the inline threshold (`remap_in_a_job`) a QuestionImportJob calls this."""
+    step(1)
     workbook = _load_sheets(record)
+    step(2)
     mapping = record.mapping
     spec = mapping["sheets"][sheet_index]
     if header_row is not None and header_row != spec["header_row"]:
@@ -229,6 +256,7 @@ def remap(
         if role != "ignore":
             roles[str(column)] = role
         spec["roles"] = dict(sorted(roles.items(), key=lambda item: int(item[0])))
+    step(3)
     table = extract(workbook, mapping)
     record.mapping, record.rows, record.bad_rows = mapping, table.rows, table.bad_rows
     record.mapping_source = QuestionImport.MappingSource.EDITED

@@ -61,9 +61,10 @@ def store_upload(filename: str, data: bytes, user=None) -> UploadResult:
     queues the embedding once the transaction commits.
     """
     try:
-        if len(data) > max_upload_bytes():
+        if len(data) > max_upload_bytes():  # the upload view reads no more than the limit and a byte: no exact size
             raise UnsupportedFile(
-                f"The file is {len(data) / 1048576:.1f} MB; the limit is {settings.SOLUTION_LIBRARY_MAX_UPLOAD_MB} MB."
+                f"The file is larger than {settings.SOLUTION_LIBRARY_MAX_UPLOAD_MB} MB, the library's limit "
+                "(SOLUTION_LIBRARY_MAX_UPLOAD_MB). Split it into smaller files and upload those."
             )
         file_type = detect_type(data, filename)
         check_readable(data, file_type)

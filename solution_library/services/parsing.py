@@ -114,6 +114,8 @@ def check_readable(data: bytes, file_type: str) -> None:
             refuse_over(PDF_PAGES, page_count)
         elif file_type == DocumentType.DOCX:
             _open_docx(data)
+        elif file_type == DocumentType.HTML:
+            file_limits.check_html(data)
 
 
 def extract_text(data: bytes, file_type: str) -> str:
@@ -121,7 +123,7 @@ def extract_text(data: bytes, file_type: str) -> str:
     extractors = {
         DocumentType.PDF: _pdf_text,
         DocumentType.DOCX: _docx_text,
-        DocumentType.HTML: html_to_text,
+        DocumentType.HTML: _html_text,
         DocumentType.MARKDOWN: _markdown_text,
         DocumentType.TEXT: _plain_text,
     }
@@ -259,6 +261,11 @@ def table_rows_as_text(rows: list[list[str]]) -> list[str]:
 
 def _as_clause(text: str) -> str:
     return text if text[-1:] in ".!?:;" else text + "."
+
+
+def _html_text(data: bytes) -> str:
+    file_limits.check_html(data)
+    return html_to_text(data)
 
 
 def html_to_text(data: bytes | str) -> str:

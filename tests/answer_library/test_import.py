@@ -1,6 +1,7 @@
 """Seeding the library from an answered questionnaire: the questionnaire mapping, a job with progress, idempotent."""
 
 import io
+import time
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
@@ -113,3 +114,54 @@ def test_a_workbook_without_answers_is_refused_with_a_reason(user, llm_api):
 
     with pytest.raises(importing.LibraryImportError, match="No answered question"):
         importing.prepare(upload(buffer.getvalue()), user)
+
+
+def large_answered_workbook(rows: int) -> bytes:
+    workbook = Workbook()
+    sheet = workbook.active
+    sheet.title = "Security"
+    sheet.append(["ID", "Question", "Compliance (Yes/No)", "Response"])
+    for number in range(1, rows + 1):
+        sheet.append([f"Q{number}", f"Do you encrypt the backups of system {number} at rest?", "Yes", "With AES-256."])
+    return save(workbook)
+
+
+def test_a_large_file_is_read_by_a_job_and_the_upload_answers_at_once(user_client, llm_api):
+    data = large_answered_workbook(5_000)
+    assert importing.read_in_a_job(upload(data))
+
+    started = time.monotonic()
+    response = user_client.post("/answers/imports/", {"file": upload(data), "tags": "acme"})
+    elapsed = time.monotonic() - started
+
+    assert response.status_code == 302 and elapsed < 1.0, f"the upload took {elapsed:.2f} s"
+    job = LibraryJob.objects.get()
+    assert job.job_type == LibraryJob.READ and job.library_import.rows == []  # nothing read in the request
+    assert "being read and analysed by a worker" in user_client.get(response["Location"]).content.decode()
+    assert user_client.post(response["Location"]).status_code == 409  # no import before the preview
+
+    tasks.read_answered_workbook.apply(args=[job.pk])
+
+    job.refresh_from_db()
+    assert job.status == "completed"
+    assert "5000 answered questions found" in user_client.get(response["Location"]).content.decode()
+    user_client.post(response["Location"])
+    assert LibraryJob.objects.filter(job_type=LibraryJob.IMPORT, total_items=5_000).exists()
+
+
+def test_a_large_file_without_answers_fails_its_reading_job_with_the_reason(user_client, llm_api):
+    workbook = Workbook()
+    sheet = workbook.active
+    sheet.append(["ID", "Question", "Response"])
+    for number in range(1, 5_001):
+        sheet.append([f"Q{number}", f"Do you encrypt the backups of system {number} at rest?", ""])
+    response = user_client.post("/answers/imports/", {"file": upload(save(workbook))})
+    job = LibraryJob.objects.get()
+
+    tasks.read_answered_workbook.apply(args=[job.pk])
+
+    job.refresh_from_db()
+    assert job.status == "failed" and job.error_code == "file_refused" and "No answered question" in job.message
+    page = user_client.get(response["Location"]).content.decode()
+    assert "This file was not imported" in page and "No answered question" in page
+    assert not Entry.objects.exists()

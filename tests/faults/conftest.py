@@ -9,7 +9,7 @@ import pytest
 from tests.workers import Beat
 
 from .record import CaseRecord
-from .report import MixedCommits, write_report
+from .report import write_report_after
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -69,20 +69,12 @@ def record(request):
     yield start
     for case in records:
         case.save(getattr(request.node, "fault_outcome", "error"))
-    request.config._fault_cases_ran = True
+    request.config._reliability_cases_ran = True
 
 
 def pytest_sessionfinish(session):
     """Rewrite docs/reliability.md from the records, unless they mix commits (a run of some cases only)."""
-    if not getattr(session.config, "_fault_cases_ran", False):
-        return
-    try:
-        message = f"fault suite: wrote {write_report()}"
-    except MixedCommits as refused:
-        message = f"fault suite: {refused}"
-    terminal = session.config.pluginmanager.get_plugin("terminalreporter")
-    if terminal is not None:
-        terminal.write_line(message)
+    write_report_after(session)
 
 
 @pytest.fixture

@@ -6,7 +6,7 @@ import subprocess
 import pytest
 
 from .record import RUN_TREE, CaseRecord
-from .report import COMMAND, MixedCommits, write_report
+from .report import COMMAND, HOSTILE_COMMAND, HOSTILE_FOLDER, MixedCommits, write_report
 
 
 def _save(results_dir, case: str, commit: str | None) -> None:
@@ -85,3 +85,45 @@ def test_the_stamp_is_head_and_says_so_when_other_files_than_the_records_differ(
 
 def test_a_new_record_carries_the_stamp():
     assert CaseRecord("any", "Any", "none").data["commit"] == RUN_TREE.commit()
+
+
+def _save_hostile(results_dir, name: str, commit: str, order: int, seconds: float = 0.4) -> None:
+    """A record as the hostile-file suite saves it (tests/security/test_hostile_files.py)."""
+    folder = results_dir / HOSTILE_FOLDER
+    folder.mkdir(exist_ok=True)
+    record = {
+        "case": f"{name} via the library",
+        "order": order,
+        "title": f"the {name} file",
+        "path": "library",
+        "size_mb": 0.5,
+        "outcome": f"refused at upload: the {name} limit",
+        "seconds": seconds,
+        "peak_mb": 321,
+        "limit_s": 10,
+        "limit_mb": 1024,
+        "commit": commit,
+    }
+    (folder / f"{name}.json").write_text(json.dumps(record))
+
+
+def test_the_hostile_files_get_a_section_of_their_own_with_their_command_commit_times_and_memory(results_dir, tmp_path):
+    _save(results_dir, "fault", "0123456789ab")
+    _save_hostile(results_dir, "second", "fedcba987654", order=1, seconds=2.5)
+    _save_hostile(results_dir, "first", "fedcba987654", order=0)
+
+    page = write_report(results_dir, tmp_path / "reliability.md").read_text()
+
+    section = page.split("## Hostile files")[1]
+    assert f"run by\n`{HOSTILE_COMMAND}` at commit `fedcba987654`" in section
+    assert "| the first file | 512 KB | library | refused at upload: the first limit | 0.40 | 321 |" in section
+    assert section.index("the first file") < section.index("| the second file") and "| 2.50 |" in section
+    assert "## The fault case" in page and "at commit `0123456789ab`" in page
+
+
+def test_hostile_records_of_different_commits_are_refused(results_dir, tmp_path):
+    _save_hostile(results_dir, "first", "fedcba987654", order=0)
+    _save_hostile(results_dir, "second", "0123456789ab", order=1)
+
+    with pytest.raises(MixedCommits, match=f"hostile-file records come from different commits.*{HOSTILE_COMMAND}"):
+        write_report(results_dir, tmp_path / "reliability.md")

@@ -9,6 +9,7 @@ ranges, dropdowns, protection, column widths — is as the client sent it.
 
 import csv
 import io
+import time
 from pathlib import Path
 
 import pytest
@@ -18,11 +19,13 @@ from openpyxl import load_workbook
 from openpyxl.worksheet.formula import ArrayFormula
 
 from questionnaires import dropdowns
-from rfp_manager.models import RFP, Answer, ImportFormat, QuestionImport
+from rfp_manager import tasks
+from rfp_manager.models import RFP, Answer, ImportFormat, QuestionImport, QuestionImportJob
 from rfp_manager.services import choices, export, importing
 from rfp_manager.testing import approved_by
 
 from ..questionnaires import workbooks
+from ..security import hostile_files
 
 pytestmark = pytest.mark.django_db
 
@@ -248,6 +251,59 @@ def test_header_row_change_reproposes_the_sheets_roles(rfp, user_client):
     record.refresh_from_db()
     assert record.mapping["sheets"][0]["roles"] == {"1": "id", "2": "question", "3": "choice", "4": "text"}
     assert len(record.rows) == 6
+
+
+def test_a_large_files_mapping_change_is_applied_by_a_job_and_the_request_answers_at_once(rfp, user_client):
+    """Reading a file again costs what reading it did: above the inline threshold, a change is a job's work too."""
+    data = hostile_files.workbook_of_rows(30_000)
+    assert len(data) > importing.inline_max_bytes()
+    response = user_client.post(
+        reverse("rfp_manager:import", args=[rfp.pk]), {"file": SimpleUploadedFile("q.xlsx", data)}
+    )
+    preview = response["Location"]
+    tasks.analyse_question_import.apply(kwargs={"job_id": QuestionImportJob.objects.get().pk})
+    record = QuestionImport.objects.get()
+    assert len(record.rows) == 30_000
+
+    started = time.monotonic()
+    response = remap(user_client, record, sheet=0, include="0")
+    elapsed = time.monotonic() - started
+
+    assert elapsed < 1.0, f"the change took {elapsed:.2f} s in the request"
+    assert response.status_code == 200 and response["HX-Redirect"] == preview
+    job = record.analysis_job()
+    assert job.status == "pending" and job.changes["include"] is False
+    record.refresh_from_db()
+    assert len(record.rows) == 30_000  # nothing read yet
+    assert "Your change to the mapping is being applied" in user_client.get(preview).content.decode()
+
+    tasks.analyse_question_import.apply(kwargs={"job_id": job.pk})
+    record.refresh_from_db()
+    assert record.rows == [] and record.mapping["sheets"][0]["include"] is False
+    assert record.mapping_source == "edited"
+    assert "Import 0 questions" in user_client.get(preview).content.decode()
+
+
+def test_a_change_whose_job_fails_leaves_the_mapping_as_it_was_and_the_preview_says_why(rfp, user_client, settings):
+    data = hostile_files.workbook_of_rows(12_000)
+    assert len(data) > importing.inline_max_bytes()  # read by a job, and so is a change
+    response = user_client.post(
+        reverse("rfp_manager:import", args=[rfp.pk]), {"file": SimpleUploadedFile("q.xlsx", data)}
+    )
+    tasks.analyse_question_import.apply(kwargs={"job_id": QuestionImportJob.objects.get().pk})
+    record = QuestionImport.objects.get()
+    settings.FILE_LIMIT_ROWS = 1_000  # lowered since the upload: reading the file again is refused
+
+    remap(user_client, record, sheet=0, include="0")
+    job = record.analysis_job()
+    tasks.analyse_question_import.apply(kwargs={"job_id": job.pk})
+
+    job.refresh_from_db()
+    record.refresh_from_db()
+    assert job.status == "failed" and "FILE_LIMIT_ROWS" in job.message
+    assert len(record.rows) == 12_000 and record.mapping["sheets"][0]["include"] is True
+    page = user_client.get(response["Location"]).content.decode()
+    assert "Your last change to the mapping was not applied" in page and "Import 12000 questions" in page
 
 
 def test_bad_mapping_request_is_a_400(rfp, user_client):

@@ -89,6 +89,18 @@ def docx_of_paragraphs(count: int) -> bytes:
     return _docx(lambda i: f"<w:p><w:r><w:t>{i % 10}. Do you?</w:t></w:r></w:p>", count)
 
 
+# What Word writes around each paragraph's text: its style and its run's font and size.
+WORD_FORMATTING = (
+    '<w:pPr><w:pStyle w:val="ListParagraph"/><w:spacing w:after="0"/></w:pPr>'
+    '<w:r><w:rPr><w:rFonts w:ascii="Calibri" w:hAnsi="Calibri"/><w:sz w:val="22"/></w:rPr>'
+)
+
+
+def docx_of_formatted_paragraphs(count: int) -> bytes:
+    """A Word document of `count` short questions formatted as Word formats them (two million: ~300 MB of XML)."""
+    return _docx(lambda i: f"<w:p>{WORD_FORMATTING}<w:t>{i % 10}. Do you?</w:t></w:r></w:p>", count)
+
+
 def docx_with_entities() -> bytes:
     """A Word document whose XML declares a billion laughs and uses it."""
     head = BILLION_LAUGHS.replace("lolz", "w:document") + DOCX_HEAD.split("?>", 1)[1]
@@ -121,7 +133,7 @@ def zip_bomb(megabytes: int) -> bytes:
 def docx_with_nested_bomb() -> bytes:
     """A plain Word document carrying a ZIP bomb as an embedded object: nothing may open the inner archive."""
     return _docx(
-        lambda i: "<w:p><w:r><w:t>Backups are encrypted at rest.</w:t></w:r></w:p>",
+        lambda i: f"<w:p><w:r><w:t>{i + 1}. Are backups encrypted at rest?</w:t></w:r></w:p><w:p/>",
         3,
         extra={"word/embeddings/oleObject1.zip": zip_bomb(128)},
     )
@@ -192,7 +204,7 @@ def workbook_with_entities() -> bytes:
     )
 
 
-# --- PDF and CSV --------------------------------------------------------------------------------------
+# --- HTML, PDF and CSV --------------------------------------------------------------------------------------
 
 
 def _deflated_spaces(megabytes: int) -> bytes:
@@ -228,6 +240,13 @@ def pdf_inflating_to(megabytes: int) -> bytes:
     out.write(b"".join(b"%010d 00000 n \n" % offset for offset in offsets))
     out.write(b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref))
     return out.getvalue()
+
+
+def html_nested(depth: int) -> bytes:
+    """An HTML page whose one question sits `depth` elements deep."""
+    return (
+        b"<html><body>" + b"<div>" * depth + b"Are backups encrypted at rest?" + b"</div>" * depth + b"</body></html>"
+    )
 
 
 def csv_one_line(megabytes: int) -> bytes:

@@ -27,7 +27,7 @@ BAD_FILES = {
     "picture.png": (files.png_bytes(), "holds no document the library can read"),
     "locked.pdf": (files.encrypted_pdf_bytes(["secret"]), "encrypted"),
     "broken.pdf": (b"%PDF-1.4\n" + b"garbage " * 50, "cannot be read"),
-    "huge.txt": (b"a" * 2_000_000, "limit is 1"),
+    "huge.txt": (b"a" * 2_000_000, "larger than 1 MB, the library's limit"),
 }
 
 
