@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("answer_library", "0004_entry_as_answered"),
+        ("answer_library", "0001_squashed"),
     ]
 
     operations = [

@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("rfp_manager", "0012_question_import_analysis_job"),
+        ("rfp_manager", "0001_squashed"),
     ]
 
     operations = [
