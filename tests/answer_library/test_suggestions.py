@@ -1,0 +1,116 @@
+"""Suggestions: below the automatic-reuse bar the library proposes its likely entries, a person uses or rejects one."""
+
+import pytest
+
+from answer_library.models import Entry, Suggestion
+from answer_library.services import entries, matching, suggestions
+from rfp_manager.reuse import approved_answers
+from rfp_manager.services import answering
+from rfp_manager.services.deliverable import ExportChoices, outgoing
+
+from .conftest import make_rfp
+
+pytestmark = pytest.mark.django_db
+
+BACKUPS = "How often are backups taken?"
+# Near the backup entry with all-MiniLM-L6-v2, not near enough to reuse it unasked.
+MIDDLE_BAND = "How frequently do you back up customer data?"
+
+
+@pytest.fixture
+def minilm(llm_api):
+    from llm_manager.models import LLMApi, LLMModel
+    from llm_manager.services import make_default
+
+    model = LLMModel.objects.get(api__kind=LLMApi.KIND_LOCAL, name="all-MiniLM-L6-v2")
+    make_default(model)
+    return model
+
+
+@pytest.fixture
+def backups(minilm, user) -> Entry:
+    return entries.save_entry(
+        Entry(owner=user), user, "test", question=BACKUPS, answer_text="Hourly incremental backups."
+    )
+
+
+@pytest.fixture
+def encryption(minilm, user) -> Entry:
+    return entries.save_entry(
+        Entry(), user, "test", question="How is data encrypted at rest?", answer_text="AES-256 on every disk."
+    )
+
+
+@pytest.fixture
+def drafted(backups, encryption, user, chat_model):
+    """A question in the middle band, drafted by the responder: from the documents, with suggestions kept."""
+    question = make_rfp(user, [MIDDLE_BAND]).questions.get()
+    answering.generate_answer(question, model=chat_model)
+    return question
+
+
+def test_a_question_in_the_middle_band_is_drafted_from_the_documents_with_the_entry_suggested(drafted, backups):
+    offer = matching.triage(MIDDLE_BAND)
+    assert offer.reuse is None and matching.SUGGESTION_FLOOR <= offer.suggestions[0].score < matching.MATCH_THRESHOLD
+
+    assert drafted.answer.library_entry_id is None  # drafted, not reused
+    first = Suggestion.objects.get(question=drafted, rank=1)
+    assert first.entry == backups and first.outcome == Suggestion.Outcome.PENDING and first.wording == MIDDLE_BAND
+
+
+def test_a_redraft_rewrites_the_suggestions_without_adding_any(drafted, chat_model):
+    before = list(Suggestion.objects.filter(question=drafted).values_list("entry_id", "rank"))
+
+    answering.generate_answer(drafted, model=chat_model)
+
+    assert list(Suggestion.objects.filter(question=drafted).values_list("entry_id", "rank")) == before
+
+
+def test_using_a_suggestion_reuses_the_entry_as_the_responder_does_and_is_the_persons_approval(
+    drafted, backups, user, chat_model
+):
+    automatic = answering.reuse_entry(make_rfp(user, [BACKUPS]).questions.get(), suggestions.reusable(backups, 0.9))
+    suggestion = Suggestion.objects.get(question=drafted, entry=backups)
+
+    assert approved_answers().use_suggestion(drafted, suggestion.pk, user)
+
+    answer = drafted.answer
+    answer.refresh_from_db()
+    assert (answer.library_entry_id, answer.draft_text, answer.citations) == (
+        automatic.library_entry_id,
+        automatic.draft_text,
+        automatic.citations,
+    )
+    assert answer.origin == "library" and answer.approved_by == user and answer.is_approved
+    assert outgoing(answer, ExportChoices()).text == backups.answer_text  # a person's pick goes to the client
+    suggestion.refresh_from_db()
+    assert suggestion.outcome == Suggestion.Outcome.USED and suggestion.decided_by == user
+    assert not suggestions.pending(drafted.pk).exists()  # the row no longer offers the others
+
+
+def test_a_used_wording_becomes_a_phrasing_of_the_entry_so_it_is_reused_next_time(drafted, backups, user):
+    approved_answers().use_suggestion(drafted, Suggestion.objects.get(question=drafted, entry=backups).pk, user)
+
+    backups.refresh_from_db()
+    assert MIDDLE_BAND in backups.alternatives
+    assert matching.triage(MIDDLE_BAND).reuse.entry == backups
+
+
+def test_a_rejected_entry_is_not_suggested_for_that_question_again(drafted, backups, user, chat_model):
+    suggestion = Suggestion.objects.get(question=drafted, entry=backups)
+
+    assert approved_answers().reject_suggestion(drafted, suggestion.pk, user)
+    answering.generate_answer(drafted, model=chat_model)
+
+    assert backups.pk not in [s.entry_id for s in approved_answers().suggestions(drafted.pk)]
+    suggestion.refresh_from_db()
+    assert suggestion.outcome == Suggestion.Outcome.REJECTED and suggestion.decided_by == user
+    assert not approved_answers().use_suggestion(drafted, suggestion.pk, user)  # a decided suggestion stays decided
+
+
+def test_a_suggestion_of_another_question_cannot_be_used_on_this_one(drafted, backups, user, chat_model):
+    other = make_rfp(user, ["What is your backup schedule?"], name="Other").questions.get()
+    suggestion = Suggestion.objects.get(question=drafted, entry=backups)
+
+    assert not approved_answers().use_suggestion(other, suggestion.pk, user)
+    assert not hasattr(other, "answer") or other.answer.library_entry_id is None
