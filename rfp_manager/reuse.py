@@ -71,8 +71,8 @@ class ApprovedAnswers:
         return []
 
     def use_suggestion(self, question, suggestion_id: int, user) -> bool:
-        """A person picks the suggestion: its entry's answer becomes the question's (as an automatic reuse), and
-        the choice is their approval. False when it is not a pending suggestion of that question."""
+        """A person picks the suggestion: its entry's answer becomes the question's (as an automatic reuse), with
+        who chose it. False when it is not a pending suggestion of that question."""
         return False
 
     def reject_suggestion(self, question, suggestion_id: int, user) -> bool:

@@ -2,7 +2,7 @@
 
 The responder keeps them (`keep`, from answer_library.reuse) when `matching.triage` reuses nothing; a person
 uses one (`use`: the entry's answer is written exactly as an automatic reuse writes it, by
-rfp_manager's `reuse_entry`, and the choice is that person's approval) or rejects it (`reject`: never suggested
+rfp_manager's `reuse_entry`, with who chose it) or rejects it (`reject`: never suggested
 for that question again). Every decided row stays as the record the library learns from: the wording asked,
 the entry, the outcome. A use adds the wording to the entry's phrasings, so the next question asked that way
 may be reused without asking; entries whose suggestions are mostly rejected go to the review queue (review.py).
@@ -14,7 +14,7 @@ from django.utils import timezone
 
 from rfp_manager.models import Question
 from rfp_manager.reuse import Reusable
-from rfp_manager.services import answering, workflow
+from rfp_manager.services import answering
 
 from ..models import Suggestion
 from . import entries
@@ -81,17 +81,16 @@ def _pending_for_update(question: Question, suggestion_id: int) -> Suggestion | 
 
 @transaction.atomic
 def use(question: Question, suggestion_id: int, user) -> bool:
-    """The person's pick becomes the question's answer, approved by them; False when it is not pending for it.
+    """The person's pick becomes the question's answer, recorded as theirs; False when it is not pending for it.
 
-    Approval: choosing an approved entry's answer for this question, beside the question, is the reading a person's
-    approval stands for, so the pick approves it (one key, not two); an edit afterwards withdraws it as usual.
+    The pick vouches for the text the way a person's own writing does, so the export carries it
+    (deliverable.person_behind) — one key, not two; the owner's approval stays a step of its own, as for an edit.
     """
     suggestion = _pending_for_update(question, suggestion_id)
     if suggestion is None:
         return False
     entry = suggestion.entry
-    answering.reuse_entry(question, reusable(entry, suggestion.score), replace_edit=True)
-    workflow.approve([question], user)
+    answering.reuse_entry(question, reusable(entry, suggestion.score), chosen_by=user)
     _decide(suggestion, Suggestion.Outcome.USED, user)
     # The other entries were passed over, not judged wrong: they leave the row without a rejection on record.
     pending(question.pk).delete()

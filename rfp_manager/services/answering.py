@@ -408,24 +408,25 @@ def answer_from_library(question: Question, *, job=None, embedding_model=None, l
     return reuse_entry(question, reusable, job=job)
 
 
-def reuse_entry(question: Question, reusable: Reusable, *, job=None, replace_edit: bool = False) -> Answer:
+def reuse_entry(question: Question, reusable: Reusable, *, job=None, chosen_by=None) -> Answer:
     """Write the entry's answer, choice and citations as the question's answer: the one way a reuse is recorded,
-    whether the responder was sure of the entry or a person picked it from the suggestions.
+    whether the responder was sure of the entry or a person (`chosen_by`) picked it from the suggestions.
 
-    A person's edit stays in front of a redraft, as for a document draft; `replace_edit`: a person picked this
-    entry for the question, so it replaces the edit.
+    A person's edit stays in front of the responder's reuse, as in front of a document draft; a person's pick of
+    the entry for this question replaces their edit.
     """
     answer, _ = Answer.objects.update_or_create(
         question=question,
         defaults={
             "draft_text": reusable.text,
-            **({"final_text": ""} if replace_edit else {}),
+            **({"final_text": ""} if chosen_by else {}),
             "citations": reusable.citations,
             "evidence": None,
             "confidence": round(reusable.score, 3),
             "needs_expert": False,
             "library_entry_id": reusable.entry_id,
             "library_score": reusable.score,
+            "library_chosen_by": chosen_by,
             "responder_job": job,
             "generated_at": timezone.now(),
             "choice": reusable.choice if takes_choice(question) else "",
@@ -467,6 +468,7 @@ def generate_answer(
             "needs_expert": needs_expert,
             "library_entry_id": None,
             "library_score": None,
+            "library_chosen_by": None,
             "responder_job": job,
             "generated_at": timezone.now(),
             **choice_fields(text, question.text),

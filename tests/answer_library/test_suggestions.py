@@ -66,7 +66,7 @@ def test_a_redraft_rewrites_the_suggestions_without_adding_any(drafted, chat_mod
     assert list(Suggestion.objects.filter(question=drafted).values_list("entry_id", "rank")) == before
 
 
-def test_using_a_suggestion_reuses_the_entry_as_the_responder_does_and_is_the_persons_approval(
+def test_using_a_suggestion_reuses_the_entry_as_the_responder_does_and_the_export_carries_the_persons_pick(
     drafted, backups, user, chat_model
 ):
     automatic = answering.reuse_entry(make_rfp(user, [BACKUPS]).questions.get(), suggestions.reusable(backups, 0.9))
@@ -81,8 +81,10 @@ def test_using_a_suggestion_reuses_the_entry_as_the_responder_does_and_is_the_pe
         automatic.draft_text,
         automatic.citations,
     )
-    assert answer.origin == "library" and answer.approved_by == user and answer.is_approved
+    assert answer.origin == "library" and answer.library_chosen_by == user and automatic.library_chosen_by is None
+    assert not answer.is_approved  # the owner's approval stays a step of its own
     assert outgoing(answer, ExportChoices()).text == backups.answer_text  # a person's pick goes to the client
+    assert not outgoing(automatic, ExportChoices()).text  # the responder's unasked reuse does not
     suggestion.refresh_from_db()
     assert suggestion.outcome == Suggestion.Outcome.USED and suggestion.decided_by == user
     assert not suggestions.pending(drafted.pk).exists()  # the row no longer offers the others
