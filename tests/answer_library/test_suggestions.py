@@ -4,6 +4,7 @@ import pytest
 
 from answer_library.models import Entry, Suggestion
 from answer_library.services import entries, matching, suggestions
+from rfp_manager.models import Question
 from rfp_manager.reuse import approved_answers
 from rfp_manager.services import answering
 from rfp_manager.services.deliverable import ExportChoices, outgoing
@@ -116,3 +117,64 @@ def test_a_suggestion_of_another_question_cannot_be_used_on_this_one(drafted, ba
 
     assert not approved_answers().use_suggestion(other, suggestion.pk, user)
     assert not hasattr(other, "answer") or other.answer.library_entry_id is None
+
+
+# --- the pages ---------------------------------------------------------------------------------------------
+
+
+def test_the_workspace_row_says_how_many_library_answers_may_fit_and_filters_on_it(drafted, user, user_client):
+    other = Question.objects.create(
+        rfp=drafted.rfp, number="2", text="What is your legal name?", order=1, import_key="2"
+    )
+    count = Suggestion.objects.filter(question=drafted).count()
+
+    page = user_client.get(f"/rfps/{drafted.rfp_id}/").content.decode()
+    filtered = user_client.get(f"/rfps/{drafted.rfp_id}/?suggested=on").content.decode()
+
+    assert f"{count} library answer{'s' if count > 1 else ''} may fit" in page
+    assert f'id="q{other.pk}"' in page and f'id="q{other.pk}"' not in filtered
+    assert f'id="q{drafted.pk}"' in filtered
+
+
+def test_the_editor_shows_the_suggestions_beside_the_sources_and_a_rejection_swaps_them(
+    drafted, backups, user, user_client
+):
+    suggestion = Suggestion.objects.get(question=drafted, entry=backups)
+
+    page = user_client.get(f"/rfps/questions/{drafted.pk}/answer/").content.decode()
+    assert 'id="library-suggestions"' in page and backups.answer_text in page and "owner alice" in page
+    assert f"Approved {backups.approved_at:%Y-%m-%d}" in page
+
+    response = user_client.post(
+        f"/rfps/questions/{drafted.pk}/suggestions/{suggestion.pk}/reject/", headers={"HX-Request": "true"}
+    )
+    assert response.status_code == 200 and "not suggested for this question again" in response.content.decode()
+    assert backups.answer_text not in response.content.decode()
+
+
+def test_using_a_suggestion_in_the_editor_makes_it_the_answer(drafted, backups, user, user_client):
+    suggestion = Suggestion.objects.get(question=drafted, entry=backups)
+
+    response = user_client.post(
+        f"/rfps/questions/{drafted.pk}/suggestions/{suggestion.pk}/use/", headers={"HX-Request": "true"}
+    )
+
+    assert response.headers["HX-Redirect"] == f"/rfps/questions/{drafted.pk}/answer/"
+    drafted.answer.refresh_from_db()
+    assert drafted.answer.library_entry_id == backups.pk and drafted.answer.library_chosen_by == user
+
+
+def test_the_bulk_action_applies_each_selected_questions_first_suggestion(drafted, backups, user, user_client):
+    first = suggestions.pending(drafted.pk).first()
+
+    response = user_client.post(
+        f"/rfps/{drafted.rfp_id}/questions/bulk/",
+        {"action": "suggestion", "question": [drafted.pk]},
+        headers={"HX-Request": "true"},
+    )
+
+    assert "Used the first library suggestion for 1 of 1 selected." in response.content.decode()
+    drafted.answer.refresh_from_db()
+    assert drafted.answer.library_entry_id == first.entry_id and drafted.answer.library_chosen_by == user
+    first.refresh_from_db()
+    assert first.outcome == Suggestion.Outcome.USED
