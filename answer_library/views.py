@@ -28,7 +28,7 @@ from rfp_manager.models import RFP, Answer
 from . import tasks
 from .forms import ApproveForm, EntryFieldsForm, LibraryImportForm
 from .models import Candidate, Entry, Finding, LibraryImport, LibraryJob
-from .services import conflicts, entries, importing, matching
+from .services import conflicts, entries, importing, matching, suggestions
 
 PAGE_SIZE = 100
 # An entry is indexed (embedded) as it is saved, in the same transaction: without the embedding API nothing is saved.
@@ -222,7 +222,17 @@ def review_queue(request):
     mine = request.GET.get("mine") == "1"
     if mine:
         rows = rows.filter(owner=request.user)
-    return render(request, "answer_library/review_queue.html", {"entries": rows, "mine": mine})
+    rejected = suggestions.often_rejected()
+    often_rejected = Entry.objects.filter(pk__in=rejected).select_related("owner").order_by("pk")
+    if mine:
+        often_rejected = often_rejected.filter(owner=request.user)
+    for entry in often_rejected:
+        entry.rejected, entry.used = rejected[entry.pk]
+    return render(
+        request,
+        "answer_library/review_queue.html",
+        {"entries": rows, "mine": mine, "often_rejected": often_rejected},
+    )
 
 
 def findings(request):

@@ -178,3 +178,18 @@ def test_the_bulk_action_applies_each_selected_questions_first_suggestion(drafte
     assert drafted.answer.library_entry_id == first.entry_id and drafted.answer.library_chosen_by == user
     first.refresh_from_db()
     assert first.outcome == Suggestion.Outcome.USED
+
+
+def test_the_review_queue_lists_entries_whose_suggestions_are_often_rejected(backups, encryption, user, user_client):
+    questions = make_rfp(user, [f"How frequently is customer data backed up, case {n}?" for n in range(4)])
+    for n, question in enumerate(questions.questions.order_by("order")):
+        for entry in (backups, encryption):
+            Suggestion.objects.create(question=question, entry=entry, rank=1, score=0.5, wording=question.text)
+        decide = suggestions.reject if n < 3 else suggestions.use  # backups: rejected 3 times, used once
+        decide(question, Suggestion.objects.get(question=question, entry=backups).pk, user)
+
+    page = user_client.get("/answers/review/").content.decode()
+
+    listed = page.split('id="often-rejected"')[1]
+    assert backups.question in listed and encryption.question not in listed  # never decided: not listed
+    assert suggestions.often_rejected() == {backups.pk: (3, 1)}
