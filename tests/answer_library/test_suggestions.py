@@ -20,10 +20,15 @@ MIDDLE_BAND = "How frequently do you back up customer data?"
 
 @pytest.fixture
 def minilm(llm_api):
+    """all-MiniLM-L6-v2 (a fresh install's default, llm_manager migration 0007) as the default embedding model;
+    made again when a transactional test's flush removed the migration's row."""
     from llm_manager.models import LLMApi, LLMModel
     from llm_manager.services import make_default
 
-    model = LLMModel.objects.get(api__kind=LLMApi.KIND_LOCAL, name="all-MiniLM-L6-v2")
+    api, _ = LLMApi.objects.get_or_create(name="Local models", defaults={"kind": LLMApi.KIND_LOCAL})
+    model, _ = LLMModel.objects.get_or_create(
+        api=api, name="all-MiniLM-L6-v2", defaults={"model_type": "embedding", "embedding_dimensions": 384}
+    )
     make_default(model)
     return model
 
