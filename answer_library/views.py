@@ -16,6 +16,7 @@ from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.core.exceptions import PermissionDenied
 from django.db import IntegrityError, transaction
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse, reverse_lazy
 from django.views.decorators.http import require_POST
@@ -28,7 +29,7 @@ from rfp_manager.models import RFP, Answer
 from . import tasks
 from .forms import ApproveForm, EntryFieldsForm, LibraryImportForm
 from .models import Candidate, Entry, Finding, LibraryImport, LibraryJob
-from .services import conflicts, entries, importing, matching, suggestions
+from .services import conflicts, entries, exporting, importing, matching, suggestions
 
 PAGE_SIZE = 100
 # An entry is indexed (embedded) as it is saved, in the same transaction: without the embedding API nothing is saved.
@@ -68,6 +69,16 @@ def _filtered(request):
     if status in Entry.Status.values:
         rows = rows.filter(status=status)
     return rows, {"tag": tag, "owner": owner, "status": status}
+
+
+def export_workbook(request):
+    """The usable entries as a workbook (question, wordings, answer, owner, last approved, citations)."""
+    response = HttpResponse(
+        exporting.library_workbook(),
+        content_type="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+    )
+    response["Content-Disposition"] = 'attachment; filename="answer-library.xlsx"'
+    return response
 
 
 def index(request):
