@@ -88,6 +88,7 @@ def test_using_a_suggestion_reuses_the_entry_as_the_responder_does_and_the_expor
         automatic.citations,
     )
     assert answer.origin == "library" and answer.library_chosen_by == user and automatic.library_chosen_by is None
+    assert answer.revisions.first().actor == user  # the history names who chose it
     assert not answer.is_approved  # the owner's approval stays a step of its own
     assert outgoing(answer, ExportChoices()).text == backups.answer_text  # a person's pick goes to the client
     assert not outgoing(automatic, ExportChoices()).text  # the responder's unasked reuse does not
