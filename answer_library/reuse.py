@@ -12,7 +12,7 @@ from django.db.models.functions import Coalesce
 from rfp_manager.reuse import ApprovedAnswers, ListedEntry, SuggestedEntry
 
 from .models import Entry, Suggestion
-from .services import facts, matching, suggestions
+from .services import facts, judge, matching, suggestions
 
 RECHECK_SECONDS = 5.0
 
@@ -24,7 +24,9 @@ class AnswerLibrary(ApprovedAnswers):
     def find(self, question, *, embedding_model=None, snapshot=None, question_id=None):
         rejected = suggestions.rejected_entry_ids(question_id) if question_id else frozenset()
         index = snapshot.get() if snapshot else None
-        offer = matching.triage(question, leave_out=rejected, model=embedding_model, index=index)
+        offer = judge.judged(
+            question, matching.triage(question, leave_out=rejected, model=embedding_model, index=index)
+        )
         if question_id:
             suggestions.keep(question_id, question, offer.suggestions)
         if offer.reuse is None:

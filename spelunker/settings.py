@@ -320,6 +320,9 @@ ANSWER_LIBRARY_MATCH_THRESHOLD = env.float("ANSWER_LIBRARY_MATCH_THRESHOLD", def
 # the suggestions or the automatic reuse for 0.95 of reworded questions.
 ANSWER_LIBRARY_SUGGESTION_FLOOR = env.float("ANSWER_LIBRARY_SUGGESTION_FLOOR", default=0.35)
 ANSWER_LIBRARY_SUGGESTIONS = env.int("ANSWER_LIBRARY_SUGGESTIONS", default=3)
+# Ask the default chat model whether the best suggestion answers the question, and reuse it unasked when it says
+# yes (answer_library.services.judge). Off by default: make eval measures the offline tiers, not a model's word.
+ANSWER_LIBRARY_JUDGE = env.bool("ANSWER_LIBRARY_JUDGE", default=False)
 
 # --- llm_manager: local embedding models (llm_manager/providers/local.py)
 # A model's folder instead of its installed package, as name=path pairs (a repaired or newer copy).
