@@ -34,3 +34,25 @@ def test_the_library_exports_its_usable_entries_as_a_workbook(llm_api, user, use
     assert wordings.splitlines() == kept.alternatives
     assert answer.startswith("'=")  # defused: a spreadsheet shows it as text, never runs it
     assert approved == f"{kept.approved_at:%Y-%m-%d}" and citations == "Backup policy; DR"
+
+
+def test_an_exported_library_imports_back_through_the_answered_workbook_import(llm_api, user):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from answer_library import tasks
+    from answer_library.services import exporting, importing
+
+    entries.save_entry(
+        Entry(), user, "test", question="Do you encrypt data at rest?", answer_text="Yes, AES-256.", choice="yes"
+    )
+    entries.save_entry(Entry(), user, "test", question="How often are backups taken?", answer_text="Hourly.")
+    exported = exporting.library_workbook()
+    Entry.objects.all().delete()
+
+    record = importing.prepare(SimpleUploadedFile("answer-library.xlsx", exported), user)
+    tasks.batch_import_answered_workbook.apply(args=[importing.create_job(record, user).pk]).get()
+
+    assert {(e.question, e.answer_text, e.choice) for e in Entry.objects.all()} == {
+        ("Do you encrypt data at rest?", "Yes, AES-256.", "yes"),
+        ("How often are backups taken?", "Hourly.", ""),
+    }
