@@ -3,7 +3,7 @@ import re
 from django import forms
 from django.contrib import admin
 
-from .models import Candidate, CanonicalFact, Entry, EntryVersion, Finding, LibraryImport, LibraryJob
+from .models import Candidate, CanonicalFact, Entry, EntryVersion, Finding, LibraryImport, LibraryJob, Suggestion
 
 
 class EntryVersionInline(admin.TabularInline):
@@ -65,3 +65,13 @@ class LibraryImportAdmin(admin.ModelAdmin):
 class LibraryJobAdmin(admin.ModelAdmin):
     list_display = ["pk", "job_type", "status", "processed_items", "total_items", "created_at"]
     list_filter = ["job_type", "status"]
+
+
+@admin.register(Suggestion)
+class SuggestionAdmin(admin.ModelAdmin):
+    """What the library suggested and what people decided: read here, written by the responder and the editor."""
+
+    list_display = ["pk", "entry", "wording", "rank", "score", "outcome", "decided_by", "decided_at"]
+    list_filter = ["outcome"]
+    search_fields = ["wording", "entry__question"]
+    readonly_fields = ["question", "entry", "rank", "score", "wording", "outcome", "decided_by", "decided_at"]

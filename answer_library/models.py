@@ -257,3 +257,37 @@ class CanonicalFact(models.Model):
 
     def __str__(self):
         return f"{self.name} = {self.value}"
+
+
+class Suggestion(models.Model):
+    """An entry the library suggests for a question it did not reuse automatically, and what a person did with it.
+
+    Written by the responder (one row per question and entry, rank and score rewritten on a redraft); a person
+    uses one (its answer becomes the question's, as an automatic reuse) or rejects it (never suggested for that
+    question again). The decided rows are what the library learns from: the wording asked, the entry, the outcome.
+    """
+
+    class Outcome(models.TextChoices):
+        PENDING = "pending", "Pending"
+        USED = "used", "Used"
+        REJECTED = "rejected", "Rejected"
+
+    question = models.ForeignKey("rfp_manager.Question", on_delete=models.CASCADE, related_name="library_suggestions")
+    entry = models.ForeignKey(Entry, on_delete=models.CASCADE, related_name="suggestions")
+    rank = models.PositiveSmallIntegerField()
+    score = models.FloatField()
+    # The question's wording when it was suggested: what a use adds to the entry's phrasings.
+    wording = models.TextField()
+    outcome = models.CharField(max_length=10, choices=Outcome.choices, default=Outcome.PENDING, db_index=True)
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    decided_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["question", "rank"]
+        constraints = [models.UniqueConstraint(fields=["question", "entry"], name="one_suggestion_per_question_entry")]
+
+    def __str__(self):
+        return f"Suggestion of entry {self.entry_id} for question {self.question_id} ({self.outcome})"

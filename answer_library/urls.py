@@ -5,6 +5,7 @@ from . import views
 app_name = "answer_library"
 urlpatterns = [
     path("", views.index, name="index"),
+    path("export.xlsx", views.export_workbook, name="export"),
     path("entries/<int:pk>/", views.entry_detail, name="entry"),
     path("entries/<int:pk>/reviewed/", views.entry_reviewed, name="entry_reviewed"),
     path("entries/<int:pk>/retire/", views.entry_retire, name="entry_retire"),

@@ -16,6 +16,7 @@ from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.core.exceptions import PermissionDenied
 from django.db import IntegrityError, transaction
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse, reverse_lazy
 from django.views.decorators.http import require_POST
@@ -29,7 +30,7 @@ from rfp_manager.models import RFP, Answer
 from . import tasks
 from .forms import ApproveForm, EntryFieldsForm, LibraryImportForm
 from .models import Candidate, Entry, Finding, LibraryImport, LibraryJob
-from .services import conflicts, entries, importing, matching
+from .services import conflicts, entries, exporting, importing, matching, suggestions
 
 PAGE_SIZE = 100
 # An entry is indexed (embedded) as it is saved, in the same transaction: without the embedding API nothing is saved.
@@ -69,6 +70,16 @@ def _filtered(request):
     if status in Entry.Status.values:
         rows = rows.filter(status=status)
     return rows, {"tag": tag, "owner": owner, "status": status}
+
+
+def export_workbook(request):
+    """The usable entries as a workbook (question, wordings, answer, owner, last approved, citations)."""
+    response = HttpResponse(
+        exporting.library_workbook(),
+        content_type="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+    )
+    response["Content-Disposition"] = 'attachment; filename="answer-library.xlsx"'
+    return response
 
 
 def index(request):
@@ -223,7 +234,17 @@ def review_queue(request):
     mine = request.GET.get("mine") == "1"
     if mine:
         rows = rows.filter(owner=request.user)
-    return render(request, "answer_library/review_queue.html", {"entries": rows, "mine": mine})
+    rejected = suggestions.often_rejected()
+    often_rejected = Entry.objects.filter(pk__in=rejected).select_related("owner").order_by("pk")
+    if mine:
+        often_rejected = often_rejected.filter(owner=request.user)
+    for entry in often_rejected:
+        entry.rejected, entry.used = rejected[entry.pk]
+    return render(
+        request,
+        "answer_library/review_queue.html",
+        {"entries": rows, "mine": mine, "often_rejected": often_rejected},
+    )
 
 
 def findings(request):

@@ -42,7 +42,8 @@ def record_answer_changes(answer, previous: dict) -> list[AnswerRevision]:
         revisions.append(
             AnswerRevision(
                 kind=AnswerRevision.Kind.DRAFTED,
-                actor=job.started_by if job else None,
+                # A library answer a person picked among the suggestions is theirs; a job's draft, its starter's.
+                actor=answer.library_chosen_by or (job.started_by if job else None),
                 previous_text=previous.get("draft_text", ""),
                 text=answer.draft_text,
             )

@@ -24,8 +24,9 @@ CORRECT_APPROVAL = 0.8
 JUDGED_APPROVED_ANSWERS = 0.9
 JUDGED_FLAGS = 0.8
 RELIABILITY_PLOT = "quality-reliability.png"  # written beside the page by `make eval`
-LIBRARY_RECALL = 0.85
-LIBRARY_FALSE_MATCHES = 0.05
+# Issue 34: the library reuses unasked only when sure, and suggests its best three otherwise.
+LIBRARY_WRONG_REUSE = 0.05  # of all probes: a near miss reused, or a rewording given another entry
+LIBRARY_RIGHT_OFFERED = 0.9  # of rewordings: the right entry reused or among the suggestions
 KEY_FACTS_STATED = 0.6  # issue 33: drafts that state the key fact an acceptable answer must hold
 # The owners' held-out set (real documents, client-worded questions) aims at hybrid recall@5 ≥ 0.75;
 # the client-worded questions (origin v3) are this set's stand-in for it.
@@ -137,16 +138,17 @@ def render(
             )
             for label in (DOES_NOT_ANSWER, NO_ANSWER_IN_LIBRARY)
         ],
-        _at_least(
-            f"answer library recall@1 ≥ {LIBRARY_RECALL} ({library[-1].model})",
-            {s: library[-1].for_split(s) for s in (TEST, DEV)},
-            "recall_at_1",
-            LIBRARY_RECALL,
-        ),
         _at_most(
-            f"answer library false matches ≤ {LIBRARY_FALSE_MATCHES} ({library[-1].model})",
-            {s: library[-1].for_split(s).false_match_rate for s in (TEST, DEV)},
-            LIBRARY_FALSE_MATCHES,
+            f"answer library wrong automatic reuse ≤ {LIBRARY_WRONG_REUSE} of probes ({library[-1].model})",
+            {s: library[-1].for_split(s).wrong_reuse_rate for s in (TEST, DEV)},
+            LIBRARY_WRONG_REUSE,
+        ),
+        _at_least(
+            f"answer library: right entry reused or among the suggestions ≥ {LIBRARY_RIGHT_OFFERED} of rewordings "
+            f"({library[-1].model})",
+            {s: library[-1].for_split(s) for s in (TEST, DEV)},
+            "right_offered_rate",
+            LIBRARY_RIGHT_OFFERED,
         ),
         "",
         *_retrieval_section(retrieval),
@@ -300,11 +302,59 @@ def _library_section(library) -> list[str]:
         "|---|" + "---|" * len(SWEEP),
         *[f"| {s.model} | " + " | ".join("{:.2f} / {:.2f}".format(*s.at(t)) for t in SWEEP) + " |" for s in dev],
         "",
+        *_library_tiers_section(test, dev),
         f"Not found on test by {last.model}: {'; '.join(test[-1].misses) or 'none'}.",
         "",
         f"False matches on test by {last.model}: {'; '.join(test[-1].wrong) or 'none'}.",
         "",
     ]
+
+
+def _library_tiers_section(test, dev) -> list[str]:
+    """Issue 34's two tiers per model: automatic reuse when sure, suggestions for a person otherwise; the replay."""
+    from answer_library.services.matching import SUGGESTION_FLOOR
+
+    last_test, last_dev = test[-1], dev[-1]
+    lines = [
+        f"Two tiers (answer_library.services.matching.triage): an entry is reused unasked only at a match score of "
+        f"at least {last_test.threshold:.2f}; below it, the best three admissible entries scoring at least "
+        f"{SUGGESTION_FLOOR:.2f} are suggested beside the document draft, and a person uses or rejects one. Wrong "
+        "reuse counts every probe given a wrong entry unasked (a near miss reused, or a rewording given another "
+        "entry), over all probes.",
+        "",
+        "| embedding model | wrong reuse | of probes | recall kept | right entry reused or suggested | "
+        "near misses with a suggestion | dev wrong reuse | dev recall kept | dev right offered | dev near misses "
+        "suggested |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+        *[
+            f"| {t.model} | {t.wrong_reuse_rate:.3f} | {t.wrong_reuse} / {len(t.questions)} | {t.recall_at_1:.3f} | "
+            f"{t.right_offered_rate:.3f} ({t.right_offered} / {t.reworded}) | "
+            f"{t.near_misses_suggested / max(1, t.unrelated):.3f} ({t.near_misses_suggested} / {t.unrelated}) | "
+            f"{d.wrong_reuse_rate:.3f} | {d.recall_at_1:.3f} | {d.right_offered_rate:.3f} | "
+            f"{d.near_misses_suggested / max(1, d.unrelated):.3f} |"
+            for t, d in zip(test, dev, strict=True)
+        ],
+        "",
+    ]
+    replays = [(split, s.replays[split]) for split, s in ((TEST, last_test), (DEV, last_dev)) if split in s.replays]
+    if replays:
+        lines += [
+            f"Replay with learning ({last_test.model}; evaluation.library.replay): each split's probes asked in a fixed "
+            "shuffled order as an RFP's questions through the responder's library door; a person uses the right "
+            "entry when it is suggested (the entry gains that wording) and rejects the other suggestions. Without "
+            "learning, the same probes are the rows above.",
+            "",
+            "| split | probes | reused unasked, right | reused unasked, wrong | wrong reuse rate | right entry picked "
+            "from suggestions | suggestions rejected | without learning: reused right / wrong |",
+            "|---|---|---|---|---|---|---|---|",
+            *[
+                f"| {split} | {r.questions} | {r.reused_right} | {r.reused_wrong} | {r.wrong_reuse_rate:.3f} | "
+                f"{r.picked} | {r.rejected} | {s.found_first} / {s.wrong_reuse} |"
+                for (split, r), s in zip(replays, (last_test, last_dev), strict=False)
+            ],
+            "",
+        ]
+    return lines
 
 
 def _drafts_section(scores, drafts) -> list[str]:

@@ -141,6 +141,7 @@ class WorkspaceFilterForm(forms.Form):
     origin = forms.ChoiceField(required=False, choices=[("", "Any origin"), *ORIGINS])
     assignee = forms.TypedChoiceField(required=False, coerce=int, empty_value=None)
     mine = forms.BooleanField(required=False, label="Mine")
+    suggested = forms.BooleanField(required=False, label="Has library suggestions")
     sort = forms.ChoiceField(required=False, choices=SORTS)
     page = forms.IntegerField(required=False, min_value=1)
 

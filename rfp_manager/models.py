@@ -294,6 +294,11 @@ class Answer(models.Model):
     # An id, not a foreign key: the answer library sits above this app and owns the link (rfp_manager/reuse.py).
     library_entry_id = models.BigIntegerField(null=True, blank=True, db_index=True)
     library_score = models.FloatField(null=True, blank=True)
+    # The person who picked that entry among the library's suggestions (None: the responder reused it unasked). The
+    # pick vouches for the text as a person's own writing does (deliverable.person_behind); approval stays apart.
+    library_chosen_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     generated_at = models.DateTimeField(null=True, blank=True)
 
     review_verdict = models.CharField(max_length=20, choices=Verdict.choices, blank=True)

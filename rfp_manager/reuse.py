@@ -15,7 +15,7 @@ the library owns that link and clears it when an entry goes.
 
 from dataclasses import dataclass
 
-from django.db.models import BooleanField, Value
+from django.db.models import BooleanField, IntegerField, Value
 
 
 @dataclass(frozen=True)
@@ -38,6 +38,19 @@ class ListedEntry:
     text: str
 
 
+@dataclass(frozen=True)
+class SuggestedEntry:
+    """An entry the library suggests for a question it did not reuse automatically: a person may use or reject it."""
+
+    suggestion_id: int
+    entry_id: int
+    question: str
+    text: str
+    approved_at: object  # a datetime, or None for an entry never approved in an RFP
+    owner: str
+    score: float
+
+
 class ApprovedAnswers:
     """The interface, and what it gives when no library is installed: nothing."""
 
@@ -45,9 +58,30 @@ class ApprovedAnswers:
         """What a batch job reads once and passes to every `find` (None: `find` reads the library itself)."""
         return None
 
-    def find(self, question: str, *, embedding_model=None, snapshot=None) -> Reusable | None:
-        """The approved answer to reuse for this question, or None when no entry answers it."""
+    def find(self, question: str, *, embedding_model=None, snapshot=None, question_id=None) -> Reusable | None:
+        """The approved answer to reuse for this question, or None when no entry answers it surely enough.
+
+        `question_id`: the Question being answered; when none is reused, the entries that may fit are kept as
+        its suggestions (replacing the pending ones), and those a person rejected for it are left out.
+        """
         return None
+
+    def suggestions(self, question_id: int) -> list[SuggestedEntry]:
+        """The question's pending suggestions, best first."""
+        return []
+
+    def use_suggestion(self, question, suggestion_id: int, user) -> bool:
+        """A person picks the suggestion: its entry's answer becomes the question's (as an automatic reuse), with
+        who chose it. False when it is not a pending suggestion of that question."""
+        return False
+
+    def reject_suggestion(self, question, suggestion_id: int, user) -> bool:
+        """A person says the entry does not answer the question: not suggested for it again."""
+        return False
+
+    def apply_first_suggestions(self, questions: list, user) -> int:
+        """use_suggestion with each question's first pending suggestion; how many were used."""
+        return 0
 
     def search(self, query: str, limit: int) -> list[ListedEntry]:
         """The entries best matching a query, best first (may raise LLMError: no embedding model)."""
@@ -61,9 +95,13 @@ class ApprovedAnswers:
         """Annotations for Answer rows (prefix "") or rows holding an answer (prefix "answer__" for questions):
 
         saved_to_library — the answer was approved into the library;
-        reused_entry_marked — the entry it reused waits for a review.
+        reused_entry_marked — the entry it reused waits for a review;
+        suggested_entries — how many entries are suggested for the question, pending a person's choice.
         """
-        return {name: Value(False, output_field=BooleanField()) for name in ("saved_to_library", "reused_entry_marked")}
+        return {
+            **{name: Value(False, output_field=BooleanField()) for name in ("saved_to_library", "reused_entry_marked")},
+            "suggested_entries": Value(0, output_field=IntegerField()),
+        }
 
     def fact_mismatches(self, rfp) -> list:
         """The RFP's answers that state a canonical fact differently (each with question_id, question_label,

@@ -23,6 +23,10 @@ urlpatterns = [
     path("questions/<int:pk>/answer/", views.answer_edit, name="answer_edit"),
     path("questions/<int:pk>/answer/sources/", views.answer_sources, name="answer_sources"),
     path("questions/<int:pk>/approve/", views.question_approve, name="question_approve"),
+    path("questions/<int:pk>/suggestions/<int:suggestion_pk>/use/", views.suggestion_use, name="suggestion_use"),
+    path(
+        "questions/<int:pk>/suggestions/<int:suggestion_pk>/reject/", views.suggestion_reject, name="suggestion_reject"
+    ),
     path("questions/<int:pk>/redraft/", views.question_redraft, name="question_redraft"),
     path("questions/<int:pk>/row/", views.question_row, name="question_row"),
     path("<int:pk>/questions/bulk/", views.workspace_bulk, name="workspace_bulk"),

@@ -395,8 +395,40 @@ def answer_edit(request, pk):
             "next_citation": next_citation,
             "edit_refusal": access.edit_refusal(question, request.user),
             "for_client": deliverable.outgoing(answer, deliverable.ExportChoices()),
+            "suggestions": approved_answers().suggestions(question.pk),
         },
     )
+
+
+def _suggestions_response(request, question, message: str, level: str = "success"):
+    """htmx: the editor's suggestions again, with the confirmation; a plain POST goes back to the editor."""
+    if request.htmx:
+        context = {"question": question, "suggestions": approved_answers().suggestions(question.pk)}
+        return render(request, "rfp_manager/_library_suggestions.html", {**context, "message": message, "level": level})
+    getattr(messages, level)(request, message)
+    return redirect("rfp_manager:answer_edit", question.pk)
+
+
+@require_POST
+def suggestion_use(request, pk, suggestion_pk):
+    """The person picks a library suggestion: it becomes the answer (the editor reloads to show it)."""
+    question = _question(request, pk)
+    access.require_edit(question, request.user)  # it replaces the answer: whoever may edit it
+    if not approved_answers().use_suggestion(question, suggestion_pk, request.user):
+        return _suggestions_response(request, question, "That suggestion was already decided or is gone.", "warning")
+    messages.success(request, f"Used the library answer for {question.label}.")
+    url = reverse("rfp_manager:answer_edit", args=[question.pk])
+    return HttpResponse(headers={"HX-Redirect": url}) if request.htmx else redirect(url)
+
+
+@require_POST
+def suggestion_reject(request, pk, suggestion_pk):
+    """The entry does not answer this question: it is not suggested for it again."""
+    question = _question(request, pk)
+    access.require_edit(question, request.user)
+    if not approved_answers().reject_suggestion(question, suggestion_pk, request.user):
+        return _suggestions_response(request, question, "That suggestion was already decided or is gone.", "warning")
+    return _suggestions_response(request, question, "Rejected: not suggested for this question again.")
 
 
 # --- export ----------------------------------------------------------------------------
@@ -608,7 +640,7 @@ def _redraft_outcome(job, question) -> tuple[str, str]:
     return f"The re-draft of {question.label} did not finish ({why}). Try again, or edit the answer.", "warning"
 
 
-BULK_ACTIONS = {"approve", "redraft", "expert", "clear"}
+BULK_ACTIONS = {"approve", "redraft", "expert", "clear", "suggestion"}
 
 
 @require_POST
@@ -648,6 +680,13 @@ def _bulk(action: str, rfp, questions: list[Question], user) -> tuple[str, str]:
         return f"Marked {workflow.mark_for_expert(questions)} for a subject-matter expert.", "success"
     if action == "clear":
         return f"Cleared the answers of {workflow.clear(questions)} question{'s' if count != 1 else ''}.", "success"
+    if action == "suggestion":
+        used = approved_answers().apply_first_suggestions(questions, user)
+        return (
+            f"Used the first library suggestion for {used} of {count} selected"
+            + ("." if used == count else f"; {count - used} had none."),
+            "success" if used else "warning",
+        )
     # What is left is "redraft": one responder job over the selection.
     job, why_not = _start_redraft(rfp, [q.pk for q in questions], user)
     return (

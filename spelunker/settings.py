@@ -310,10 +310,19 @@ RFP_BATCH_SOFT_TIME_LIMIT = env.int("RFP_BATCH_SOFT_TIME_LIMIT", default=3 * 60 
 QUESTION_IMPORT_INLINE_MAX_KB = env.int("SPELUNKER_QUESTION_IMPORT_INLINE_MAX_KB", default=64)
 # Seconds that job may read for (the hard limit is 30 s more): a file within the limits takes well under a minute.
 QUESTION_IMPORT_SOFT_TIME_LIMIT = env.int("SPELUNKER_QUESTION_IMPORT_SOFT_TIME_LIMIT", default=120)
-# The answer library reuses an entry when the question's match score reaches this: half its cosine to the entry's
-# closest wording, half to the entry as answered (answer_library.services.matching); make eval chooses it for
-# all-MiniLM-L6-v2 (docs/quality.md). Other models: measure your own.
-ANSWER_LIBRARY_MATCH_THRESHOLD = env.float("ANSWER_LIBRARY_MATCH_THRESHOLD", default=0.59)
+# The answer library reuses an entry automatically when the question's match score reaches this: half its cosine to
+# the entry's closest wording, half to the entry as answered (answer_library.services.matching). Chosen on make
+# eval's dev split for all-MiniLM-L6-v2 as the lowest score at which wrong reuse (a near miss or another entry) is at
+# most half of the 0.05 allowed, a margin for questions nobody here wrote (docs/quality.md). Other models: measure.
+ANSWER_LIBRARY_MATCH_THRESHOLD = env.float("ANSWER_LIBRARY_MATCH_THRESHOLD", default=0.66)
+# Below that and at least this score, the best entries are suggested to a person beside the document draft
+# (at most ANSWER_LIBRARY_SUGGESTIONS of them). The floor is the highest on dev that keeps the right entry among
+# the suggestions or the automatic reuse for 0.95 of reworded questions.
+ANSWER_LIBRARY_SUGGESTION_FLOOR = env.float("ANSWER_LIBRARY_SUGGESTION_FLOOR", default=0.35)
+ANSWER_LIBRARY_SUGGESTIONS = env.int("ANSWER_LIBRARY_SUGGESTIONS", default=3)
+# Ask the default chat model whether the best suggestion answers the question, and reuse it unasked when it says
+# yes (answer_library.services.judge). Off by default: make eval measures the offline tiers, not a model's word.
+ANSWER_LIBRARY_JUDGE = env.bool("ANSWER_LIBRARY_JUDGE", default=False)
 
 # --- llm_manager: local embedding models (llm_manager/providers/local.py)
 # A model's folder instead of its installed package, as name=path pairs (a repaired or newer copy).

@@ -9,7 +9,8 @@ document search) — and the two rankings are fused by reciprocal rank fusion
 rank has no scale. So the fused head is scored by meaning — half the cosine of
 each entry's closest wording, half its cosine to the entry as answered (question
 and answer together: a near miss shares the entry's subject, not what its answer
-says) — and the best is accepted only above MATCH_THRESHOLD, and only
+says) — and the best is reused automatically only above MATCH_THRESHOLD (below it, the best
+few above SUGGESTION_FLOOR are suggested to a person: `triage`), and only
 when the entry names every figure the question names: the embedding puts
 "Do you have a SOC 3 report?" at 0.86 beside "Do you have a SOC 2 Type II
 report?", and "ISO 27701" at 0.95 beside "ISO 27001" — a number is how a
@@ -50,6 +51,9 @@ from ..models import Entry, EntryPhrasing
 # (evaluation/library_entries.json) for all-MiniLM-L6-v2; cosines of other embedding models sit on other
 # scales, so a deployment with another model sets ANSWER_LIBRARY_MATCH_THRESHOLD from its own sweep.
 MATCH_THRESHOLD = settings.ANSWER_LIBRARY_MATCH_THRESHOLD
+# Below the threshold, entries scoring at least this are suggested to a person, at most SUGGESTIONS of them.
+SUGGESTION_FLOOR = settings.ANSWER_LIBRARY_SUGGESTION_FLOOR
+SUGGESTIONS = settings.ANSWER_LIBRARY_SUGGESTIONS
 CANDIDATES = 5
 # A match is scored half by the closest wording of the entry's question and half by the entry as answered (its
 # question with its answer). A near miss asks about the entry's subject but not what its answer says: "How long
@@ -294,20 +298,51 @@ def asks_differ(question: str, entry: Entry) -> bool:
     return all((kinds := asks_for(wording)) and not kinds & wanted for wording in entry.phrasings)
 
 
+def admissible(question: str, matches: list[Match]) -> list[Match]:
+    """The candidates the rules leave: each names every figure the question names and asks for the same kind of thing.
+
+    One that names another figure answers about another standard, version or number, however near its wording
+    is; one that asks for another kind of thing (a frequency for a duration: `asks_differ`) answers another question.
+    """
+    return [m for m in matches if not figures_not_in_entry(question, m.entry) and not asks_differ(question, m.entry)]
+
+
+@dataclass(frozen=True)
+class Triage:
+    """What the library offers a question: an entry to reuse automatically, or entries a person may pick."""
+
+    reuse: Match | None
+    suggestions: list[Match]
+
+
+def triage(
+    question: str,
+    *,
+    threshold: float | None = None,
+    floor: float | None = None,
+    leave_out: frozenset[int] = frozenset(),
+    index: Index | None = None,
+    model=None,
+) -> Triage:
+    """Two tiers: the best admissible entry is reused when it scores at least `threshold` (where wrong reuse is
+    rare); otherwise the best admissible entries scoring at least `floor` are suggestions, best first.
+
+    The score can say "sure", not "no": the right entry is ranked first far more often than it clears the
+    threshold (docs/quality.md), so below it a person picks. `leave_out`: entries a person rejected for this
+    question — never reused for it nor suggested again.
+    """
+    threshold = MATCH_THRESHOLD if threshold is None else threshold
+    floor = SUGGESTION_FLOOR if floor is None else floor
+    ranked = ranked_matches(question, index=index, model=model)
+    candidates = [m for m in admissible(question, ranked) if m.entry.pk not in leave_out]
+    if candidates and candidates[0].score >= threshold:
+        return Triage(candidates[0], [])
+    return Triage(None, [m for m in candidates if m.score >= floor][:SUGGESTIONS])
+
+
 def find_match(
     question: str, *, threshold: float | None = None, index: Index | None = None, model=None
 ) -> Match | None:
-    """The entry that answers the question, when the nearest in meaning is near enough; None sends it to the drafts.
-
-    A candidate is passed over when it does not name a figure the question names (it answers about another
-    standard, version or number, however near its wording is), or when it asks for another kind of thing
-    (a frequency for a duration: `asks_differ`). The next candidate may still match, above the threshold.
-    """
-    threshold = MATCH_THRESHOLD if threshold is None else threshold
-    candidates = (
-        m
-        for m in ranked_matches(question, index=index, model=model)
-        if not figures_not_in_entry(question, m.entry) and not asks_differ(question, m.entry)
-    )
-    best = next(candidates, None)
-    return best if best is not None and best.score >= threshold else None
+    """The entry that answers the question, when the nearest admissible entry is near enough; None sends it to the
+    drafts (the next candidate may still match when the nearest is not admissible)."""
+    return triage(question, threshold=threshold, index=index, model=model).reuse

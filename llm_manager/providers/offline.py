@@ -33,6 +33,8 @@ CHAT_CONTEXT_WINDOW = 32768
 NO_PASSAGE_ANSWER = "No supporting content in the library answers this question."
 REVIEW_MARKER = "Return a JSON review"
 RERANK_MARKER = "Return a JSON ranking"
+# The answer library's judge of the middle band (answer_library.services.judge) asks with this.
+JUDGE_MARKER = "Reply yes or no: does the library entry answer the question"
 MAX_QUOTED_SENTENCES = 4
 # The review's score: the share of supported sentences, scaled down when the answer misses (part of) the question.
 ADDRESSING_FACTOR = {"": 1.0, "needs_revision": 0.5, "rejected": 0.2}
@@ -126,7 +128,7 @@ def parse_passages(text: str) -> dict[int, str]:
 
 
 def _is_label(line: str) -> bool:
-    return bool(re.match(r"^\s*(Question|Answer|Evidence|Asks for|Follows up)\s*:", line))
+    return bool(re.match(r"^\s*(Question|Answer|Evidence|Asks for|Follows up|Entry)\s*:", line))
 
 
 def labelled_block(text: str, label: str) -> str:
@@ -246,9 +248,17 @@ def extractive_reply(messages: list[dict]) -> str:
         return json.dumps(review(question, labelled_block(user_text, "Answer"), passages))
     if RERANK_MARKER in system_message(messages):
         return json.dumps(rerank(question.text, passages))
+    if JUDGE_MARKER in system_message(messages):
+        return judge_entry(question.text, labelled_block(user_text, "Entry"))
     if question.text or passages:
         return extractive_answer(question if question.text else user_text, passages, evidence_lines(user_text))
     return extractive_summary(user_text)
+
+
+def judge_entry(question: str, entry: str) -> str:
+    """The offline judge, by words alone: "yes" when the entry holds every subject word of the question."""
+    wanted = stems(question, subject_only=True)
+    return "yes" if wanted and wanted <= stems(entry) else "no"
 
 
 def token_usage(messages: list[dict], reply: str) -> dict:

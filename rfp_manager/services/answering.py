@@ -39,7 +39,7 @@ from text.citations import renumbered
 from text.words import CITATION, stems
 
 from ..models import Answer, Question
-from ..reuse import approved_answers
+from ..reuse import Reusable, approved_answers
 from . import calibration, workflow
 from .choices import choice_fields, takes_choice
 
@@ -397,21 +397,36 @@ def draft(
 def answer_from_library(question: Question, *, job=None, embedding_model=None, library=None) -> Answer | None:
     """Reuse an approved library entry that answers the question (no model call); None when none matches.
 
-    `library`: a batch job's snapshot of the answer library (read here when not given).
+    `library`: a batch job's snapshot of the answer library (read here when not given). When none is reused, the
+    library may keep entries that might fit as suggestions for a person (answer_library.services.suggestions).
     """
-    reusable = approved_answers().find(question.text, embedding_model=embedding_model, snapshot=library)
+    reusable = approved_answers().find(
+        question.text, embedding_model=embedding_model, snapshot=library, question_id=question.pk
+    )
     if reusable is None:
         return None
+    return reuse_entry(question, reusable, job=job)
+
+
+def reuse_entry(question: Question, reusable: Reusable, *, job=None, chosen_by=None) -> Answer:
+    """Write the entry's answer, choice and citations as the question's answer: the one way a reuse is recorded,
+    whether the responder was sure of the entry or a person (`chosen_by`) picked it from the suggestions.
+
+    A person's edit stays in front of the responder's reuse, as in front of a document draft; a person's pick of
+    the entry for this question replaces their edit.
+    """
     answer, _ = Answer.objects.update_or_create(
         question=question,
         defaults={
             "draft_text": reusable.text,
+            **({"final_text": ""} if chosen_by else {}),
             "citations": reusable.citations,
             "evidence": None,
             "confidence": round(reusable.score, 3),
             "needs_expert": False,
             "library_entry_id": reusable.entry_id,
             "library_score": reusable.score,
+            "library_chosen_by": chosen_by,
             "responder_job": job,
             "generated_at": timezone.now(),
             "choice": reusable.choice if takes_choice(question) else "",
@@ -453,6 +468,7 @@ def generate_answer(
             "needs_expert": needs_expert,
             "library_entry_id": None,
             "library_score": None,
+            "library_chosen_by": None,
             "responder_job": job,
             "generated_at": timezone.now(),
             **choice_fields(text, question.text),

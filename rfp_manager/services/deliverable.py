@@ -103,9 +103,17 @@ class Outgoing:
 
 
 def person_behind(answer: Answer) -> str:
-    """Who vouches for the text shown now: "approved by casey, 27 Nov", "written by casey, 27 Nov", or ""."""
+    """Who vouches for the text shown now: "approved by casey, 27 Nov", "written by casey, 27 Nov", "chosen from the
+    answer library by casey, 27 Nov", or "".
+
+    Picking a library entry among the suggestions for this question is a person's reading of the question beside an
+    approved answer: it vouches for the text as writing it does (a contributor's pick goes out as their edit would),
+    while the owner's approval stays a step of its own.
+    """
     if answer.is_approved:
         return f"approved by {_name(answer.approved_by)}, {_day(answer.approved_at)}"
+    if answer.library_chosen_by_id and answer.library_entry_id and not answer.final_text:
+        return f"chosen from the answer library by {_name(answer.library_chosen_by)}, {_day(answer.generated_at)}"
     if answer.final_text.strip():  # only a person writes final_text (answering.save_final_text)
         who = _name(answer.edited_by) if answer.edited_by_id else "a person"
         return f"written by {who}" + (f", {_day(answer.edited_at)}" if answer.edited_at else "")

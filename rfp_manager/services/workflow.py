@@ -121,6 +121,7 @@ def clear(questions: list[Question]) -> int:
         needs_expert=False,
         library_entry_id=None,
         library_score=None,
+        library_chosen_by=None,
         generated_at=None,
         review_verdict="",
         review_feedback="",

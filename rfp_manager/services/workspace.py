@@ -103,6 +103,8 @@ def filtered_questions(rfp, filters: dict, user):
         questions = questions.filter(**{f"{ASSIGNEE_LOOKUP}_id": filters["assignee"]})
     if filters.get("mine"):
         questions = questions.filter(**{ASSIGNEE_LOOKUP: user})
+    if filters.get("suggested"):
+        questions = questions.filter(suggested_entries__gt=0)  # counted by the library's answer_flags
     return sorted_questions(questions, filters.get("sort") or "attention")
 
 
