@@ -7,8 +7,8 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("answer_library", "0004_entry_as_answered"),
-        ("rfp_manager", "0012_question_import_analysis_job"),
+        ("answer_library", "0002_library_job_read"),
+        ("rfp_manager", "0002_question_import_job_changes"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

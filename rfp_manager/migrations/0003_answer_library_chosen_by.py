@@ -7,7 +7,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("rfp_manager", "0012_question_import_analysis_job"),
+        ("rfp_manager", "0002_question_import_job_changes"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
