@@ -79,7 +79,11 @@ def test_eval_measures_a_small_subset_end_to_end(subset, offline_embedding, user
     }
     other_database = {**figures, "judged": None}
     report = render(runs={"SQLite": figures, "PostgreSQL": other_database}, seconds=2)
-    assert "| hybrid recall@5" in report and "| fault (test) | database | planted" in report and "## Answer library" in report
+    assert (
+        "| hybrid recall@5" in report
+        and "| fault (test) | database | planted" in report
+        and "## Answer library" in report
+    )
     assert "source hash `" in report
     assert "| drafts state the key fact ≥ 0.6" in report and "## Drafts that state the key fact" in report
     assert "## Word overlap" in report and "| test | client-worded (v3) |" in report
