@@ -36,7 +36,7 @@ run: venv
 test: venv
 	bin/test-stack $(PYTEST_ARGS)
 
-# In-process on a private SQLite file: no services needed (evaluation/run.py).
+# SQLite (a private file) and PostgreSQL (bin/stack's, started and stopped for the run), side by side (evaluation/run.py).
 eval: venv
 	$(VENV)/bin/python -m evaluation.run
 

@@ -8,8 +8,6 @@ nobody tuned on.
 from collections import Counter
 from datetime import UTC, datetime
 
-from django.db import connection
-
 from .judged import DOES_NOT_ANSWER, LABEL_NAMES, NO_ANSWER_IN_LIBRARY
 from .measures import FAULT_KINDS, reliability, score_judged
 from .sources import commit, source_hash
@@ -37,51 +35,48 @@ CONFIDENCE_BUCKETS = ((0.0, 0.2), (0.2, 0.4), (0.4, 0.6), (0.6, 1.01))
 TEST, DEV = "test", "dev"
 
 
-def render(
-    *,
-    retrieval,
-    overlap,
-    library,
-    drafts,
-    draft_scores,
-    key_facts,
-    reviewer,
-    judged,
-    documents,
-    questions,
-    models,
-    seconds,
-) -> str:
-    """retrieval: {method: {split: score}}; overlap: {question id: word overlap}; library: one LibraryScore per
-    model; draft_scores, key_facts and reviewer: {split: …}; judged: the reviewer's JudgedVerdicts on the judged drafts."""
-    judged_scores = score_judged(judged)
-    methods = list(retrieval)
-    bm25, hybrid = retrieval[methods[0]], retrieval[methods[-1]]
+def render(*, runs: dict, seconds, other_precision: dict | None = None, int8_default: bool = False) -> str:
+    """runs: {database label: the figures of one run (run.evaluate)}, the first with the reviewer on the judged drafts
+    (it reads fixed texts: measured once). other_precision: the first database's figures with the other encoder
+    weights (int8 or fp32), without the reviewer."""
+    figures = list(runs.values())
+    first = figures[0]
+    judged = first["judged"]
+    judged_scores = [score_judged(judged), *[None] * (len(figures) - 1)]
+    models, questions = first["models"], first["questions"]
+    durations = ", ".join(f"{label}: {run['seconds']:.0f} s" for label, run in runs.items())
+    bm25 = [f["retrieval"][list(f["retrieval"])[0]] for f in figures]
+    hybrid = [f["retrieval"][list(f["retrieval"])[-1]] for f in figures]
     client = {
         s: {q.id for q in questions if q.origin == CLIENT_WORDED and q.answerable and q.split == s} for s in (TEST, DEV)
     }
-    client_hybrid = {s: hybrid[s].recall_of(client[s]) for s in (TEST, DEV)}
+    client_hybrid = [{s: h[s].recall_of(client[s]) for s in (TEST, DEV)} for h in hybrid]
+    client_bm25 = [{s: b[s].recall_of(client[s]) for s in (TEST, DEV)} for b in bm25]
     lines = [
         "# Retrieval and answer quality",
         "",
         f"Written by `make eval` (`.venv/bin/python -m evaluation.run`) on {datetime.now(UTC):%Y-%m-%d %H:%M} "
         f"UTC in {seconds:.0f} s at commit {commit()}, source hash `{source_hash()}` (the files listed in "
         f"evaluation/sources.py). Do not edit: a test fails when one of those files changes and asks for `make eval`.",
-        f"In-process on {connection.vendor}; embedding model `{models[0]}`, chat model `{models[1]}`.",
+        f"Measured on {' and '.join(runs)}, each on a fresh database in its own process "
+        f"({durations}); where two figures "
+        f"stand side by side they are {' / '.join(runs)}. Embedding model `{models[0]}` "
+        f"({'int8' if int8_default else 'fp32'} weights), chat model `{models[1]}`.",
         "",
-        *_set_summary(documents, questions),
+        *_set_summary(first["documents"], questions),
         "",
         "## Targets (test split)",
         "",
-        "| target | test | met | dev (tuned on, for reference) |",
-        "|---|---|---|---|",
+        f"| target | {' | '.join(f'test {label}' for label in runs)} | met | "
+        f"{' | '.join(f'dev {label} (tuned on, for reference)' for label in runs)} |",
+        "|---|" + "---|" * (2 * len(runs) + 1),
         _at_least(f"hybrid recall@5 ≥ {HYBRID_RECALL} ({models[0]})", hybrid, "recall_at_5", HYBRID_RECALL),
         _at_least(
             f"hybrid recall@5 ≥ BM25's + {HYBRID_MARGIN_OVER_BM25:.2f} (BM25: test "
-            f"{bm25[TEST].recall_at_5:.3f}, dev {bm25[DEV].recall_at_5:.3f})",
+            f"{_cells(bm25, 'recall_at_5', TEST, ' / ')}, dev {_cells(bm25, 'recall_at_5', DEV, ' / ')})",
             hybrid,
             "recall_at_5",
-            {s: bm25[s].recall_at_5 + HYBRID_MARGIN_OVER_BM25 for s in (TEST, DEV)},
+            [{s: b[s].recall_at_5 + HYBRID_MARGIN_OVER_BM25 for s in (TEST, DEV)} for b in bm25],
         ),
         _at_least(
             f"client-worded questions: hybrid recall@5 ≥ {HELD_OUT_AIM} (the held-out set's aim)",
@@ -91,27 +86,27 @@ def render(
         ),
         _at_least(
             f"client-worded questions: hybrid recall@5 ≥ BM25's + {HYBRID_MARGIN_OVER_BM25:.2f} (BM25: test "
-            f"{bm25[TEST].recall_of(client[TEST]):.3f}, dev {bm25[DEV].recall_of(client[DEV]):.3f})",
+            f"{_cells(client_bm25, None, TEST, ' / ')}, dev {_cells(client_bm25, None, DEV, ' / ')})",
             client_hybrid,
             None,
-            {s: bm25[s].recall_of(client[s]) + HYBRID_MARGIN_OVER_BM25 for s in (TEST, DEV)},
+            [{s: b[s] + HYBRID_MARGIN_OVER_BM25 for s in (TEST, DEV)} for b in client_bm25],
         ),
         _at_least(
             f"drafts state the key fact ≥ {KEY_FACTS_STATED} (answerable questions; evaluation/key_facts/)",
-            key_facts,
+            [f["key_facts"] for f in figures],
             "rate",
             KEY_FACTS_STATED,
         ),
         _at_least(
             f'"no supporting content" precision ≥ {NO_SUPPORT_PRECISION} (answerable and near-miss questions)',
-            draft_scores,
+            [f["draft_scores"] for f in figures],
             "no_support_precision",
             NO_SUPPORT_PRECISION,
         ),
         *[
             _at_least(
                 f"reviewer flags ≥ {FAULT_DETECTION:.0%}: {kind}",
-                {s: reviewer[s].rate(kind) for s in reviewer},
+                [{s: f["reviewer"][s].rate(kind) for s in f["reviewer"]} for f in figures],
                 None,
                 FAULT_DETECTION,
             )
@@ -119,7 +114,7 @@ def render(
         ],
         _at_least(
             f"reviewer approves ≥ {CORRECT_APPROVAL:.0%} of correct answers",
-            reviewer,
+            [f["reviewer"] for f in figures],
             "approval_rate",
             CORRECT_APPROVAL,
         ),
@@ -132,41 +127,48 @@ def render(
         *[
             _at_least(
                 f"judged drafts: reviewer flags ≥ {JUDGED_FLAGS:.0%} of {label}",
-                {s: judged_scores[s].flag_rate(label) for s in judged_scores},
+                [s and {split: s[split].flag_rate(label) for split in s} for s in judged_scores],
                 None,
                 JUDGED_FLAGS,
             )
             for label in (DOES_NOT_ANSWER, NO_ANSWER_IN_LIBRARY)
         ],
         _at_most(
-            f"answer library wrong automatic reuse ≤ {LIBRARY_WRONG_REUSE} of probes ({library[-1].model})",
-            {s: library[-1].for_split(s).wrong_reuse_rate for s in (TEST, DEV)},
+            f"answer library wrong automatic reuse ≤ {LIBRARY_WRONG_REUSE} of probes ({models[0]})",
+            [{s: f["library"][-1].for_split(s).wrong_reuse_rate for s in (TEST, DEV)} for f in figures],
             LIBRARY_WRONG_REUSE,
         ),
         _at_least(
             f"answer library: right entry reused or among the suggestions ≥ {LIBRARY_RIGHT_OFFERED} of rewordings "
-            f"({library[-1].model})",
-            {s: library[-1].for_split(s) for s in (TEST, DEV)},
+            f"({models[0]})",
+            [{s: f["library"][-1].for_split(s) for s in (TEST, DEV)} for f in figures],
             "right_offered_rate",
             LIBRARY_RIGHT_OFFERED,
         ),
         "",
-        *_retrieval_section(retrieval),
-        *_overlap_section(retrieval, overlap, questions),
-        *_library_section(library),
-        *_drafts_section(draft_scores, drafts),
-        *_key_facts_section(key_facts),
-        *_reviewer_section(reviewer),
-        *judged_lines(judged),
+        *(
+            ["The judged drafts' rows are measured once, on the first database: see that section."]
+            if len(runs) > 1
+            else []
+        ),
+        "",
+        *_precision_section(first, other_precision, int8_default),
+        *_retrieval_section(runs),
+        *_overlap_section(runs, questions),
+        *_library_section(runs),
+        *_drafts_section(runs),
+        *_key_facts_section(runs),
+        *_reviewer_section(runs),
+        *judged_lines(judged, measured_on=list(runs)[0] if len(runs) > 1 else None),
         "## Confidence (test split)",
         "",
         'What the RFP page sorts by, after review, for the drafted answers (a "no supporting content" draft '
         "has confidence 0 and is listed first by its expert flag). A drafted answer is right when it cites a "
         "passage of a relevant document.",
         "",
-        "| confidence | drafted answers | right |",
-        "|---|---|---|",
-        *_calibration([d for d in drafts if not d.needs_expert and d.question.split == TEST]),
+        f"| confidence | {' | '.join(f'{label} drafted answers | {label} right' for label in runs)} |",
+        "|---|" + "---|---|" * len(runs),
+        *_calibration([[d for d in f["drafts"] if not d.needs_expert and d.question.split == TEST] for f in figures]),
         "",
     ]
     return "\n".join(lines)
@@ -196,60 +198,157 @@ def _value(scores, attribute, split):
     return score if attribute is None else getattr(score, attribute)
 
 
-def _at_least(label: str, scores: dict, attribute: str | None, threshold) -> str:
-    thresholds = threshold if isinstance(threshold, dict) else {TEST: threshold, DEV: threshold}
-    test, dev = _value(scores, attribute, TEST), _value(scores, attribute, DEV)
-    return f"| {label} | {test:.3f} | {'yes' if test >= thresholds[TEST] else 'NO'} | {dev:.3f} |"
+def _per_database(scores) -> list:
+    """Scores of one database ({split: …}) or a list of them, one per database (None: measured once, on the first)."""
+    return [scores] if isinstance(scores, dict) else list(scores)
 
 
-def _at_most(label: str, values: dict, threshold: float) -> str:
-    return f"| {label} | {values[TEST]:.3f} | {'yes' if values[TEST] <= threshold else 'NO'} | {values[DEV]:.3f} |"
+def _cells(scores, attribute, split, between: str = " | ") -> str:
+    """One figure per database, side by side ("–" where it was measured once, on the first database)."""
+    return between.join("–" if s is None else f"{_value(s, attribute, split):.3f}" for s in _per_database(scores))
 
 
-def _retrieval_section(retrieval) -> list[str]:
-    hybrid, bm25 = retrieval[list(retrieval)[-1]], retrieval[list(retrieval)[0]]
+def _met(scores, attribute, thresholds, meets) -> bool:
+    measured = [(s, t) for s, t in zip(scores, thresholds, strict=True) if s is not None]
+    return all(meets(_value(s, attribute, TEST), t[TEST]) for s, t in measured)
+
+
+def _row(label, scores, attribute, threshold, meets) -> str:
+    scores = _per_database(scores)
+    thresholds = threshold if isinstance(threshold, list) else [threshold] * len(scores)
+    thresholds = [t if isinstance(t, dict) else {TEST: t, DEV: t} for t in thresholds]
+    met = "yes" if _met(scores, attribute, thresholds, meets) else "NO"
+    return f"| {label} | {_cells(scores, attribute, TEST)} | {met} | {_cells(scores, attribute, DEV)} |"
+
+
+def _at_least(label: str, scores, attribute: str | None, threshold) -> str:
+    """A target row; `scores` is one database's {split: score} or a list of them, `threshold` a number, a
+    {split: number}, or a list of either (one per database). Met when every database meets it on test."""
+    return _row(label, scores, attribute, threshold, lambda value, target: value >= target)
+
+
+def _at_most(label: str, values, threshold: float) -> str:
+    return _row(label, values, None, threshold, lambda value, target: value <= target)
+
+
+# --- the encoder's weights ---------------------------------------------------------------------------
+# Issue 37: int8 becomes the default when every figure it changes is within this of fp32's.
+INT8_TOLERANCE = 0.01
+
+
+def precision_costs(default: dict, other: dict, int8_default: bool) -> list[tuple[str, float, float, float]]:
+    """(figure, fp32, int8, cost of int8: how much worse it is, negative when better) for each figure int8 changes."""
+    fp32, int8 = (other, default) if int8_default else (default, other)
+    rows = [  # (figure, fp32, int8, higher is better)
+        (
+            f"test recall@5: {name}",
+            fp32["retrieval"][name][TEST].recall_at_5,
+            int8["retrieval"][name][TEST].recall_at_5,
+            True,
+        )
+        for name in fp32["retrieval"]
+        if fp32["models"][0] in name  # the lexical rankings do not use the encoder
+    ]
+    rows.append(("test drafts stating the key fact", fp32["key_facts"][TEST].rate, int8["key_facts"][TEST].rate, True))
+    for split in (TEST, DEV):
+        before, after = fp32["library"][-1].for_split(split), int8["library"][-1].for_split(split)
+        rows.append((f"{split} answer library recall@1", before.recall_at_1, after.recall_at_1, True))
+        rows.append(
+            (f"{split} answer library false-match rate", before.false_match_rate, after.false_match_rate, False)
+        )
+    return [(name, a, b, (a - b) if higher else (b - a)) for name, a, b, higher in rows]
+
+
+def _precision_section(default: dict, other: dict | None, int8_default: bool) -> list[str]:
+    if other is None:
+        return []
+    costs = precision_costs(default, other, int8_default)
+    worst = max(costs, key=lambda row: row[3])
+    within = worst[3] <= INT8_TOLERANCE
+    if within:
+        decision = (
+            f"int8 is within {INT8_TOLERANCE} of fp32 on every figure (its largest cost: {worst[3]:+.3f}, {worst[0]}): "
+            + ("it is the default." if int8_default else "it should be the default (LOCAL_EMBEDDING_INT8).")
+        )
+    else:
+        costly = "; ".join(f"{name} {cost:+.3f}" for name, _, _, cost in costs if cost > INT8_TOLERANCE)
+        decision = f"int8 costs more than {INT8_TOLERANCE}: {costly}. " + (
+            "It is the default nonetheless: set LOCAL_EMBEDDING_INT8=false."
+            if int8_default
+            else "fp32 stays the default."
+        )
+    return [
+        "## The encoder's weights: what int8 changes",
+        "",
+        f"The same run on {default['vendor']} with the other weights of `{default['models'][0]}` "
+        "(LOCAL_EMBEDDING_INT8; dynamic int8 is about twice as fast, bench/bench_encoder.py): every figure int8 "
+        "could change, and how much worse int8 is (cost; negative: better).",
+        "",
+        "| figure | fp32 | int8 | cost of int8 |",
+        "|---|---|---|---|",
+        *[f"| {name} | {a:.3f} | {b:.3f} | {cost:+.3f} |" for name, a, b, cost in costs],
+        "",
+        f"**{decision}**",
+        "",
+    ]
+
+
+def _retrieval_section(runs) -> list[str]:
+    first = next(iter(runs.values()))["retrieval"]
+    hybrid = first[list(first)[-1]]
     return [
         f"## Retrieval ({hybrid[TEST].questions} answerable test questions; dev: {hybrid[DEV].questions})",
         "",
-        "| method | recall@5 | MRR@10 | nDCG@10 | missed at 5 | dev recall@5 |",
-        "|---|---|---|---|---|---|",
+        "| method | database | recall@5 | MRR@10 | nDCG@10 | missed at 5 | dev recall@5 |",
+        "|---|---|---|---|---|---|---|",
         *[
-            f"| {name} | {s[TEST].recall_at_5:.3f} | {s[TEST].mrr:.3f} | {s[TEST].ndcg_at_10:.3f} | "
+            f"| {name} | {label} | {s[TEST].recall_at_5:.3f} | {s[TEST].mrr:.3f} | {s[TEST].ndcg_at_10:.3f} | "
             f"{len(s[TEST].missed_at_5)} | {s[DEV].recall_at_5:.3f} |"
-            for name, s in retrieval.items()
+            for name in first
+            for label, figures in runs.items()
+            for s in [figures["retrieval"][name]]
         ],
         "",
         "recall@5: share of questions with a passage of a relevant document among the first five; MRR@10: mean "
         'reciprocal rank of the first such passage; nDCG@10: over distinct documents in ranked order. "Lexical '
-        "only\" is the product's own lexical ranking (the full-text half of search_passages()); the BM25 baseline "
-        "ranks passage text by the question as written. Search latency is measured by bench/bench_search.py.",
+        "only\" is the product's own lexical ranking (the full-text half of search_passages(): FTS5's bm25 on "
+        "SQLite, ts_rank_cd on PostgreSQL); the BM25 baseline ranks passage text by the question as written "
+        "(on PostgreSQL, ts_rank_cd over the text alone). Search latency is measured by bench/bench_search.py.",
         "",
-        f"Missed at 5 on test by the hybrid: {', '.join(hybrid[TEST].missed_at_5) or 'none'}; by BM25: "
-        f"{', '.join(bm25[TEST].missed_at_5) or 'none'}.",
+        *[
+            f"Missed at 5 on test on {label} by the hybrid: "
+            f"{', '.join(r[list(r)[-1]][TEST].missed_at_5) or 'none'}; by BM25: "
+            f"{', '.join(r[list(r)[0]][TEST].missed_at_5) or 'none'}."
+            for label, figures in runs.items()
+            for r in [figures["retrieval"]]
+        ],
         "",
     ]
 
 
-def _overlap_section(retrieval, overlap: dict[str, float], questions) -> list[str]:
+def _overlap_section(runs, questions) -> list[str]:
     """Recall by how much of each question's wording its answer holds: lifted questions flatter every ranking."""
     answerable = [q for q in questions if q.answerable]
     groups = [
-        ("client-worded (v3)", lambda q: q.origin == CLIENT_WORDED),
-        ("earlier (v1, v2)", lambda q: q.origin != CLIENT_WORDED),
-        (f"any, word overlap < {LOW_OVERLAP}", lambda q: overlap[q.id] < LOW_OVERLAP),
-        (f"any, word overlap ≥ {LOW_OVERLAP}", lambda q: overlap[q.id] >= LOW_OVERLAP),
+        ("client-worded (v3)", lambda q, overlap: q.origin == CLIENT_WORDED),
+        ("earlier (v1, v2)", lambda q, overlap: q.origin != CLIENT_WORDED),
+        (f"any, word overlap < {LOW_OVERLAP}", lambda q, overlap: overlap[q.id] < LOW_OVERLAP),
+        (f"any, word overlap ≥ {LOW_OVERLAP}", lambda q, overlap: overlap[q.id] >= LOW_OVERLAP),
     ]
+    methods = list(next(iter(runs.values()))["retrieval"])
     rows = []
     for split in (TEST, DEV):
         for label, member in groups:
-            ids = {q.id for q in answerable if q.split == split and member(q)}
-            if ids:
-                mean_overlap = sum(overlap[i] for i in ids) / len(ids)
-                rows.append(
-                    f"| {split} | {label} | {len(ids)} | {mean_overlap:.2f} | "
-                    + " | ".join(f"{s[split].recall_of(ids):.3f}" for s in retrieval.values())
-                    + " |"
-                )
+            for database, figures in runs.items():
+                overlap, retrieval = figures["overlap"], figures["retrieval"]
+                ids = {q.id for q in answerable if q.split == split and member(q, overlap)}
+                if ids:
+                    mean_overlap = sum(overlap[i] for i in ids) / len(ids)
+                    rows.append(
+                        f"| {split} | {label} | {database} | {len(ids)} | {mean_overlap:.2f} | "
+                        + " | ".join(f"{retrieval[m][split].recall_of(ids):.3f}" for m in methods)
+                        + " |"
+                    )
     return [
         "## Word overlap: are the questions lifted from the documents?",
         "",
@@ -261,22 +360,22 @@ def _overlap_section(retrieval, overlap: dict[str, float], questions) -> list[st
         "the rest: they stand in for the owners' held-out set. recall@5 of each method, in the order of the "
         "retrieval table:",
         "",
-        "| split | questions | n | mean word overlap | " + " | ".join(retrieval) + " |",
-        "|---|---|---|---|" + "---|" * len(retrieval),
+        "| split | questions | database | n | mean word overlap | " + " | ".join(methods) + " |",
+        "|---|---|---|---|---|" + "---|" * len(methods),
         *rows,
         "",
     ]
 
 
-def _library_section(library) -> list[str]:
+def _library_section(runs) -> list[str]:
     from .library import SWEEP
 
-    last = library[-1]
-    test = [s.for_split(TEST) for s in library]
-    dev = [s.for_split(DEV) for s in library]
+    last = next(iter(runs.values()))["library"][-1]
+    test = last.for_split(TEST)
+    scores = [(database, s) for database, figures in runs.items() for s in figures["library"]]
     return [
-        f"## Answer library ({last.entries} entries; test: {test[-1].reworded} reworded questions, "
-        f"{test[-1].unrelated} questions no entry answers)",
+        f"## Answer library ({last.entries} entries; test: {test.reworded} reworded questions, "
+        f"{test.unrelated} questions no entry answers)",
         "",
         "Does the responder reuse the right approved entry for a question asked in other words, and no entry for a "
         "question none answers? evaluation/library_entries.json: each reworded question must find its own entry "
@@ -285,34 +384,48 @@ def _library_section(library) -> list[str]:
         'misses on purpose: "How long are backups retained?" beside the entry "How often are backups taken?". '
         "Matching is answer_library.services.matching.find_match, the responder's own.",
         "",
-        "| embedding model | threshold | recall@1 | found | wrong entry | false-match rate | false matches | "
+        "| embedding model | database | threshold | recall@1 | found | wrong entry | false-match rate | false matches | "
         "dev recall@1 | dev false-match rate |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|---|---|",
         *[
-            f"| {t.model} | {t.threshold:.2f} | {t.recall_at_1:.3f} | {t.found_first} / {t.reworded} | "
+            f"| {t.model} | {database} | {t.threshold:.2f} | {t.recall_at_1:.3f} | {t.found_first} / {t.reworded} | "
             f"{t.wrong_entry} | {t.false_match_rate:.3f} | {t.false_matches} / {t.unrelated} | "
             f"{d.recall_at_1:.3f} | {d.false_match_rate:.3f} |"
-            for t, d in zip(test, dev, strict=True)
+            for database, s in scores
+            for t, d in [(s.for_split(TEST), s.for_split(DEV))]
         ],
         "",
         "ANSWER_LIBRARY_MATCH_THRESHOLD is tuned on dev; the sweep, on dev, shows what other thresholds would give "
         "(recall@1 / false-match rate).",
         "",
-        "| model (dev) | " + " | ".join(f"{t:.2f}" for t in SWEEP) + " |",
-        "|---|" + "---|" * len(SWEEP),
-        *[f"| {s.model} | " + " | ".join("{:.2f} / {:.2f}".format(*s.at(t)) for t in SWEEP) + " |" for s in dev],
+        "| model (dev) | database | " + " | ".join(f"{t:.2f}" for t in SWEEP) + " |",
+        "|---|---|" + "---|" * len(SWEEP),
+        *[
+            f"| {s.model} | {database} | "
+            + " | ".join("{:.2f} / {:.2f}".format(*s.for_split(DEV).at(t)) for t in SWEEP)
+            + " |"
+            for database, s in scores
+        ],
         "",
-        *_library_tiers_section(test, dev),
-        f"Not found on test by {last.model}: {'; '.join(test[-1].misses) or 'none'}.",
-        "",
-        f"False matches on test by {last.model}: {'; '.join(test[-1].wrong) or 'none'}.",
+        *_library_tiers_section(next(iter(runs.values()))["library"]),
+        *[
+            f"Not found on test by {s.model} on {database}: {'; '.join(s.for_split(TEST).misses) or 'none'}. "
+            f"False matches: {'; '.join(s.for_split(TEST).wrong) or 'none'}."
+            for database, figures in runs.items()
+            for s in figures["library"][-1:]
+        ],
         "",
     ]
 
 
-def _library_tiers_section(test, dev) -> list[str]:
-    """Issue 34's two tiers per model: automatic reuse when sure, suggestions for a person otherwise; the replay."""
+def _library_tiers_section(library) -> list[str]:
+    """Issue 34's two tiers per model: automatic reuse when sure, suggestions for a person otherwise; the replay.
+
+    Measured on the first database: the tiers are the match scores', which no database changes.
+    """
     from answer_library.services.matching import SUGGESTION_FLOOR
+
+    test, dev = [s.for_split(TEST) for s in library], [s.for_split(DEV) for s in library]
 
     last_test, last_dev = test[-1], dev[-1]
     lines = [
@@ -357,12 +470,12 @@ def _library_tiers_section(test, dev) -> list[str]:
     return lines
 
 
-def _drafts_section(scores, drafts) -> list[str]:
-    def line(name: str) -> str:
-        s = scores[name]
+def _drafts_section(runs) -> list[str]:
+    def line(database: str, name: str) -> str:
+        s = runs[database]["draft_scores"][name]
         return (
-            f'- {name}: {s.flagged} "no supporting content" drafts, {s.flagged_correctly} of them for questions '
-            f"the library cannot answer — precision {s.no_support_precision:.3f}, recall "
+            f'- {database}, {name}: {s.flagged} "no supporting content" drafts, {s.flagged_correctly} of them for '
+            f"questions the library cannot answer — precision {s.no_support_precision:.3f}, recall "
             f"{s.no_support_recall:.3f} of {s.unanswerable}; near misses flagged {s.near_misses_flagged} of "
             f"{s.near_misses}. Answerable questions drafted from a relevant document (citing one): "
             f"{s.grounded_in_relevant} of {s.answerable}."
@@ -371,20 +484,20 @@ def _drafts_section(scores, drafts) -> list[str]:
     return [
         "## Drafts",
         "",
-        line(TEST),
-        line(DEV) + " (dev also holds the off-topic questions)",
+        *[line(database, TEST) for database in runs],
+        *[line(database, DEV) + " (dev also holds the off-topic questions)" for database in runs],
         "",
-        *_evidence_gate_sweep(drafts),
+        *_evidence_gate_sweep(runs),
     ]
 
 
-def _key_facts_section(scores) -> list[str]:
-    def line(name: str) -> str:
-        s = scores[name]
+def _key_facts_section(runs) -> list[str]:
+    def line(database: str, name: str) -> str:
+        s = runs[database]["key_facts"][name]
         if not s.questions:
-            return f"- {name}: no key facts written yet (evaluation/key_facts/{name}.json)."
+            return f"- {database}, {name}: no key facts written yet (evaluation/key_facts/{name}.json)."
         return (
-            f"- {name}: {s.stated} of {s.questions} drafts state every key fact of their question "
+            f"- {database}, {name}: {s.stated} of {s.questions} drafts state every key fact of their question "
             f'({s.rate:.3f}); drafted as "no supporting content": {s.no_support}.'
         )
 
@@ -398,20 +511,22 @@ def _key_facts_section(scores) -> list[str]:
         '= "annually" …); a question is answered when every one of its facts is stated. A sample of 30 such matches '
         "was read and checked (evaluation/key_facts/AGREEMENT.md).",
         "",
-        line(TEST),
-        line(DEV),
+        *[line(database, split) for split in (TEST, DEV) for database in runs],
         "",
-        f"Not stated on test: {', '.join(scores[TEST].missed) or 'none'}.",
+        *[
+            f"Not stated on test on {database}: {', '.join(figures['key_facts'][TEST].missed) or 'none'}."
+            for database, figures in runs.items()
+        ],
         "",
     ]
 
 
-def _evidence_gate_sweep(drafts) -> list[str]:
+def _evidence_gate_sweep(runs) -> list[str]:
     from rfp_manager.services.answering import MEANING_EVIDENCE_THRESHOLDS, MISSING_WORD_WEIGHT
 
-    from .measures import evidence_sweep
+    from .measures import EVIDENCE_SWEEP, evidence_sweep
 
-    rows = evidence_sweep(drafts, DEV)
+    sweeps = {database: evidence_sweep(figures["drafts"], DEV) for database, figures in runs.items()}
     thresholds = ", ".join(f"{model}: {t:.2f}" for model, t in MEANING_EVIDENCE_THRESHOLDS.items())
     return [
         '"No supporting content" is decided first by the evidence gate (rfp_manager.services.answering.'
@@ -422,34 +537,43 @@ def _evidence_gate_sweep(drafts) -> list[str]:
         "threshold is tuned on dev; the sweep, on dev, shows what the gate alone flags at each (the later checks "
         "left out).",
         "",
-        "| threshold (dev) | near misses flagged | answerable flagged | precision | off-topic flagged |",
-        "|---|---|---|---|---|",
+        "| threshold (dev) | database | near misses flagged | answerable flagged | precision | off-topic flagged |",
+        "|---|---|---|---|---|---|",
         *[
-            f"| {r.threshold:.2f} | {r.near_misses} | {r.answerable} | {r.precision:.3f} | {r.off_topic} |"
-            for r in rows
+            f"| {r.threshold:.2f} | {database} | {r.near_misses} | {r.answerable} | {r.precision:.3f} | {r.off_topic} |"
+            for index in range(len(EVIDENCE_SWEEP))
+            for database, rows in sweeps.items()
+            for r in [rows[index]]
         ],
         "",
     ]
 
 
-def _reviewer_section(reviewer) -> list[str]:
-    test, dev = reviewer[TEST], reviewer[DEV]
+def _reviewer_section(runs) -> list[str]:
+    def summary(database: str) -> list[str]:
+        test, dev = runs[database]["reviewer"][TEST], runs[database]["reviewer"][DEV]
+        return [
+            f"- {database}: correct drafts (answerable, drafted, citing a relevant document) approved on test: "
+            f"{test.correct_approved} of {test.correct_judged} ({test.approval_rate:.1%}); dev: "
+            f"{dev.correct_approved} of {dev.correct_judged}. Faults flagged (verdict other than approved) on test: "
+            f"{test.caught} of {test.planted} ({test.detection_rate:.1%}); dev: {dev.caught} of {dev.planted}.",
+        ]
+
+    def row(kind: str, database: str) -> str:
+        test, dev = runs[database]["reviewer"][TEST], runs[database]["reviewer"][DEV]
+        return (
+            f"| {kind} | {database} | {len(test.faults[kind])} | {sum(test.faults[kind])} | {test.rate(kind):.3f} | "
+            f"{len(dev.faults[kind])} | {sum(dev.faults[kind])} |"
+        )
+
     return [
         "## Reviewer",
         "",
-        f"- Correct drafts (answerable, drafted, citing a relevant document) approved on test: "
-        f"{test.correct_approved} of {test.correct_judged} ({test.approval_rate:.1%}); dev: {dev.correct_approved} "
-        f"of {dev.correct_judged}.",
-        f"- Faults flagged (verdict other than approved) on test: {test.caught} of {test.planted} "
-        f"({test.detection_rate:.1%}); dev: {dev.caught} of {dev.planted}.",
+        *[line for database in runs for line in summary(database)],
         "",
-        "| fault (test) | planted | flagged | rate | dev planted | dev flagged |",
-        "|---|---|---|---|---|---|",
-        *[
-            f"| {kind} | {len(test.faults[kind])} | {sum(test.faults[kind])} | {test.rate(kind):.3f} | "
-            f"{len(dev.faults[kind])} | {sum(dev.faults[kind])} |"
-            for kind in FAULT_KINDS
-        ],
+        "| fault (test) | database | planted | flagged | rate | dev planted | dev flagged |",
+        "|---|---|---|---|---|---|---|",
+        *[row(kind, database) for kind in FAULT_KINDS for database in runs],
         "",
         "Each fault is an answer to a correctly drafted question, judged with the passages shown beside it, and "
         "built without the reviewer's code: the correct draft of the next question on the same topic answered "
@@ -457,23 +581,30 @@ def _reviewer_section(reviewer) -> list[str]:
         "its first verb negated; the draft's first citation moved to a real library passage of a document that "
         "answers no question on this topic (the most word-alike one, so that it looks plausible); the question's "
         'hand-written plausible but wrong answer (questions.json "wrong_answer") citing the draft\'s first '
-        "cited passage; the draft plus a fabricated sentence citing that passage.",
+        "cited passage; the draft plus a fabricated sentence citing that passage. The drafts, and so the faults "
+        "built from them, are each database's own.",
         "",
     ]
 
 
-def _calibration(drafts) -> list[str]:
+def _calibration(drafts_per_database) -> list[str]:
+    """One row per confidence bucket, each database's drafted answers and how many are right side by side."""
     rows = []
     for low, high in CONFIDENCE_BUCKETS:
-        bucket = [d for d in drafts if low <= d.reviewed_confidence < high]
-        right = sum(d.question.answerable and d.cites_relevant for d in bucket)
-        share = f"{right / len(bucket):.0%}" if bucket else "–"
-        rows.append(f"| {low:.1f}–{min(high, 1.0):.1f} | {len(bucket)} | {right} ({share}) |")
+        cells = []
+        for drafts in drafts_per_database:
+            bucket = [d for d in drafts if low <= d.reviewed_confidence < high]
+            right = sum(d.question.answerable and d.cites_relevant for d in bucket)
+            share = f"{right / len(bucket):.0%}" if bucket else "–"
+            cells.append(f"{len(bucket)} | {right} ({share})")
+        rows.append(f"| {low:.1f}–{min(high, 1.0):.1f} | {' | '.join(cells)} |")
     return rows
 
 
-def judged_lines(verdicts) -> list[str]:
-    """The page's section on the reviewer's verdicts on the judged drafts (also printed by evaluation.judged review)."""
+def judged_lines(verdicts, measured_on: str | None = None) -> list[str]:
+    """The page's section on the reviewer's verdicts on the judged drafts (also printed by evaluation.judged review).
+
+    `measured_on`: the one database they were measured on, when the page shows several."""
     scores = score_judged(verdicts)
     test, dev = scores[TEST], scores[DEV]
 
@@ -491,6 +622,14 @@ def judged_lines(verdicts) -> list[str]:
         "their passages (evaluation/judged/drafts.json) and each read and labelled by the guide committed before "
         "the labels (evaluation/judged/GUIDE.md, labels.json). The reviewer (answering.judge) judges each stored "
         'text against its stored passages; a "no supporting content" draft is flagged for an expert without review.',
+        *(
+            [
+                f"Measured once, on {measured_on}: the drafts and their passages are fixed texts, and the one thing "
+                "the reviewer asks the database is how many library passages hold each question word (its rarity)."
+            ]
+            if measured_on
+            else []
+        ),
         "",
         f"- Of the drafts the reviewer approves, labelled answers: test {test.approved_answers} of {test.approved} "
         f"({test.approved_precision:.1%}); dev {dev.approved_answers} of {dev.approved}.",

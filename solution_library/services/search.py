@@ -1,7 +1,7 @@
 """search_passages(): the one retrieval service (library search page, rfp_manager).
 
 Ranking is hybrid: the database's full-text engine ranks chunks by the
-question's subject words (bm25 / ts_rank_cd over title, heading and text, see
+question's subject words (bm25 / idf-weighted ts_rank over title, heading and text, see
 lexical.py), the vector index ranks them by meaning, and reciprocal rank fusion
 merges the two lists — a rank-based merge, so neither score's scale matters and
 a passage that both rankings like rises to the top. With a model that ranks by

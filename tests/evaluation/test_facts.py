@@ -125,6 +125,6 @@ def test_the_quality_page_shows_the_target_row_and_each_split_s_count():
     scores = {"test": KeyFactScore(questions=3, stated=2, no_support=1, missed=["T3"]), "dev": KeyFactScore(0, 0, 0)}
     row = report._at_least("drafts state the key fact ≥ 0.6", scores, "rate", report.KEY_FACTS_STATED)
     assert row == "| drafts state the key fact ≥ 0.6 | 0.667 | yes | 0.000 |"
-    section = "\n".join(report._key_facts_section(scores))
-    assert "- test: 2 of 3 drafts state every key fact of their question (0.667)" in section
-    assert "- dev: no key facts written yet" in section and "Not stated on test: T3." in section
+    section = "\n".join(report._key_facts_section({"SQLite": {"key_facts": scores}}))
+    assert "- SQLite, test: 2 of 3 drafts state every key fact of their question (0.667)" in section
+    assert "- SQLite, dev: no key facts written yet" in section and "Not stated on test on SQLite: T3." in section

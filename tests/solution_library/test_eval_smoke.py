@@ -1,6 +1,7 @@
 """A small, fast run of `make eval`'s measures on the test database: the pipeline holds together."""
 
 import pytest
+from django.db import connection
 
 from evaluation.dataset import document_paths, ingest, load_questions
 from evaluation.judged import JudgedDraft
@@ -61,25 +62,34 @@ def test_eval_measures_a_small_subset_end_to_end(subset, offline_embedding, user
     judged = judge_stored_drafts([_stored(d) for d in drafts], questions, chat, user)
     assert len(judged) == len(drafts) and any(v.approved for v in judged)
     assert not any(v.approved for v, d in zip(judged, drafts, strict=True) if d.needs_expert)
-    report = render(
-        retrieval=retrieval,
-        overlap=overlap,
-        library=[library],
-        drafts=drafts,
-        draft_scores=draft_scores,
-        key_facts={split: score_key_facts(drafts, split) for split in ("dev", "test")},
-        reviewer=reviewer,
-        judged=judged,
-        documents={"HTML": 4, "Markdown": 1},
-        questions=questions,
-        models=("m", "c"),
-        seconds=1,
+    figures = {
+        "vendor": connection.vendor,
+        "retrieval": retrieval,
+        "overlap": overlap,
+        "library": [library],
+        "drafts": drafts,
+        "draft_scores": draft_scores,
+        "key_facts": {split: score_key_facts(drafts, split) for split in ("dev", "test")},
+        "reviewer": reviewer,
+        "judged": judged,
+        "documents": {"HTML": 4, "Markdown": 1},
+        "questions": questions,
+        "models": ("m", "c"),
+        "seconds": 1,
+    }
+    other_database = {**figures, "judged": None}
+    report = render(runs={"SQLite": figures, "PostgreSQL": other_database}, seconds=2)
+    assert (
+        "| hybrid recall@5" in report
+        and "| fault (test) | database | planted" in report
+        and "## Answer library" in report
     )
-    assert "| hybrid recall@5" in report and "| fault (test) | planted" in report and "## Answer library" in report
     assert "source hash `" in report
     assert "| drafts state the key fact ≥ 0.6" in report and "## Drafts that state the key fact" in report
     assert "## Word overlap" in report and "| test | client-worded (v3) |" in report
     assert "## Reviewer on the judged drafts" in report and "| does_not_answer |" in report
+    assert "| target | test SQLite | test PostgreSQL | met |" in report and "Measured once, on SQLite" in report
+    assert f"| {list(retrieval)[0]} | PostgreSQL | " in report  # each method's row per database
 
 
 def _stored(draft) -> JudgedDraft:
