@@ -4,6 +4,7 @@ Each `manage.py` command starts Django afresh (seconds of imports on a busy 2-co
 bin/run-stack runs these steps in one, while the broker boots beside it rather than before it.
 """
 
+import resource
 import time
 
 from django.conf import settings
@@ -29,6 +30,11 @@ def wait_for_broker(seconds: float) -> None:
             time.sleep(0.5)
 
 
+def cpu_seconds() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
 class Command(BaseCommand):
     help = (
         "migrate, ensure_admin, collectstatic and `check --deploy --tag exposure` (which warns when development "
@@ -47,7 +53,10 @@ class Command(BaseCommand):
         call_command("ensure_admin")
         call_command("collectstatic", interactive=False, verbosity=0)
         call_command("check", deploy=True, tags=["exposure"])
-        self.stdout.write(f"Database and static files ready in {time.monotonic() - started:.1f} s.")
+        self.stdout.write(
+            f"Database and static files ready in {time.monotonic() - started:.1f} s "
+            f"({cpu_seconds():.1f} s of CPU since this process started: the rest was waiting for a busy machine)."
+        )
         if options["demo"]:
             self._load_demo()
 
