@@ -55,7 +55,7 @@ class Command(BaseCommand):
         call_command("check", deploy=True, tags=["exposure"])
         self.stdout.write(
             f"Database and static files ready in {time.monotonic() - started:.1f} s "
-            f"({cpu_seconds():.1f} s of CPU since this process started: the rest was waiting for a busy machine)."
+            f"({cpu_seconds():.1f} s of CPU, Django's start included)."
         )
         if options["demo"]:
             self._load_demo()
