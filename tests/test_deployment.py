@@ -153,6 +153,14 @@ def test_every_supervised_process_is_restarted_and_stopped_with_its_children(nam
     assert config.stdout_events_enabled and config.redirect_stderr  # every line reaches the terminal
 
 
+def test_supervisord_starts_the_web_alone_and_run_stack_the_others_once_it_answers(supervised):
+    """Seven processes importing Django at once on 2 cores delayed a first run's first page by a minute."""
+    assert {name for name in PROCESSES if supervised[name].autostart} == {"web"}
+    run_stack = (ROOT / "bin" / "run-stack").read_text()
+    assert "start_the_others_once_the_web_answers &" in run_stack
+    assert 'supervisorctl -c "$DIR/supervisord.conf" start all' in run_stack
+
+
 def test_procfile_shell_syntax_is_refused_not_misread(tmp_path):
     procfile = tmp_path / "Procfile"
     procfile.write_text("web: gunicorn app --bind 0.0.0.0:$PORT\n")

@@ -4,7 +4,7 @@ It clones the repository's committed HEAD (commit before you run it: the
 working tree's changes are not in the clone) into a temporary folder and runs
 `make run` there exactly as the README says, with nothing of the test run's
 environment except free ports and an admin password. The clone builds its own
-.venv; pip's cache is shared (PIP_CACHE_DIR, or pip's default), so a warm
+.venv with bin/venv (uv, whose wheel cache in ~/.cache/uv is shared), so a warm
 cache keeps this to about a minute.
 """
 

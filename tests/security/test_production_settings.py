@@ -87,7 +87,3 @@ def test_make_run_warns_about_development_secrets_beyond_loopback():
 def test_make_run_is_quiet_on_loopback_or_with_real_secrets():
     assert "spelunker.W001" not in _exposure(SPELUNKER_HOST="127.0.0.1").stderr
     assert "spelunker.W001" not in _exposure(**PRODUCTION_ENV).stderr
-
-
-def test_make_run_runs_the_exposure_check():
-    assert "manage.py check --deploy --tag exposure" in (ROOT / "bin" / "run-stack").read_text()
