@@ -11,6 +11,7 @@ import logging
 
 from celery import shared_task
 from django.conf import settings
+from django.db import IntegrityError, transaction
 
 from jobs.dispatch import dispatch_after_commit
 from jobs.models import ErrorCode
@@ -29,8 +30,22 @@ HARD_LIMIT = SOFT_LIMIT + 5 * 60
     bind=True, name="answer_library.batch_import_answered_workbook", soft_time_limit=SOFT_LIMIT, time_limit=HARD_LIMIT
 )
 def batch_import_answered_workbook(self, job_id: int) -> dict:
-    """One entry per answered row of the job's workbook; a re-run updates the same entries."""
-    return run_job(self, LibraryJob, job_id, importing.run_import_job)
+    """One entry per answered row of the job's workbook; a re-run updates the same entries. Then the library is
+    scanned for duplicates and conflicts, so what the file repeats or contradicts reaches the review queue."""
+    result = run_job(self, LibraryJob, job_id, importing.run_import_job)
+    scan_for_duplicates_and_conflicts(LibraryJob.objects.get(pk=job_id).started_by)
+    return result
+
+
+def scan_for_duplicates_and_conflicts(user) -> None:
+    """Queue a scan unless one is already active (the database allows one). An active scan may have read the
+    library before this import's entries: they are then found by the next scan (the next import's, or a person's
+    "Scan" on the findings page)."""
+    try:
+        with transaction.atomic():
+            dispatch_job(conflicts.create_scan_job(user))
+    except IntegrityError:
+        logger.info("A duplicates-and-conflicts scan is already active; not queueing another")
 
 
 @shared_task(

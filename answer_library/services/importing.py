@@ -10,6 +10,7 @@ same entries instead of adding new ones.
 
 from contextlib import contextmanager
 
+from django.contrib.auth import get_user_model
 from django.db import transaction
 
 from core.storage import save_or_refuse
@@ -20,6 +21,10 @@ from rfp_manager.services import importing as questionnaire
 
 from ..models import Entry, LibraryImport, LibraryJob
 from .entries import default_review_by, save_entry
+from .exporting import COLUMNS as LIBRARY_COLUMNS
+
+# A workbook this library exported (exporting.library_workbook) is read by its own columns, not a mapping.
+LIBRARY_WORKBOOK = "library"
 
 CHOICE_WORDS = {
     "yes": "yes",
@@ -67,6 +72,35 @@ def answered_rows(workbook, mapping: dict) -> tuple[list[dict], list[dict]]:
     return rows, skipped
 
 
+def _header(sheet) -> list[str]:
+    return [cell_text(sheet.value(1, column)) for column in range(1, len(LIBRARY_COLUMNS) + 1)]
+
+
+def library_rows(sheet) -> list[dict]:
+    """The rows of an exported library sheet, each as an answered row with its other wordings and owner."""
+    choices = {"yes": "yes", "no": "no", "n/a": "na"}
+    rows = []
+    for number in range(2, sheet.max_row + 1):
+        cells = dict(
+            zip(LIBRARY_COLUMNS, (cell_text(sheet.value(number, c)) for c in range(1, len(LIBRARY_COLUMNS) + 1)))
+        )
+        if not cells["Question"] or not cells["Answer"]:
+            continue
+        rows.append(
+            {
+                "sheet": sheet.name,
+                "row": number,
+                "key": f"entry-{cells['Entry'] or number}",
+                "text": cells["Question"],
+                "answer": cells["Answer"],
+                "choice": choices.get(cells["Choice"].lower(), ""),
+                "alternatives": [line.strip() for line in cells["Alternate wordings"].splitlines() if line.strip()],
+                "owner": cells["Owner"],
+            }
+        )
+    return rows
+
+
 @contextmanager
 def _as_library_error():
     try:
@@ -108,11 +142,18 @@ def prepare(upload, user, *, tags=(), owner=None, review_by=None, read: bool = T
 
 
 def read_rows(record: LibraryImport, data: bytes) -> None:
-    """The file's mapping and its answered rows onto the record (not saved); LibraryImportError if it has none."""
+    """The file's mapping and its answered rows onto the record (not saved); LibraryImportError if it has none.
+
+    A library's own export keeps what the mapping would lose: the other wordings and the owner."""
     with _as_library_error():
         workbook = questionnaire.read_sheets(data, record.kind, record.original_name)
-        record.mapping, record.mapping_source, _ = questionnaire.propose_mapping(workbook)
-    record.rows, record.skipped = answered_rows(workbook, record.mapping)
+        exported = next((sheet for sheet in workbook if _header(sheet) == LIBRARY_COLUMNS), None)
+        if exported is not None:
+            record.mapping, record.mapping_source = {}, LIBRARY_WORKBOOK
+            record.rows, record.skipped = library_rows(exported), []
+        else:
+            record.mapping, record.mapping_source, _ = questionnaire.propose_mapping(workbook)
+            record.rows, record.skipped = answered_rows(workbook, record.mapping)
     if not record.rows:
         raise LibraryImportError(
             "No answered question was found: the mapping needs an answer column "
@@ -152,6 +193,8 @@ def import_row(record: LibraryImport, row: dict, user) -> Entry:
     """One answered row as an entry; the same row again updates its entry only when the answer differs."""
     key = origin_key(record, row)
     values = {"question": " ".join(row["text"].split()), "answer_text": row["answer"], "choice": row["choice"]}
+    if row.get("alternatives"):
+        values["alternatives"] = row["alternatives"]
     entry = Entry.objects.filter(origin_key=key).first()
     if entry is not None and all(getattr(entry, k) == v for k, v in values.items()):
         return entry  # a re-run: nothing to write, no new version
@@ -160,12 +203,17 @@ def import_row(record: LibraryImport, row: dict, user) -> Entry:
             origin=Entry.Origin.IMPORT,
             origin_key=key,
             tags=record.tags,
-            owner=record.owner,
+            owner=_owner(row.get("owner", "")) or record.owner,
             review_by=record.review_by,
             origin_label=f"{record.original_name}, {row['sheet'] or 'sheet'} row {row['row']}"[:300],
         )
     entry.review_by = entry.review_by or default_review_by()
     return save_entry(entry, user, f"Imported from {record.original_name}", **values)
+
+
+def _owner(username: str):
+    """The exported owner when this install has a user by that name (a team moving its library keeps its owners)."""
+    return get_user_model().objects.filter(username=username).first() if username else None
 
 
 def run_import_job(job: LibraryJob) -> dict:
