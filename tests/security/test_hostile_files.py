@@ -5,7 +5,8 @@ Every file is generated here (tests/security/hostile_files.py), small on disk an
 sent the way a person sends it: to the library upload (then its processing) and to the questionnaire import
 (then, for a file above the inline threshold, its reading job). This test process serves the request and runs
 the worker's task in place, so it is the process that reads the file: its resident high-water mark, reset just
-before the upload, is the case's peak memory. Each case is recorded in docs/reliability/hostile/ and listed in
+before the upload, is the case's peak memory, and its growth over the size before the upload is what reading
+the file cost (asserted: under the gigabyte less a serving process's own size). Each case is recorded in docs/reliability/hostile/ and listed in
 docs/reliability.md (tests/faults/report.py). Nothing half-stored is left behind: a refused library file is no
 document, a refused import has no questions and says why on its page.
 """
@@ -35,6 +36,11 @@ pytestmark = [pytest.mark.django_db, pytest.mark.hostile]
 
 ANSWERED_WITHIN_S = 10  # the issue's aim for every case, on this 2-core machine
 PEAK_UNDER_MB = 1024  # "no process above 1 GB"
+# A web or worker process's own resident size before any file (Django, the warmed embedding model, gunicorn or
+# Celery): what reading a file may add is the rest of the gigabyte. This test process's own size depends on
+# what ran before it in the suite (a full run's is larger than a lone file's), so the reading's growth over it
+# is asserted, and the peak recorded beside it.
+SERVING_PROCESS_MB = 400
 PROCESSED = None  # what a case expects when the file is only odd, not over a limit: it is read normally
 QUESTION = "Are backups encrypted at rest"  # the text of the files that are processed
 NOT_A_LIBRARY_TYPE = "holds no document the library can read"
@@ -148,13 +154,23 @@ def reset_peak_memory() -> None:
     Path("/proc/self/clear_refs").write_text("5")
 
 
+def resident_mb() -> int:
+    return _status_mb("VmRSS:")
+
+
 def peak_memory_mb() -> int:
+    return _status_mb("VmHWM:")
+
+
+def _status_mb(field: str) -> int:
     status = Path("/proc/self/status").read_text()
-    (line,) = [line for line in status.splitlines() if line.startswith("VmHWM:")]
+    (line,) = [line for line in status.splitlines() if line.startswith(field)]
     return round(int(line.split()[1]) / 1024)
 
 
-def record(request, name: str, path: str, size_mb: float, outcome: str, seconds: float, peak_mb: int) -> None:
+def record(  # noqa: PLR0913 (one case's figures, each a column of the page)
+    request, name: str, path: str, size_mb: float, outcome: str, seconds: float, peak_mb: int, grown_mb: int
+) -> None:
     """Keep the case's figures for docs/reliability.md (written at the end of the session, tests/faults/report.py)."""
     case = CASES[name]
     folder = RESULTS_DIR / HOSTILE_FOLDER
@@ -168,6 +184,7 @@ def record(request, name: str, path: str, size_mb: float, outcome: str, seconds:
         "outcome": outcome,
         "seconds": seconds,
         "peak_mb": peak_mb,
+        "grown_mb": grown_mb,
         "limit_s": ANSWERED_WITHIN_S,
         "limit_mb": PEAK_UNDER_MB,
         "ran_at": datetime.now(UTC).isoformat(timespec="seconds"),
@@ -194,12 +211,16 @@ def measured(request, name: str, path: str, send) -> tuple[str | None, str]:
     measuring the peak memory; assert both against the aim, record them, return what `send` returned."""
     size_mb = len(CASES[name].data) / 1024 / 1024  # built before the clock starts: the attacker's work, not ours
     reset_peak_memory()
+    before_mb = resident_mb()
     started = time.monotonic()
     message, outcome = send(CASES[name])
     seconds, peak_mb = round(time.monotonic() - started, 2), peak_memory_mb()
-    record(request, name, path, size_mb, outcome, seconds, peak_mb)
+    grown_mb = peak_mb - before_mb
+    record(request, name, path, size_mb, outcome, seconds, peak_mb, grown_mb)
     assert seconds < ANSWERED_WITHIN_S, f"{name} via the {path} took {seconds} s"
-    assert peak_mb < PEAK_UNDER_MB, f"{name} via the {path}: the reading process peaked at {peak_mb} MB"
+    assert grown_mb < PEAK_UNDER_MB - SERVING_PROCESS_MB, (
+        f"{name} via the {path}: reading it took the process {grown_mb} MB above its {before_mb} MB"
+    )
     return message, outcome
 
 

@@ -89,6 +89,9 @@ URL_ACCESS: dict[str, Rule] = {
     "rfp_manager:answer_sources": Rule(OWNER, "question"),
     "rfp_manager:question_approve": Rule(OWNER, "question", "POST", role=RFP_OWNER),
     "rfp_manager:question_redraft": Rule(OWNER, "question", "POST", role=CONTRIBUTOR),
+    # A library suggestion used or rejected: it replaces (or keeps) the answer, so whoever may edit it.
+    "rfp_manager:suggestion_use": Rule(OWNER, "question", "POST", role=CONTRIBUTOR),
+    "rfp_manager:suggestion_reject": Rule(OWNER, "question", "POST", role=CONTRIBUTOR),
     # The row polled while its re-draft runs: the walk asks without a job, which is a 404 for anyone.
     "rfp_manager:question_row": Rule(OWNER, "question", rightful_status=404),
     "rfp_manager:workspace_bulk": Rule(OWNER, "rfp", "POST", role=RFP_OWNER),
@@ -104,6 +107,7 @@ URL_ACCESS: dict[str, Rule] = {
     # The answer library is read like the document library; its editors change it, the others propose.
     # Approving an RFP's answer needs the right to edit that answer (an editor saves it, anyone else proposes it).
     "answer_library:index": Rule(SIGNED_IN),
+    "answer_library:export": Rule(SIGNED_IN),
     "answer_library:entry": Rule(SIGNED_IN, "library_entry"),
     "answer_library:entry_reviewed": Rule(EDITOR, "library_entry", "POST"),
     "answer_library:entry_retire": Rule(EDITOR, "library_entry", "POST"),
