@@ -320,6 +320,26 @@ def live_progress(report: Report, web: Web, seconds: int) -> None:
         report.profile("the job status view, in-process (session, queries, JSON)", status_view_in_process, 50)
 
 
+def first_runs(report: Report, runs: int) -> None:
+    """A newcomer's `make run` from a fresh clone to /readyz, `runs` times one after another (bench_first_run.py)."""
+    from bench_first_run import first_run, uv_cache_state
+
+    cache = uv_cache_state()
+    seconds = [first_run(keep=False, ready_only=True) for _ in range(runs)]
+    report.add(
+        Figure(
+            f"A newcomer's first run: fresh clone → make run → /readyz 200, {runs} runs",
+            ", ".join(f"{s:.1f}" for s in seconds) + " s",
+            "—",
+            None,
+            "each < 60 s",
+            max(seconds) < 60,
+            "bench/bench_first_run.py's first_run: clone HEAD, SPELUNKER_DEMO=1 make run on free ports with a "
+            f"newcomer's environment (its own .venv from uv's cache, services, migrations, demo data); uv cache: {cache}",
+        )
+    )
+
+
 def merged(runs: list[dict]) -> dict:
     """wrk runs of one URL as one: mean rate and p50, the worse p99, every non-2xx answer."""
     return {
@@ -845,6 +865,7 @@ def page_command(args) -> str:
 
 
 SECTIONS = (
+    "first_run",
     "task_overhead",
     "click_to_running",
     "live_progress",
@@ -864,6 +885,8 @@ def run_figures(report: Report, args, folder: Path) -> None:
         return not args.only or section in args.only
 
     staff_user()
+    if wanted("first_run") and not quick:  # first: the machine is at its quietest before the bench's own load
+        first_runs(report, 3)
     if wanted("task_overhead") or wanted("click_to_running") or wanted("live_progress"):
         worker, web = bench_worker(), Web(folder / "gunicorn.log")
         try:

@@ -3,7 +3,7 @@
 The benchmarks measure the whole path of a request or a task — the web side
 (middleware, views, templates), the job toolkit, the tasks and services of
 every app a benchmark drives, the settings, the services' start-up (bin/stack,
-the test-suite's worker launcher) and the benchmarks themselves — so the list
+the test-suite's worker launcher, make run's steps for the first run) and the benchmarks themselves — so the list
 is the product code, not one module. A full `make bench` takes a quarter of an
 hour on this machine, too long for every test run: the staleness of the page is
 printed by `make test` (bench/stale.py), not failed.
@@ -34,6 +34,11 @@ MEASURED = MeasuredSources(
         "templates",
         "tests/workers.py",
         "bin/stack",
+        "bin/run-stack",  # the first run: make run's steps, its venv, the demo
+        "bin/venv",
+        "Makefile",
+        "demo",
+        "tests/stack_run.py",
         "requirements.txt",
         "requirements-models.txt",
     )

@@ -10,7 +10,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from .dataset import EvalQuestion
-from .facts import KeyFact, answers, load_key_facts
+from .facts import KeyFact, answers, load_key_facts, states
 from .judged import ANSWERS
 from .metrics import mean, ndcg_at, recall_at, reciprocal_rank
 from .split import SPLITS
@@ -241,12 +241,15 @@ def score_drafts(drafts: list[Draft], split: str | None = None) -> DraftScore:
 
 @dataclass
 class KeyFactScore:
-    """Of a split's answerable questions with key facts (key_facts/), how many drafts state every one of them."""
+    """Of a split's answerable questions with key facts (key_facts/), how many drafts state every one of them,
+    and where the others lose it: in the retrieved passages or not, in one quotable sentence of them or not."""
 
     questions: int
     stated: int
     no_support: int  # drafted as "no supporting content": states nothing
     missed: list[str] = field(default_factory=list)  # ids of the questions whose draft does not state them
+    in_passages: int = 0  # the retrieved passages, read together, state every key fact
+    in_a_sentence: int = 0  # each key fact is stated by one sentence the responder could quote (evidence.candidates)
 
     @property
     def rate(self) -> float:
@@ -263,7 +266,18 @@ def score_key_facts(drafts: list[Draft], split: str, facts: dict[str, list[KeyFa
         stated=len(stated),
         no_support=sum(d.needs_expert for d in scored),
         missed=[d.question.id for d in scored if d.question.id not in stated],
+        in_passages=sum(answers(" ".join(p["text"] for p in d.passages), facts[d.question.id]) for d in scored),
+        in_a_sentence=sum(_each_fact_in_one_sentence(d, facts[d.question.id]) for d in scored),
     )
+
+
+def _each_fact_in_one_sentence(draft: Draft, facts: list[KeyFact]) -> bool:
+    """Whether every fact is stated by one sentence (under its heading) that the responder could have quoted:
+    the most an extractive draft of these passages can state, sentence by sentence."""
+    from llm_manager.providers.evidence import candidates
+
+    found = candidates({n: p["text"] for n, p in enumerate(draft.passages)})
+    return bool(facts) and all(any(states(c.in_context, fact) for c in found) for fact in facts)
 
 
 # The evidence gate's thresholds the sweep tries (answering.MEANING_EVIDENCE_THRESHOLDS is chosen from it, on dev).

@@ -498,7 +498,10 @@ def _key_facts_section(runs) -> list[str]:
             return f"- {database}, {name}: no key facts written yet (evaluation/key_facts/{name}.json)."
         return (
             f"- {database}, {name}: {s.stated} of {s.questions} drafts state every key fact of their question "
-            f'({s.rate:.3f}); drafted as "no supporting content": {s.no_support}.'
+            f'({s.rate:.3f}); drafted as "no supporting content": {s.no_support}. Lost to retrieval (the five '
+            f"passages do not state them): {s.questions - s.in_passages}; to sentences (stated only across sentences "
+            f"or in text the responder does not quote): {s.in_passages - s.in_a_sentence}; to choice (a quotable "
+            f"sentence states each, the draft does not): {s.in_a_sentence - s.stated}."
         )
 
     return [
@@ -510,6 +513,11 @@ def _key_facts_section(runs) -> list[str]:
         'after both are normalised the same way (evaluation/facts.py: stems, number words as digits, "once a year" '
         '= "annually" …); a question is answered when every one of its facts is stated. A sample of 30 such matches '
         "was read and checked (evaluation/key_facts/AGREEMENT.md).",
+        "",
+        "Where a draft loses the fact is counted in three places, in order: retrieval, sentences, choice (the "
+        "counts can be negative where a draft states a fact across two quoted sentences). Choice is telling which "
+        "sentence answers the question: what an answer-judging model (a cross-encoder or a chat model) does better "
+        "than the embedding model's cosine and the word, kind-of-thing and name signals the offline responder ranks by.",
         "",
         *[line(database, split) for split in (TEST, DEV) for database in runs],
         "",

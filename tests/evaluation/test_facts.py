@@ -97,9 +97,10 @@ def test_every_key_fact_is_stated_by_its_own_source_sentence_found_in_its_docume
                 assert states(fact.source, fact), f"{qid}: its source does not state {fact.fact!r}"
 
 
-def _draft(qid: str, text: str, split: str = "test", needs_expert: bool = False) -> Draft:
+def _draft(qid: str, text: str, split: str = "test", needs_expert: bool = False, passages=()) -> Draft:
     question = EvalQuestion(qid, f"question {qid}", frozenset({"a-document"}), split=split)
-    return Draft(question, text, [], needs_expert=needs_expert, confidence=0.5, evidence=0.5)
+    cited = [{"n": n, "text": passage} for n, passage in enumerate(passages, start=1)]
+    return Draft(question, text, cited, needs_expert=needs_expert, confidence=0.5, evidence=0.5)
 
 
 def test_the_measure_counts_the_drafts_of_a_split_that_state_every_key_fact_of_their_question():
@@ -119,6 +120,31 @@ def test_the_measure_counts_the_drafts_of_a_split_that_state_every_key_fact_of_t
     assert (score.questions, score.stated, score.no_support, score.missed) == (3, 1, 1, ["T2", "T3"])
     assert score.rate == pytest.approx(1 / 3)
     assert score_key_facts(drafts, "dev", facts).rate == 1.0
+
+
+def test_the_measure_says_where_a_draft_lost_the_fact_retrieval_sentences_or_choice():
+    facts = {"T1": [_fact(["90 days"])], "T2": [_fact(["aes 256"])], "T3": [_fact(["ldap"], ["saml"])]}
+    drafts = [
+        # chosen badly: the second passage's sentence states it
+        _draft(
+            "T1",
+            "Logs are shipped to the SIEM [1].",
+            passages=["Logs are shipped to the SIEM.", "Logs are kept for 90 days."],
+        ),
+        # retrieved nothing that states it
+        _draft("T2", "Data is encrypted [1].", passages=["Data is encrypted at rest."]),
+        # the passages state it only across two sentences
+        _draft(
+            "T3", "Sign-in uses LDAP [1].", passages=["Sign-in uses LDAP directories. It also accepts SAML assertions."]
+        ),
+    ]
+    score = score_key_facts(drafts, "test", facts)
+    assert (score.stated, score.in_passages, score.in_a_sentence) == (0, 2, 1)
+    section = "\n".join(
+        report._key_facts_section({"SQLite": {"key_facts": {"test": score, "dev": KeyFactScore(0, 0, 0)}}})
+    )
+    assert "Lost to retrieval (the five passages do not state them): 1; to sentences" in section
+    assert "does not quote): 1; to choice (a quotable sentence states each, the draft does not): 1." in section
 
 
 def test_the_quality_page_shows_the_target_row_and_each_split_s_count():
