@@ -17,6 +17,7 @@ structured result dict.
 """
 
 import logging
+import sys
 from collections.abc import Callable
 from contextlib import contextmanager
 
@@ -57,6 +58,9 @@ def max_unfinished_deliveries() -> int:
 # Every waiting job tries again within this many seconds (spread by the jitter, so they do not all reconnect at once).
 DATABASE_ERRORS = (OperationalError, InterfaceError)
 DATABASE_RETRY_SECONDS = 5
+# Celery reads retry(max_retries=None) as "the task's own limit" (3 by default), not "no limit": a database
+# that took longer than three short retries to come back killed the message, and its job stood still.
+WITHOUT_LIMIT = sys.maxsize
 
 
 def run_job(
@@ -85,7 +89,7 @@ def retried_while_the_database_is_down(task, what: str, **context):
     except DATABASE_ERRORS as exc:
         countdown = backoff_seconds(task.request.retries, base=DATABASE_RETRY_SECONDS, cap=DATABASE_RETRY_SECONDS)
         logger.warning("Database unavailable during %s; retrying in %.1f s: %s", what, countdown, exc, extra=context)
-        raise task.retry(exc=exc, countdown=countdown, max_retries=None) from None
+        raise task.retry(exc=exc, countdown=countdown, max_retries=WITHOUT_LIMIT) from None
 
 
 def _run_job(
