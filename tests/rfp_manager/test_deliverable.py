@@ -4,7 +4,6 @@ chosen, choices from each cell's own drop-down, citations only where the user pu
 import csv
 import io
 import re
-from pathlib import Path
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
@@ -19,11 +18,11 @@ from rfp_manager.services import choices, deliverable, export, importing
 from rfp_manager.testing import approved_by, verdict_on
 
 from ..questionnaires import workbooks
+from ..samples import sample_questionnaire
 from .test_questionnaires import CITATION, assert_written_and_unchanged, comparable, import_file
 
 pytestmark = pytest.mark.django_db
 
-SAMPLES = Path(__file__).resolve().parents[2].parent / "shared" / "samples" / "questionnaires"
 MARKER_OR_SOURCES = re.compile(r"\[\d+\]|Sources?:|passage \d", re.IGNORECASE)
 
 
@@ -353,7 +352,7 @@ def samm_options(original: bytes) -> dict[str, list[str]]:
 
 
 def test_samm_export_writes_only_its_own_dropdown_values_and_no_marker_or_placeholder(rfp):
-    data = (SAMPLES / "SAMM_spreadsheet.xlsx").read_bytes()
+    data = sample_questionnaire("SAMM_spreadsheet.xlsx")
     import_file(rfp, "SAMM_spreadsheet.xlsx", data)
     person = rfp.owner
     annually = "Yes, we review it annually [1]. Sources: [1] Strategy (passage 3)"
@@ -418,7 +417,7 @@ def test_a_csv_questionnaire_comes_back_with_its_answers_in_its_own_columns(rfp,
 
 
 def test_asvs_sample_comes_back_with_an_answer_column_and_every_row_kept(rfp):
-    data = (SAMPLES / "OWASP Application Security Verification Standard 4.0.3-en.csv").read_bytes()
+    data = sample_questionnaire("OWASP Application Security Verification Standard 4.0.3-en.csv")
     import_file(rfp, "asvs.csv", data)
     assert rfp.questions.count() == 278
     answer(rfp, "V1.1.1", "Yes: a secure SDLC is followed [1]. Sources: [1] SDLC policy", "yes", approved=True)

@@ -10,7 +10,6 @@ ranges, dropdowns, protection, column widths — is as the client sent it.
 import csv
 import io
 import time
-from pathlib import Path
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
@@ -25,11 +24,11 @@ from rfp_manager.services import choices, export, importing
 from rfp_manager.testing import approved_by
 
 from ..questionnaires import workbooks
+from ..samples import sample_questionnaire
 from ..security import hostile_files
 
 pytestmark = pytest.mark.django_db
 
-SAMPLES = Path(__file__).resolve().parents[2].parent / "shared" / "samples" / "questionnaires"
 CITATION = {
     "n": 1,
     "chunk_id": 7,
@@ -425,7 +424,7 @@ def test_a_guessed_choice_reads_the_sentence_on_the_question():
 
 
 def test_samm_sample_imports_90_interview_questions_and_exports_into_itself(rfp):
-    data = (SAMPLES / "SAMM_spreadsheet.xlsx").read_bytes()
+    data = sample_questionnaire("SAMM_spreadsheet.xlsx")
     record = import_file(rfp, "SAMM_spreadsheet.xlsx", data)
     included = [s["name"] for s in record.mapping["sheets"] if s["include"]]
     assert included == ["Interview"]
@@ -449,7 +448,7 @@ def test_samm_sample_imports_90_interview_questions_and_exports_into_itself(rfp)
 
 
 def test_asvs_sample_imports_every_requirement_with_its_id(rfp):
-    data = (SAMPLES / "OWASP Application Security Verification Standard 4.0.3-en.csv").read_bytes()
+    data = sample_questionnaire("OWASP Application Security Verification Standard 4.0.3-en.csv")
     record = import_file(rfp, "asvs.csv", data)
     assert rfp.questions.count() == 278  # 286 rows, 8 of them [DELETED, …]
     assert [b["reason"] for b in record.bad_rows] == ["deleted requirement"] * 8
