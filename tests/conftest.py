@@ -28,6 +28,23 @@ def purged_broker():
             bound.purge()
 
 
+# A test is marked by what it uses, so that `-m` (and make test's lanes, bin/test-stack) finds it even when its
+# module forgot the marker: Chromium makes it a browser test, a real worker process an integration test.
+MARKED_BY_FIXTURE = {
+    "browser": "browser",
+    "celery_worker_process": "integration",
+    "make_worker": "integration",
+}
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest's own -m selection reads the markers
+def pytest_collection_modifyitems(items):
+    for item in items:
+        for fixture, marker in MARKED_BY_FIXTURE.items():
+            if fixture in item.fixturenames and item.get_closest_marker(marker) is None:
+                item.add_marker(marker)
+
+
 def _uses_the_database(item: pytest.Item) -> bool:
     return item.get_closest_marker("django_db") is not None or bool({"db", "transactional_db"} & set(item.fixturenames))
 
