@@ -1,5 +1,6 @@
 import pytest
 
+from tests.passwords import use_fast_hashing
 from tests.s3 import S3Media
 from tests.workers import ALL_QUEUES, Worker
 
@@ -26,6 +27,12 @@ def purged_broker():
             bound = queue.bind(conn.default_channel)
             bound.declare()
             bound.purge()
+
+
+def pytest_configure(config):
+    from django.conf import settings
+
+    use_fast_hashing(settings)
 
 
 # A test is marked by what it uses, so that `-m` (and make test's lanes, bin/test-stack) finds it even when its
