@@ -1,7 +1,6 @@
 """Seeding the library from an answered questionnaire: the questionnaire mapping, a job with progress, idempotent."""
 
 import io
-import time
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
@@ -130,11 +129,10 @@ def test_a_large_file_is_read_by_a_job_and_the_upload_answers_at_once(user_clien
     data = large_answered_workbook(5_000)
     assert importing.read_in_a_job(upload(data))
 
-    started = time.monotonic()
+    # Not timed (speed is bench/'s to measure): the request reads nothing, so the job holds no rows yet.
     response = user_client.post("/answers/imports/", {"file": upload(data), "tags": "acme"})
-    elapsed = time.monotonic() - started
 
-    assert response.status_code == 302 and elapsed < 1.0, f"the upload took {elapsed:.2f} s"
+    assert response.status_code == 302
     job = LibraryJob.objects.get()
     assert job.job_type == LibraryJob.READ and job.library_import.rows == []  # nothing read in the request
     assert "being read and analysed by a worker" in user_client.get(response["Location"]).content.decode()
