@@ -1,5 +1,7 @@
 from django.apps import AppConfig
+from django.contrib.auth import get_user_model
 from django.db.backends.signals import connection_created
+from django.db.models.signals import post_delete, post_save
 
 
 def _tune_sqlite(sender, connection, **kwargs):
@@ -16,5 +18,10 @@ class SpelunkerConfig(AppConfig):
 
     def ready(self):
         from . import checks  # noqa: F401  (registers the system checks)
+        from .auth import forget_user
 
         connection_created.connect(_tune_sqlite, dispatch_uid="spelunker.sqlite_wal")
+        # The signed-in user kept in Memcached (spelunker.auth) is forgotten whenever its row changes.
+        user_model = get_user_model()
+        post_save.connect(forget_user, sender=user_model, dispatch_uid="spelunker.forget_user_saved")
+        post_delete.connect(forget_user, sender=user_model, dispatch_uid="spelunker.forget_user_deleted")

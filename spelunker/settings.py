@@ -142,7 +142,7 @@ AUTH_PASSWORD_VALIDATORS = [
 # password is checked.
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
-    "django.contrib.auth.backends.ModelBackend",
+    "spelunker.auth.CachedModelBackend",  # ModelBackend, the signed-in user read from Memcached
 ]
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"

@@ -14,7 +14,10 @@ def empty_cache():
     """
     from django.core.cache import cache
 
+    from jobs import live_status
+
     cache.clear()
+    live_status._local.clear()  # the web process's own copies of status entries (a new process has none)
 
 
 @pytest.fixture(scope="session")

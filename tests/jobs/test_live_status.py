@@ -9,6 +9,7 @@ than a sleep on a loaded machine.
 import re
 
 import pytest
+from django.core.cache import cache
 from django.test import Client
 from django.urls import reverse
 
@@ -38,6 +39,7 @@ def clock(monkeypatch):
     clock = Clock()
     monkeypatch.setattr(live_status.time, "time", clock.time)
     monkeypatch.setattr(live_status, "STORED_SECONDS", 60)
+    monkeypatch.setattr(live_status, "_local", {})  # no process copy from an earlier test's clock
     return clock
 
 
@@ -64,6 +66,19 @@ def test_polls_within_half_a_poll_share_one_read_of_the_row(user_client, job, cl
     assert poll(user_client, job)["processed"] == 0, "a poll within MAX_AGE is answered from the cache"
     clock.now += 0.02
     assert poll(user_client, job)["processed"] == 1, "an entry older than MAX_AGE is never served"
+
+
+def test_within_a_tenth_of_a_poll_the_process_answers_from_its_own_copy(user_client, job, clock):
+    """Even Memcached is asked once per process per LOCAL_AGE; a finish forgotten by another process (a worker
+    deletes the Memcached entry, not this process's copy) is therefore seen here LOCAL_AGE later at most."""
+    assert poll(user_client, job)["status"] == "processing"
+    RFPBatchJob.objects.filter(pk=job.pk).update(status="completed")
+    cache.delete(live_status.payload_key(RFPBatchJob, job.pk))  # what finish() in a worker process reaches
+
+    clock.now += live_status.LOCAL_AGE - 0.01
+    assert poll(user_client, job)["status"] == "processing", "within LOCAL_AGE: this process's copy"
+    clock.now += 0.02
+    assert poll(user_client, job)["status"] == "completed", "after LOCAL_AGE: Memcached, then the row"
 
 
 def test_a_cancellation_is_shown_by_the_very_next_poll(user_client, job, clock):
