@@ -39,7 +39,6 @@ def clock(monkeypatch):
     clock = Clock()
     monkeypatch.setattr(live_status.time, "time", clock.time)
     monkeypatch.setattr(live_status, "STORED_SECONDS", 60)
-    monkeypatch.setattr(live_status, "_local", {})  # no process copy from an earlier test's clock
     return clock
 
 
