@@ -26,6 +26,12 @@ def percentile(values: list[float], pct: float) -> float:
     return ordered[min(len(ordered) - 1, int(round(pct / 100 * (len(ordered) - 1))))]
 
 
+def profile_lines(profiler, limit: int = 45) -> list[str]:
+    """A pyinstrument profile's first `limit` lines, paths relative to the checkout: the page is read on other machines."""
+    text = profiler.output_text(unicode=True, color=False, short_mode=True).replace(f"{ROOT}/", "")
+    return [line for line in text.splitlines() if line.strip()][:limit]
+
+
 def tree_cpu_seconds(pid: int) -> float:
     """CPU seconds (user + system) of a process and its descendants so far, the exited ones they waited for included."""
     tick, stats = os.sysconf("SC_CLK_TCK"), {}

@@ -26,7 +26,7 @@ import os
 import statistics
 import time
 
-from _setup import percentile, setup_django
+from _setup import percentile, profile_lines, setup_django
 
 REQUESTS = {
     "RFP page, first page": "",
@@ -69,8 +69,7 @@ def profile(client, url: str, runs: int) -> str:
     for _ in range(runs):
         client.get(url)
     profiler.stop()
-    text = profiler.output_text(unicode=True, color=False, short_mode=True)
-    return "\n".join([line for line in text.splitlines() if line.strip()][:45])
+    return "\n".join(profile_lines(profiler))
 
 
 def main() -> None:

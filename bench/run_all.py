@@ -32,6 +32,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
+from _setup import profile_lines  # noqa: E402
 from _web import Browser, Web  # noqa: E402
 from sources import MEASURED, manifest_for  # noqa: E402
 
@@ -80,9 +81,7 @@ class Report:
             for _ in range(repeat):
                 call()
             profiler.stop()
-        # The page is read on other machines: paths in the profile are the checkout's, not this machine's.
-        text = profiler.output_text(unicode=True, color=False, short_mode=True).replace(f"{ROOT}/", "")
-        kept = [line for line in text.splitlines() if line.strip()][:45]
+        kept = profile_lines(profiler)
         self.notes += [
             f"### Where the time goes: {title}",
             "",

@@ -9,6 +9,7 @@ changed.
 import shutil
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -94,3 +95,17 @@ def test_make_test_prints_the_staleness_after_the_tests():
     assert ".venv/bin/python bench/stale.py || true" in (ROOT / "bin" / "test-stack").read_text()
     done = subprocess.run([sys.executable, "bench/stale.py"], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0 and "benchmarks.md" in done.stdout
+
+
+def test_a_profile_on_the_page_names_the_checkouts_files_not_this_machines_paths():
+    from pyinstrument import Profiler
+
+    profiler = Profiler(interval=0.0001)
+    profiler.start()
+    deadline = time.perf_counter() + 0.05
+    while time.perf_counter() < deadline:
+        sum(range(1000))
+    profiler.stop()
+    text = "\n".join(run_all.profile_lines(profiler))
+    assert str(ROOT) not in text
+    assert "tests/test_bench_provenance.py" in text
