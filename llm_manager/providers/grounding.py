@@ -6,6 +6,7 @@ check after it), so a draft and its review measure support the same way. Words
 are compared by their stems (text.words).
 """
 
+import itertools
 import re
 from dataclasses import dataclass
 
@@ -72,12 +73,14 @@ class Unit:
     """One piece of a passage: a heading, a sentence of prose, or a list item or table row.
 
     `heading` is the nearest heading above it in the passage: "Rate limits" says
-    what "Each tenant may make 600 requests per minute" is about.
+    what "Each tenant may make 600 requests per minute" is about. `paragraph`
+    counts the passage's paragraphs: sentences that share it were written together.
     """
 
     kind: str
     text: str
     heading: str = ""
+    paragraph: int = 0
 
 
 def passage_units(passage: str) -> list[Unit]:
@@ -88,10 +91,12 @@ def passage_units(passage: str) -> list[Unit]:
     line or a table row an item, other lines wrap the paragraph they are in.
     """
     units: list[Unit] = []
-    heading, paragraph = "", []
+    heading, paragraph, paragraphs = "", [], itertools.count(1)
 
     def end_paragraph():
-        units.extend(Unit(SENTENCE, s, heading) for s in sentences(" ".join(paragraph)))
+        if paragraph:
+            number = next(paragraphs)
+            units.extend(Unit(SENTENCE, s, heading, number) for s in sentences(" ".join(paragraph)))
         paragraph.clear()
 
     lines = rejoined([plain(line) for line in passage.splitlines()])

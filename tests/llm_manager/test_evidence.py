@@ -129,6 +129,34 @@ def test_no_sentence_is_padded_in_from_the_same_passage():
     ]
 
 
+ALERTED = "Are administrators alerted automatically when a service becomes unavailable?"
+MONITORING = (
+    "## Monitoring\n\n"
+    "Our office dog is called Biscuit. "
+    "Monitoring alerts the administrator as soon as a service is unavailable, so that problems are fixed sooner. "
+    "Nagios checks each service every minute and sends alerts by e-mail and text message."
+)
+
+
+def test_a_chosen_sentence_brings_the_sentences_beside_it_in_its_paragraph_that_are_about_the_question():
+    """The embedding model tells the paragraph that answers better than the sentence in it: the general sentence
+    it chooses comes with the next one, which names the tool and how it alerts. The sentence before it is about
+    something else. (A sentence of the next paragraph stays out: test_grounded_answers' backup question.)"""
+    assert chosen_texts(ALERTED, {1: MONITORING}) == [
+        "Monitoring alerts the administrator as soon as a service is unavailable, so that problems are fixed sooner.",
+        "Nagios checks each service every minute and sends alerts by e-mail and text message.",
+    ]
+
+
+def test_the_sentences_beside_a_chosen_one_stop_at_the_quotation_length(monkeypatch):
+    passage = MONITORING.replace("Our office dog is called Biscuit. ", "")
+    first = (
+        "Monitoring alerts the administrator as soon as a service is unavailable, so that problems are fixed sooner."
+    )
+    monkeypatch.setattr(evidence, "CONTEXT_CHARS", len(first) + 40)
+    assert chosen_texts(ALERTED, {1: passage}) == [first]
+
+
 def test_without_similarity_the_words_alone_choose_and_say_when_nothing_answers():
     passages = {1: "Customer data is encrypted at rest with AES-256. Keys are rotated every 90 days."}
     assert chosen_texts("How is customer data encrypted at rest?", passages, None) == [
