@@ -59,6 +59,12 @@ def _uses_the_database(item: pytest.Item) -> bool:
     return item.get_closest_marker("django_db") is not None or bool({"db", "transactional_db"} & set(item.fixturenames))
 
 
+def session_uses_the_database(session: pytest.Session) -> bool:
+    """pytest-django creates the test database only when a collected test uses it: a run of database-free tests
+    alone has none, and a session fixture must not write to the database the settings name."""
+    return any(_uses_the_database(item) for item in session.items)
+
+
 @pytest.fixture(scope="session", autouse=True)
 def offline_embedding_default(request, django_db_setup, django_db_blocker):
     """The suite embeds with the offline baseline (fast, deterministic, what most tests were written for).
@@ -66,13 +72,11 @@ def offline_embedding_default(request, django_db_setup, django_db_blocker):
     A fresh install's default is all-MiniLM-L6-v2 (llm_manager migration 0002_local_minilm_default);
     tests/llm_manager/test_local_default.py covers that default, its fallback and
     its vectors, and a test that wants it makes it the default itself.
-    pytest-django creates the test database only when a collected test uses it: a run of database-free
-    tests alone has none, and must not write to the database the settings name.
     """
     from llm_manager.models import LLMModel
     from llm_manager.services import make_default
 
-    if not any(_uses_the_database(item) for item in request.session.items):
+    if not session_uses_the_database(request.session):
         return
     with django_db_blocker.unblock():
         offline = LLMModel.objects.filter(api__kind="offline", model_type=LLMModel.TYPE_EMBEDDING).first()
