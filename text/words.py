@@ -14,6 +14,9 @@ import re
 
 STEM_CHARS = 6
 WORD = re.compile(r"[a-z0-9]+")  # a token of lower-cased text
+# A run of capitalised words ("European Union", "Multi-Factor Authentication"), whose initials may stand for it.
+NAME_RUN = re.compile(r"\b[A-Z][a-z]+(?:[ -][A-Z][a-z]+)+")
+INITIALS_MAX = 4
 # A citation marker in an answer: "[2]" cites passage 2 of the prompt.
 CITATION = re.compile(r"\[(\d{1,3})\]")
 # Phrases removed whole before single words are looked at: "if so", "in place".
@@ -40,9 +43,27 @@ QUESTIONNAIRE_WORDS = frozenset(
 
 
 def stems(text: str, *, subject_only: bool = False) -> set[str]:
-    """The stems of a text's content words (of a question's subject words with `subject_only`)."""
+    """The stems of a text's content words (of a question's subject words with `subject_only`).
+
+    A text's stems also hold the initials of its capitalised names, so that a question's "UK" meets a
+    passage's "the United Kingdom"; a question's subject does not, so that "Is Single Sign-On Available?"
+    asks for no "ssoa" that no passage could hold.
+    """
     skip = STOPWORDS | QUESTIONNAIRE_WORDS if subject_only else STOPWORDS
-    return {stem(w) for w in WORD.findall(text.lower()) if w not in skip and len(w) > 1}
+    found = {stem(w) for w in WORD.findall(text.lower()) if w not in skip and len(w) > 1}
+    return found if subject_only else found | initials(text)
+
+
+def initials(text: str) -> set[str]:
+    """The initials of every run of two to four capitalised words in the text, lower-cased: "European Union"
+    gives "eu" and "The United Kingdom" gives "tu", "uk" and "tuk" (a run's first word may only open the sentence).
+    """
+    found = set()
+    for run in NAME_RUN.finditer(text):
+        letters = [word[0].lower() for word in re.split(r"[ -]", run.group())]
+        for size in range(2, min(len(letters), INITIALS_MAX) + 1):
+            found.update("".join(letters[i : i + size]) for i in range(len(letters) - size + 1))
+    return found
 
 
 def stem(word: str) -> str:

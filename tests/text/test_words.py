@@ -6,7 +6,7 @@ text through these; a change here moves every one of them (and make eval's figur
 
 import pytest
 
-from text.words import CITATION, QUESTIONNAIRE_PHRASES, STEM_CHARS, WORD, stem, stems
+from text.words import CITATION, QUESTIONNAIRE_PHRASES, STEM_CHARS, WORD, initials, stem, stems
 
 
 @pytest.mark.parametrize(
@@ -56,3 +56,19 @@ def test_tokens_are_runs_of_lower_case_letters_and_digits():
 
 def test_a_citation_marker_is_one_to_three_digits_in_brackets():
     assert CITATION.findall("Backups run nightly [1]. Kept 35 days [12][3], not [1234] or [a].") == ["1", "12", "3"]
+
+
+def test_an_abbreviation_meets_the_capitalised_name_it_stands_for():
+    assert {"uk", "eu"} <= stems("Data is kept in the United Kingdom or the European Union.")
+    assert "mfa" in stems("Multi-Factor Authentication is on for every user.")
+    assert stems("Is data kept in the UK?", subject_only=True) <= stems("Data is kept in the United Kingdom.")
+
+
+def test_initials_come_only_from_runs_of_capitalised_words():
+    assert initials("the united kingdom and multi-factor authentication") == set()
+    assert initials("Backups run daily.") == set()  # one capitalised word opening a sentence names nothing
+    assert initials("Stored in the United Kingdom.") == {"uk"}
+
+
+def test_a_questions_subject_asks_for_no_initials_of_its_own_capitalised_words():
+    assert stems("Is Single Sign-On Available?", subject_only=True) == {"single", "sign"}
