@@ -80,10 +80,15 @@ CONTEXT_CHARS = 1200
 MIN_SENTENCE_CHARS, MAX_SENTENCE_CHARS = 12, 400
 
 SENTENCE_END = re.compile(r"[.!][)\"'\u201d]?$")
+SIGNPOST_VERBS = (
+    r"(?:will )?(?:sets? out|describes?|explains?|covers?|applies|defines?|outlines?|summari[sz]es?|is about"
+    r"|presents?|reviews?|advises?|discuss(?:es)?|introduces?)\b"
+)
 SCOPE_SENTENCE = re.compile(
-    r"^(?:This|The|These) (?:\w+ ){0,2}(?:agreement|policy|policies|document|statement|whitepaper|guide|section|notice"
-    r"|page|chapter|procedure|standard|plan|terms)s? (?:sets? out|describes?|explains?|covers?|applies|defines?"
-    r"|outlines?|summari[sz]es?|is about)\b"
+    r"^(?:This|The|These) (?:\w+ ){0,2}(?:agreement|policy|policies|document|statement|whitepaper|guide|section"
+    r"|notice|page|chapter|procedure|standard|plan|terms|appendix|cheat sheet|article)s? " + SIGNPOST_VERBS
+    + r"|\bthis (?:section|chapter|appendix|cheat sheet|article|document|guide) " + SIGNPOST_VERBS
+    + r"|^We will (?:now |then )?(?:describe|present|discuss|explain|look at|see|cover)\b"
 )
 SENTENCE_START = re.compile(r"[\"'\u201c(]?[A-Z0-9]")
 # A figure, an acronym, a CamelCase or code-like word, or a capitalised word inside the sentence.
@@ -150,7 +155,7 @@ def _quotable(unit: grounding.Unit) -> bool:
         and letters >= 0.75 * len(text)
         and bool(SENTENCE_START.match(text))
         and bool(SENTENCE_END.search(text))
-        and not SCOPE_SENTENCE.match(text)
+        and not SCOPE_SENTENCE.search(text)
     )
 
 
