@@ -86,8 +86,10 @@ SIGNPOST_VERBS = (
 )
 SCOPE_SENTENCE = re.compile(
     r"^(?:This|The|These) (?:\w+ ){0,2}(?:agreement|policy|policies|document|statement|whitepaper|guide|section"
-    r"|notice|page|chapter|procedure|standard|plan|terms|appendix|cheat sheet|article)s? " + SIGNPOST_VERBS
-    + r"|\bthis (?:section|chapter|appendix|cheat sheet|article|document|guide) " + SIGNPOST_VERBS
+    r"|notice|page|chapter|procedure|standard|plan|terms|appendix|cheat sheet|article)s? "
+    + SIGNPOST_VERBS
+    + r"|\bthis (?:section|chapter|appendix|cheat sheet|article|document|guide) "
+    + SIGNPOST_VERBS
     + r"|^We will (?:now |then )?(?:describe|present|discuss|explain|look at|see|cover)\b"
 )
 SENTENCE_START = re.compile(r"[\"'\u201c(]?[A-Z0-9]")

@@ -129,7 +129,6 @@ def test_no_sentence_is_padded_in_from_the_same_passage():
     ]
 
 
-
 def test_a_sentence_about_the_document_itself_is_never_quoted():
     """Signposts ("This section reviews…", "We will describe…") say what a text covers, never the answer."""
     passage = (
@@ -141,6 +140,7 @@ def test_a_sentence_about_the_document_itself_is_never_quoted():
     assert [c.text for c in evidence.candidates({1: passage})] == [
         "Backups are taken every hour by the backup server and kept for 35 days."
     ]
+
 
 ALERTED = "Are administrators alerted automatically when a service becomes unavailable?"
 MONITORING = (
