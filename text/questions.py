@@ -46,7 +46,8 @@ SAID_AS = {
 # does, "how many" alone for a count.
 ASKS = re.compile(
     r"\b(?:(?P<person>who(?:m|se)?|which (?:team|role|person|people|staff|group|department)s?)"
-    r"|(?P<place>where|in (?:which|what) (?:country|countries|region|location|data cent(?:er|re))s?)"
+    r"|(?P<place>where|in (?:which|what) (?:country|countries|region|location|data cent(?:er|re))s?"
+    r"|(?:stays?|remains?|resides?) (?:only |solely |entirely )?(?:in|within|inside))"
     r"|(?P<frequency>how (?:often|frequently|regularly)|at what (?:interval|frequency)|(?:what|which) "
     r"(?:interval|frequency|schedule)|how many times)"
     r"|(?P<time>how (?:quickly|soon|fast)|when|how long does it take|within what time"

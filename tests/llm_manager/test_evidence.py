@@ -215,6 +215,21 @@ def test_the_parts_are_answered_in_the_questions_order_not_the_passages():
     assert "deleted" not in choices[0].text
 
 
+def test_data_that_stays_in_a_place_is_answered_by_where_it_is_kept_not_by_the_law_that_names_the_place():
+    """The demo's hosting question quoted the GDPR sentence for "Confirm that council data stays in the UK or the
+    EU": it names both places, but says where no data is kept."""
+    privacy = (
+        "We process personal data in line with the UK GDPR, the EU GDPR and the Data Protection Act 2018. "
+        "Customer data is stored and processed only in the region the customer chose: the United Kingdom or "
+        "the European Union."
+    )
+    question = "Where is the service hosted? Confirm that council data stays in the UK or the EU."
+    chosen = chosen_texts(question, {1: "Hosted in London or Frankfurt, as the customer chooses.", 2: privacy})
+
+    assert any("only in the region the customer chose" in text for text in chosen)
+    assert not any("GDPR" in text for text in chosen)
+
+
 def test_two_part_question_answers_the_first_part_first():
     backups = (
         "Hourly snapshots are retained for 7 days and daily backups for 35 days. "

@@ -14,6 +14,7 @@ from text import questions
         ("How many people does the company employ?", questions.COUNT),
         ("Who approves changes to production?", questions.PERSON),
         ("Where is the service hosted?", questions.PLACE),
+        ("Confirm that council data stays in the UK or the EU.", questions.PLACE),
         ("Which encryption algorithms protect data at rest?", questions.STANDARD),
         ("List three public-sector customers.", questions.LIST),
         ("Describe your incident response plan.", questions.DESCRIPTION),
