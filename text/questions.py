@@ -53,7 +53,7 @@ ASKS = re.compile(
     r"|(?P<time>how (?:quickly|soon|fast)|when|how long does it take|within what time"
     r"|how many (?:seconds|minutes|hours|days|weeks|months|years))"
     r"|(?P<duration>how long|for what period|retention period)"
-    r"|(?P<count>how (?:many|much)|what (?:\w+ )?(?:percentage|proportion|share|number|availability|uptime"
+    r"|(?P<count>how (?:many|much)|what (?:(?!high )\w+ )?(?:percentage|proportion|share|number|availability|uptime"
     r"|limits?|amount|price|cost|fees?|capacity))"
     r"|(?P<standard>(?:which|what) (?:\w+ )?(?:standards?|certifications?|algorithms?|protocols?|versions?"
     r"|ciphers?|frameworks?|accreditations?))"
@@ -67,6 +67,10 @@ ASKS = re.compile(
 YES_NO_OPENING = re.compile(
     r"^\W*(?:do|does|did|is|are|was|were|can|could|will|would|has|have|had|must|should|may|shall)\b", re.IGNORECASE
 )
+AUXILIARY_NEXT = re.compile(
+    r"\s+(?:do|does|did|is|are|was|were|can|could|will|would|has|have|had|must|should|may|shall)\b", re.IGNORECASE
+)
+PRONOUN_NEXT = re.compile(r"\s+(?:it|they|we|you|he|she|its|their|our|your)\b", re.IGNORECASE)
 LIST_QUESTION = re.compile(
     r"^\s*(?:please\s+)?(?:list|name|enumerate|which|what are)\b|\b(?:two|three|four|five|six|several)\s+\w+",
     re.IGNORECASE,
@@ -210,12 +214,29 @@ def _read(text: str, parent: str) -> Reading:
 
 def asks(text: str) -> frozenset[str]:
     """The kinds of thing a question (or one part of it) asks for; DESCRIPTION when it names none of the others."""
-    found = {match.lastgroup for match in ASKS.finditer(text)}
+    found = {match.lastgroup for match in ASKS.finditer(text) if not _subordinate(match, text)}
     if YES_NO_OPENING.match(text):
         found = {YES_NO}
     if LIST_QUESTION.search(text):
         found.add(LIST)
     return frozenset(found or {DESCRIPTION})
+
+
+def _subordinate(match: re.Match, text: str) -> bool:
+    """A bare "who", "where" or "when" that opens a clause rather than asks: "the employee who leaves", "the region
+    where it is stored", "What is done when a key is compromised?", "When an account has an old hash, how…".
+
+    It asks when an auxiliary verb follows it ("When does…", "where do your servers…"), or when it opens the
+    part and, for "when", a pronoun follows ("…: when it was founded, where it is based").
+    """
+    word = match.group(0).lower()
+    if word not in {"who", "whom", "whose", "where", "when"}:
+        return False
+    after = text[match.end() :]
+    if AUXILIARY_NEXT.match(after):
+        return False
+    opens = not text[: match.start()].strip(" ,;:-\"'(")
+    return not opens or (word == "when" and not PRONOUN_NEXT.match(after))
 
 
 def states(kind: str, sentence: str) -> bool:

@@ -250,7 +250,7 @@ def choose(
     scores = [
         [
             score
-            + KIND_BONUS * states_asked(part, c.in_context)
+            + KIND_BONUS * states_asked(part, c)
             + SPECIFIC_BONUS * names_something(c.text)
             - (0.0 if reading.wants_list else 1.0) * terse(c)
             for score, c in zip(row, found)
@@ -263,7 +263,7 @@ def choose(
     least, chosen = part_minimum(similarity), []
     for part, row in enumerate(scores):
         used = {c.n for _, c in chosen}
-        stating = [states_asked(parts[part], c.in_context) > 0 for c in found]
+        stating = [states_asked(parts[part], c) > 0 for c in found]
         row = [score + SAME_PASSAGE_BONUS * (c.n in used) for score, c in zip(row, found)]
         ranked = sorted(
             range(len(found)),
@@ -318,12 +318,23 @@ def about_the_head(part: questions.Part, candidate: Candidate, passages: dict[in
     return not part.head or bool(stems(part.head, subject_only=True) & stems(passages[candidate.n]))
 
 
-def states_asked(part: questions.Part, sentence: str) -> float:
+def states_asked(part: questions.Part, candidate: Candidate) -> float:
     """+1 when the sentence states a kind of thing the part asks for (how often, how long…), -1 when it states
-    none of them, 0 when the part asks for nothing a sentence can be seen to state."""
+    none of them, 0 when the part asks for nothing a sentence can be seen to state.
+
+    Read under its heading ("Rate limits: 600 requests per minute"), except for a name: a heading ("History",
+    "Monitoring") names no tool, and the quoted sentence must name the thing itself ("Munin covers…").
+    """
     if not part.checkable:
         return 0.0
-    return 1.0 if any(questions.states(kind, sentence) for kind in part.checkable) else -1.0
+    return (
+        1.0
+        if any(
+            questions.states(kind, candidate.text if kind == questions.NAME else candidate.in_context)
+            for kind in part.checkable
+        )
+        else -1.0
+    )
 
 
 def enumerates(candidate: Candidate) -> bool:
@@ -383,7 +394,7 @@ def _with_neighbours(chosen: list, found: list[Candidate], reading: questions.Re
                 beside is None
                 or beside.unit.paragraph != candidate.unit.paragraph
                 or not (subject | stems(candidate.text, subject_only=True)) & stems(beside.text)
-                or states_asked(reading.parts[choice.part], beside.in_context) < 0
+                or states_asked(reading.parts[choice.part], beside) < 0
                 or _repeats(beside.text, quoted)
                 or length + len(beside.text) > CONTEXT_CHARS
             ):
@@ -470,11 +481,7 @@ def addressing_problems(
     for part, given_row, available_row in zip(parts, given, available):
         if part.checkable and answers_part(part, sentences, weights):
             continue  # the draft says where (how often…) about the part's subject
-        answering = [
-            i
-            for i, c in enumerate(found)
-            if about_the_head(part, c, passages) and states_asked(part, c.in_context) >= 0
-        ]
+        answering = [i for i, c in enumerate(found) if about_the_head(part, c, passages) and states_asked(part, c) >= 0]
         if not answering:
             continue
         best = max(answering, key=lambda i: available_row[i])

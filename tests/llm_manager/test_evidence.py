@@ -11,6 +11,7 @@ import pytest
 
 from llm_manager.providers import evidence, grounding, local
 from llm_manager.providers.offline import extractive_answer, hashed_embedding
+from text import questions
 
 
 def offline_similarity(queries, texts):
@@ -228,6 +229,17 @@ def test_data_that_stays_in_a_place_is_answered_by_where_it_is_kept_not_by_the_l
 
     assert any("only in the region the customer chose" in text for text in chosen)
     assert not any("GDPR" in text for text in chosen)
+
+
+def test_a_heading_names_no_tool_for_a_question_that_asks_for_one():
+    """Under the heading "History", "Processor load … vary" names nothing; "Munin charts them" names the tool."""
+    part = questions.read("Describe the tooling used to track disk space over time.").parts[0]
+    general, named = evidence.candidates(
+        {1: "## History\n\nProcessor load and free disk space vary constantly. Munin charts them over time."}
+    )
+
+    assert evidence.states_asked(part, general) < 0
+    assert evidence.states_asked(part, named) > 0
 
 
 def test_two_part_question_answers_the_first_part_first():

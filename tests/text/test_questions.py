@@ -30,6 +30,23 @@ def test_a_yes_no_question_asks_yes_or_no_whatever_relative_clause_follows():
     assert not reading.checkable  # any sentence on the subject may answer a yes/no question
 
 
+@pytest.mark.parametrize(
+    ("question", "kind", "asked"),
+    [
+        ("What steps does your team follow when a server is suspected to be compromised?", questions.TIME, False),
+        ("What is the procedure for disabling the account of an employee who leaves?", questions.PERSON, False),
+        ("How are backups encrypted in the region where the customer signed up?", questions.PLACE, False),
+        ("During a long session, when does a user have to authenticate again?", questions.TIME, True),
+        ("Describe your company: when it was founded and where it is based.", questions.TIME, True),
+        ("What high availability and failover capabilities does the database offer?", questions.COUNT, False),
+        ("What monthly availability do you commit to?", questions.COUNT, True),
+    ],
+)
+def test_a_clause_is_not_a_question_word(question, kind, asked):
+    """ "the employee who leaves" asks for no person, "high availability" for no figure."""
+    assert (kind in {k for part in questions.read(question).parts for k in part.asks}) is asked
+
+
 def test_each_part_keeps_its_own_kind_in_the_questions_order():
     parts = questions.read("How often are backups taken and how long are they retained?").parts
     assert [p.checkable for p in parts] == [{questions.FREQUENCY}, {questions.DURATION}]
