@@ -92,6 +92,12 @@ SCOPE_SENTENCE = re.compile(
     + SIGNPOST_VERBS
     + r"|^We will (?:now |then )?(?:describe|present|discuss|explain|look at|see|cover)\b"
 )
+# A sentence that points back ("However, this decision must be taken by…") is about what the one before it says.
+POINTS_BACK = re.compile(
+    r"^\W*(?:(?:however|so|thus|therefore|hence|also|but|then|yet|in (?:this|that) case)\b,?\s+)?"
+    r"(?:this|these|that|those|such)\s+(?!is\b|are\b|was\b|were\b|means\b|can\b|will\b|may\b)\w+",
+    re.IGNORECASE,
+)
 SENTENCE_START = re.compile(r"[\"'\u201c(]?[A-Z0-9]")
 # A figure, an acronym, a CamelCase or code-like word, or a capitalised word inside the sentence.
 
@@ -244,7 +250,7 @@ def choose(
     parts, found = reading.parts, candidates(passages)
     if not found:
         return []
-    scores = score_candidates(parts, found, similarity, weights)
+    scores = _read_with_what_they_point_to(parts, found, score_candidates(parts, found, similarity, weights), weights)
     if reading.wants_list:
         scores = [[score + LIST_BONUS * enumerates(c) for score, c in zip(row, found)] for row in scores]
     scores = [
@@ -296,6 +302,45 @@ def choose(
         chosen = _best_for_the_whole_question(reading.text, found, similarity, weights, least * FALLBACK_SHARE)
     chosen = _with_neighbours(chosen, found, reading)
     return [choice for choice, _ in sorted(chosen, key=lambda c: (c[0].part, c[1].rank, c[1].position))]
+
+
+def _read_with_what_they_point_to(
+    parts: list[questions.Part], found: list[Candidate], scores: list[list[float]], weights
+) -> list[list[float]]:
+    """The scores, each sentence that points back ("However, this decision must be taken by the Chief Risk
+    Officer") matched by words together with the sentence before it in its paragraph ("…possible to decide to
+    accept the risk"), whose words it stands for; never above that sentence: it adds to what that one says."""
+    before = _pointed_to(found)
+    if not before:
+        return scores
+    pointing = list(before)
+    queries, words = [p.text for p in parts], [p.words for p in parts]
+    headings = [found[i].unit.heading for i in pointing]
+    alone = relevance(queries, [found[i].text for i in pointing], None, weights, headings, words)
+    joined = relevance(queries, [f"{before[i].text} {found[i].text}" for i in pointing], None, weights, headings, words)
+    scores = [list(row) for row in scores]
+    for row, alone_row, joined_row in zip(scores, alone, joined):
+        for i, own, together in zip(pointing, alone_row, joined_row):
+            borrowed = row[i] + (1 - SEMANTIC_WEIGHT) * (together - own)
+            row[i] = max(row[i], min(borrowed, row[found.index(before[i])]))
+    return scores
+
+
+def _pointed_to(found: list[Candidate]) -> dict[int, Candidate]:
+    """{index of a sentence that points back: the sentence of its paragraph just before it}."""
+    at = {(c.n, c.position): c for c in found}
+    pointed = {}
+    for i, candidate in enumerate(found):
+        if candidate.unit.kind != grounding.SENTENCE or not POINTS_BACK.match(candidate.text):
+            continue
+        previous = at.get((candidate.n, candidate.position - 1))
+        if (
+            previous
+            and previous.unit.kind == grounding.SENTENCE
+            and previous.unit.paragraph == candidate.unit.paragraph
+        ):
+            pointed[i] = previous
+    return pointed
 
 
 def _best_for_the_whole_question(question, found, similarity, weights, least) -> list:
@@ -379,7 +424,8 @@ def _with_neighbours(chosen: list, found: list[Candidate], reading: questions.Re
 
     About the question: it holds a subject word of the question or of the chosen sentence ("Our office dog is
     called Biscuit", beside "Backups are taken every hour", holds neither), and for a part that asks how often (how
-    long, where…) it says that too. List items and table rows are not widened: the next point is another subject.
+    long, where…) it says that too, unless the chosen sentence points back to it ("However, this decision…"). List
+    items and table rows are not widened: the next point is another subject.
     """
     subject = stems(reading.text, subject_only=True)
     at = {(c.n, c.position): c for c in found if c.unit.kind == grounding.SENTENCE}
@@ -394,7 +440,7 @@ def _with_neighbours(chosen: list, found: list[Candidate], reading: questions.Re
                 beside is None
                 or beside.unit.paragraph != candidate.unit.paragraph
                 or not (subject | stems(candidate.text, subject_only=True)) & stems(beside.text)
-                or states_asked(reading.parts[choice.part], beside) < 0
+                or (states_asked(reading.parts[choice.part], beside) < 0 and not _points_to(candidate, step))
                 or _repeats(beside.text, quoted)
                 or length + len(beside.text) > CONTEXT_CHARS
             ):
@@ -403,6 +449,11 @@ def _with_neighbours(chosen: list, found: list[Candidate], reading: questions.Re
             quoted.append(beside)
             length += len(beside.text)
     return widened
+
+
+def _points_to(candidate: Candidate, step: int) -> bool:
+    """The sentence before a sentence that points back is what it points to: quoted with it whatever it states."""
+    return step < 0 and bool(POINTS_BACK.match(candidate.text))
 
 
 def _full(chosen: list) -> bool:

@@ -242,6 +242,33 @@ def test_a_heading_names_no_tool_for_a_question_that_asks_for_one():
     assert evidence.states_asked(part, named) > 0
 
 
+def test_a_sentence_that_points_back_is_read_and_quoted_with_the_sentence_it_points_to(minilm_similarity):
+    """ "this decision" stands for "to accept the risk": the sentence that names who decides answers "who decides"."""
+    dependencies = (
+        "When a security issue is detected in a component, it is possible to decide to accept the risk. "
+        "However, this decision must be taken by the Chief Risk Officer of the company."
+    )
+    disclosure = "A researcher discovers a flaw in a component, and the component provider publishes a fix."
+    chosen = chosen_texts(
+        "Who decides whether to accept the risk of a known flaw in a component?",
+        {1: disclosure, 2: dependencies},
+        minilm_similarity,
+    )
+
+    decision = chosen.index("However, this decision must be taken by the Chief Risk Officer of the company.")
+    assert chosen[decision - 1].endswith("it is possible to decide to accept the risk.")  # what "this decision" is
+
+
+def test_a_sentence_that_points_back_never_outranks_the_one_it_points_to():
+    """It borrows the words of the sentence before it ("encrypted at rest"), up to that sentence's relevance:
+    "This covers…" must not crowd out the sentences that say more."""
+    found = evidence.candidates({1: "All data is encrypted at rest with AES-256. This covers every backup copy."})
+    parts = list(questions.read("Is data encrypted at rest?").parts)
+    scores = evidence._read_with_what_they_point_to(parts, found, [[0.3, 0.1]], None)
+
+    assert 0.1 < scores[0][1] <= scores[0][0] == 0.3
+
+
 def test_two_part_question_answers_the_first_part_first():
     backups = (
         "Hourly snapshots are retained for 7 days and daily backups for 35 days. "
