@@ -64,12 +64,9 @@ ASKS = re.compile(
 )
 # A question opening with an auxiliary verb is a yes/no question: a "who" or "when" later in it is a relative
 # clause ("staff who handle personal data"), not what it asks for.
-YES_NO_OPENING = re.compile(
-    r"^\W*(?:do|does|did|is|are|was|were|can|could|will|would|has|have|had|must|should|may|shall)\b", re.IGNORECASE
-)
-AUXILIARY_NEXT = re.compile(
-    r"\s+(?:do|does|did|is|are|was|were|can|could|will|would|has|have|had|must|should|may|shall)\b", re.IGNORECASE
-)
+AUXILIARIES = r"(?:do|does|did|is|are|was|were|can|could|will|would|has|have|had|must|should|may|shall)\b"
+YES_NO_OPENING = re.compile(r"^\W*" + AUXILIARIES, re.IGNORECASE)
+AUXILIARY_NEXT = re.compile(r"\s+" + AUXILIARIES, re.IGNORECASE)
 PRONOUN_NEXT = re.compile(r"\s+(?:it|they|we|you|he|she|its|their|our|your)\b", re.IGNORECASE)
 LIST_QUESTION = re.compile(
     r"^\s*(?:please\s+)?(?:list|name|enumerate|which|what are)\b|\b(?:two|three|four|five|six|several)\s+\w+",

@@ -317,27 +317,29 @@ def _read_with_what_they_point_to(
     queries, words = [p.text for p in parts], [p.words for p in parts]
     headings = [found[i].unit.heading for i in pointing]
     alone = relevance(queries, [found[i].text for i in pointing], None, weights, headings, words)
-    joined = relevance(queries, [f"{before[i].text} {found[i].text}" for i in pointing], None, weights, headings, words)
+    joined = relevance(
+        queries, [f"{found[before[i]].text} {found[i].text}" for i in pointing], None, weights, headings, words
+    )
     scores = [list(row) for row in scores]
     for row, alone_row, joined_row in zip(scores, alone, joined):
         for i, own, together in zip(pointing, alone_row, joined_row):
             borrowed = row[i] + (1 - SEMANTIC_WEIGHT) * (together - own)
-            row[i] = max(row[i], min(borrowed, row[found.index(before[i])]))
+            row[i] = max(row[i], min(borrowed, row[before[i]]))
     return scores
 
 
-def _pointed_to(found: list[Candidate]) -> dict[int, Candidate]:
-    """{index of a sentence that points back: the sentence of its paragraph just before it}."""
-    at = {(c.n, c.position): c for c in found}
+def _pointed_to(found: list[Candidate]) -> dict[int, int]:
+    """{index of a sentence that points back: index of the sentence of its paragraph just before it}."""
+    at = {(c.n, c.position): i for i, c in enumerate(found)}
     pointed = {}
     for i, candidate in enumerate(found):
         if candidate.unit.kind != grounding.SENTENCE or not POINTS_BACK.match(candidate.text):
             continue
         previous = at.get((candidate.n, candidate.position - 1))
         if (
-            previous
-            and previous.unit.kind == grounding.SENTENCE
-            and previous.unit.paragraph == candidate.unit.paragraph
+            previous is not None
+            and found[previous].unit.kind == grounding.SENTENCE
+            and found[previous].unit.paragraph == candidate.unit.paragraph
         ):
             pointed[i] = previous
     return pointed
