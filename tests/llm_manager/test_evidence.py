@@ -360,3 +360,39 @@ def test_a_draft_that_states_what_each_part_asks_is_not_told_it_misses_a_part():
 
     verdict, reasons = evidence.addressing_problems(question, claims, {1: profile, 2: datasheet}, offline_similarity)
     assert (verdict, reasons) == ("", [])
+
+
+PRICING = """# Orrery pricing and licensing
+
+## Pricing model
+
+Orrery is licensed per named user per year, in three editions. Read-only users (people who only view records) are free \
+of charge in every edition. Prices are fixed for the first three years of a contract.
+
+## What the licence includes
+
+Every licence includes hosting in the UK or the EU, backups, upgrades, the API, single sign-on and standard support."""
+
+
+def test_a_sentence_that_names_the_model_answers_a_question_about_the_model(minilm_similarity):
+    """ "Describe your pricing model": "licensed per named user per year" is the model; fixed prices are a term of it."""
+    chosen = chosen_texts(
+        "Describe your pricing model and what is included in the licence.", {1: PRICING}, minilm_similarity
+    )
+
+    assert chosen[0] == "Orrery is licensed per named user per year, in three editions."
+    assert any("Every licence includes" in text for text in chosen)
+
+
+def test_a_naming_sentence_about_another_subject_is_not_quoted_for_its_names(minilm_similarity):
+    """The certification names a standard and shares a stem with "developers" ("development"), but it is not about
+    the API: a sentence that names things is preferred only among those about the question."""
+    certifications = (
+        "## Certifications\n\nKestrel Peak Software is certified to ISO/IEC 27001:2022 for the development and "
+        "operation of Orrery, and holds Cyber Essentials Plus."
+    )
+    question = "Describe the API available to the council's developers, including authentication and rate limits."
+    chosen = chosen_texts(question, {1: API_GUIDE, 2: certifications}, minilm_similarity)
+
+    assert not any("ISO/IEC 27001" in text for text in chosen)
+    assert any("OAuth 2.0" in text for text in chosen)
