@@ -63,13 +63,14 @@ KIND_BONUS = 0.2
 # share of the part's subject words (by rarity).
 SUBJECT_SHARE = 0.0
 # A sentence that names a thing (a tool, a standard, a figure) answers more often than one that talks about the
-# subject in general: it counts this much more (on dev, the key fact stated: 0.383 at 0.05, 0.417 from 0.08 to 0.2).
+# subject in general: it counts this much more, when it is relevant enough to the part without it: naming things
+# does not make a sentence about another subject ("certified to ISO/IEC 27001 for the development of…") answer
+# "the API available to developers". On dev, the key fact stated: 0.383 at 0.05, 0.400 at 0.1.
 SPECIFIC_BONUS = 0.1
 # A list item of fewer words than this that is not a table row reads as a heading (`terse`).
 TERSE_WORDS = 5
 # A sentence quoted for a part must be this share of PART_MIN relevant to the whole question: about its subject.
-# With SPECIFIC_BONUS at 0.1, 0.6 let a sentence that names things on another subject in (dev unchanged by 0.7).
-WHOLE_QUESTION_SHARE = 0.7
+WHOLE_QUESTION_SHARE = 0.6
 # A second sentence for a part must add at least this share of the part's subject (by weight).
 NEW_WORDS_SHARE = 0.2
 # List questions take the sibling items (rows of the same table, points of the same list) of a chosen item.
@@ -252,13 +253,14 @@ def choose(
     if not found:
         return []
     scores = _read_with_what_they_point_to(parts, found, score_candidates(parts, found, similarity, weights), weights)
+    least, chosen = part_minimum(similarity), []
     if reading.wants_list:
         scores = [[score + LIST_BONUS * enumerates(c) for score, c in zip(row, found)] for row in scores]
     scores = [
         [
             score
             + KIND_BONUS * states_asked(part, c)
-            + SPECIFIC_BONUS * names_something(c.text)
+            + SPECIFIC_BONUS * (names_something(c.text) and score >= least)
             - (0.0 if reading.wants_list else 1.0) * terse(c)
             for score, c in zip(row, found)
         ]
@@ -267,7 +269,6 @@ def choose(
     # About the question at all: a sentence that matches one part by a word ("versions") but is about another
     # subject ("Browser-based: current versions of Edge…") is not quoted for it.
     whole = relevance([reading.text], [c.text for c in found], similarity, weights, [c.unit.heading for c in found])[0]
-    least, chosen = part_minimum(similarity), []
     for part, row in enumerate(scores):
         used = {c.n for _, c in chosen}
         stating = [states_asked(parts[part], c) > 0 for c in found]
