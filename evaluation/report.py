@@ -498,7 +498,7 @@ def _key_facts_section(runs) -> list[str]:
             return f"- {database}, {name}: no key facts written yet (evaluation/key_facts/{name}.json)."
         return (
             f"- {database}, {name}: {s.stated} of {s.questions} drafts state every key fact of their question "
-            f'({s.rate:.3f}); drafted as "no supporting content": {s.no_support}. Lost to retrieval (the five '
+            f'({s.rate:.3f}); drafted as "no supporting content": {s.no_support}. Lost to retrieval (the retrieved '
             f"passages do not state them): {s.questions - s.in_passages}; to sentences (stated only across sentences "
             f"or in text the responder does not quote): {s.in_passages - s.in_a_sentence}; to choice (a quotable "
             f"sentence states each, the draft does not): {s.in_a_sentence - s.stated}."

@@ -59,9 +59,6 @@ ENUMERATION_NAMES = 4
 # A part that asks how often, how long, where… prefers a sentence that states that kind of thing by this much, and
 # passes over one that states none of it by as much: a definition does not answer "how often".
 KIND_BONUS = 0.2
-# A sentence answers what a part asks (how often…) only when it says it about the part's subject: it holds this
-# share of the part's subject words (by rarity).
-SUBJECT_SHARE = 0.0
 # A sentence that names a thing (a tool, a standard, a figure) answers more often than one that talks about the
 # subject in general: it counts this much more, when it is relevant enough to the part without it: naming things
 # does not make a sentence about another subject ("certified to ISO/IEC 27001 for the development of…") answer
@@ -534,8 +531,8 @@ def addressing_problems(
         available = [[a + LIST_BONUS * enumerates(c) for a, c in zip(row, found)] for row in available]
     sentences = [sentence for sentence, _ in claims]
     for part, given_row, available_row in zip(parts, given, available):
-        if part.checkable and answers_part(part, sentences, weights):
-            continue  # the draft says where (how often…) about the part's subject
+        if part.checkable and answers_part(part, sentences):
+            continue  # the draft says where (how often…)
         answering = [i for i, c in enumerate(found) if about_the_head(part, c, passages) and states_asked(part, c) >= 0]
         if not answering:
             continue
@@ -557,7 +554,7 @@ def states_every_part(reading: questions.Reading, sentences: list[str]) -> bool:
     """A question of several parts, each asking a kind of thing the draft states ("founded in 2011 in Bristol…
     Employees: 185"): the draft answers it, however low its relevance to the whole question reads."""
     parts = reading.parts
-    return len(parts) > 1 and all(p.checkable and answers_part(p, sentences, reading.weights) for p in parts)
+    return len(parts) > 1 and all(p.checkable and answers_part(p, sentences) for p in parts)
 
 
 def kind_problems(reading: questions.Reading, sentences: list[str]) -> list[str]:
@@ -567,7 +564,7 @@ def kind_problems(reading: questions.Reading, sentences: list[str]) -> list[str]
     """
     reasons = []
     for part in reading.parts:
-        if not answers_part(part, sentences, reading.weights):
+        if not answers_part(part, sentences):
             asked = " or ".join(questions.SAID_AS[kind] for kind in sorted(part.checkable))
             reasons.append(
                 f"Supported but does not answer: asks {asked} (\u201c{part.words}\u201d); "
@@ -576,18 +573,18 @@ def kind_problems(reading: questions.Reading, sentences: list[str]) -> list[str]
     return reasons
 
 
-def answers_part(part: questions.Part, sentences: list[str], weights: dict[str, float] | None = None) -> bool:
-    """Whether one of the sentences states the kind of thing the part asks for (how often, how long, where…)
-    about the part's subject (holding SUBJECT_SHARE of its subject words); True for a part that asks for nothing
-    a sentence can be seen to state (a yes/no question, a description)."""
+def answers_part(part: questions.Part, sentences: list[str]) -> bool:
+    """Whether one of the sentences states the kind of thing the part asks for (how often, how long, where…);
+    True for a part that asks for nothing a sentence can be seen to state (a yes/no question, a description).
+
+    Whether a sentence is about the part's subject is for the choice (`choose`: relevance to the part and to
+    the whole question) and the reviewer's topic check: asking it here as a share of the part's subject words
+    as well rejected right answers that say it in their own words ("Hourly snapshots are kept for 7 days" for
+    "how long are backups retained?").
+    """
     if not part.checkable:
         return True
-    wanted = stems(part.words, subject_only=True)
-    return any(
-        any(questions.states(kind, sentence) for kind in part.checkable)
-        and (not wanted or grounding.coverage(wanted, sentence, weights) >= SUBJECT_SHARE)
-        for sentence in sentences
-    )
+    return any(any(questions.states(kind, sentence) for kind in part.checkable) for sentence in sentences)
 
 
 def _context_of(sentence: str, cited: list[str]) -> str:

@@ -139,9 +139,17 @@ def _one_line(text: str) -> str:
     return " ".join(str(text).split())
 
 
-def retrieve_passages(question: Question, embedding_model=None) -> list[dict]:
-    """The library passages nearest to the question, numbered from 1 as the prompt cites them."""
+def retrieve_passages(question: Question, embedding_model=None, read: questions.Reading | None = None) -> list[dict]:
+    """The library passages nearest to the question, numbered from 1 as the prompt cites them.
+
+    A question of several parts ("How is replication done, and how is its lag monitored?") is also searched part
+    by part: each part's nearest passage joins the question's own when it is not among them, so that a part a
+    different document answers has its own evidence. `read`: the question's reading, when the caller has made it.
+    """
+    read = read or questions.read(question.text)
     passages = search_passages(question.text, limit=PASSAGES_PER_QUESTION, model=embedding_model)
+    if len(read.parts) > 1:
+        passages = _with_each_parts_nearest(passages, read.parts, embedding_model)
     return [
         {
             "n": n,
@@ -154,6 +162,16 @@ def retrieve_passages(question: Question, embedding_model=None) -> list[dict]:
         }
         for n, p in enumerate(passages, start=1)
     ]
+
+
+def _with_each_parts_nearest(passages: list, parts, embedding_model=None) -> list:
+    held = {p.chunk_id for p in passages}
+    for part in parts:
+        nearest = search_passages(part.text, limit=1, model=embedding_model)
+        if nearest and nearest[0].chunk_id not in held:
+            held.add(nearest[0].chunk_id)
+            passages.append(nearest[0])
+    return passages
 
 
 def reading(question: "str | questions.Reading | Question", embedding_model=None) -> questions.Reading:
@@ -355,7 +373,7 @@ def states_what_is_asked(read: questions.Reading, sentences: list[str]) -> bool:
     checkable = [part for part in read.parts if part.checkable]
     if not checkable or len(checkable) < len(read.parts):
         return True
-    return any(answers_part(part, sentences, read.weights) for part in checkable)
+    return any(answers_part(part, sentences) for part in checkable)
 
 
 def says_no_support(text: str) -> bool:
@@ -452,7 +470,7 @@ def generate_answer(
     if reused is not None:
         return reused
     read = reading(question, embedding_model)
-    passages = retrieve_passages(question, embedding_model)
+    passages = retrieve_passages(question, embedding_model, read)
     share = evidence(read, passages, embedding_model)
     text, needs_expert = draft(
         question, passages, share, model=model, rfp_context=rfp_context, embedding_model=embedding_model, read=read

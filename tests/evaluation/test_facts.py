@@ -143,7 +143,7 @@ def test_the_measure_says_where_a_draft_lost_the_fact_retrieval_sentences_or_cho
     section = "\n".join(
         report._key_facts_section({"SQLite": {"key_facts": {"test": score, "dev": KeyFactScore(0, 0, 0)}}})
     )
-    assert "Lost to retrieval (the five passages do not state them): 1; to sentences" in section
+    assert "Lost to retrieval (the retrieved passages do not state them): 1; to sentences" in section
     assert "does not quote): 1; to choice (a quotable sentence states each, the draft does not): 1." in section
 
 
