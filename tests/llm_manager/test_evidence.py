@@ -400,3 +400,61 @@ def test_a_sentence_that_names_the_model_answers_a_question_about_the_model(mini
 
     assert chosen[0] == "Orrery is licensed per named user per year, in three editions."
     assert any("Every licence includes" in text for text in chosen)
+
+
+# The demo library's security whitepaper and architecture overview, as the demo RFP's key question retrieves them.
+ENCRYPTION = """# Encryption
+
+## Data at rest
+
+All customer data in Orrery is encrypted at rest with AES-256. This covers the stored documents, their metadata, the \
+search index and every backup copy. Each customer tenant has its own data encryption key, so one customer's data can \
+never be read with another customer's key.
+
+## Data in transit
+
+All traffic to and from Orrery is encrypted in transit with TLS 1.3. TLS 1.2 is still accepted for older clients \
+with strong cipher suites only; TLS 1.0 and 1.1 are refused.
+
+## Key management and rotation
+
+Tenant keys are wrapped by master keys that never leave a FIPS 140-3 validated hardware security module (HSM). Master \
+keys are rotated automatically every 12 months, and immediately if a compromise is suspected."""
+ARCHITECTURE = """# Orrery architecture overview
+
+Orrery is a multi-tenant software-as-a-service platform. Each customer is a tenant with its own encryption keys, its \
+own search index and its own storage containers.
+
+## Components
+
+- **Web application and API** — stateless services behind load balancers in two availability zones.
+- **Records store** — object storage for documents, with every version kept.
+- **Metadata database** — PostgreSQL, replicated synchronously between two availability zones."""
+
+
+def test_a_part_is_answered_from_the_passage_about_it_not_by_a_sentence_that_mentions_it(minilm_similarity):
+    """ "Each customer is a tenant with its own encryption keys" names the keys, but its passage is about the
+    architecture: the passage about encryption, read whole, is the one that answers how keys are managed."""
+    chosen = chosen_texts(
+        "How are encryption keys managed and rotated?", {1: ENCRYPTION, 2: ARCHITECTURE}, minilm_similarity
+    )
+
+    assert any("rotated automatically every 12 months" in text for text in chosen)
+    assert not any(text.startswith(("Orrery is a multi-tenant", "Each customer is a tenant")) for text in chosen)
+
+
+def test_the_reviewer_does_not_offer_a_sentence_about_another_subject_as_the_missed_answer(minilm_similarity):
+    """ "Browser-based: current versions of Edge…" matches "protocol versions" by a word and its passage's
+    meaning, but is about the browsers the product supports: a draft that states the algorithms and versions
+    misses nothing there."""
+    question = "Is customer data encrypted at rest and in transit? State the algorithms and protocol versions."
+    security = (
+        "All customer data in Orrery is encrypted at rest with AES-256. All traffic to and from Orrery is encrypted "
+        "in transit with TLS 1.3. TLS 1.2 is still accepted for older clients with strong cipher suites only; TLS 1.0 "
+        "and 1.1 are refused."
+    )
+    datasheet = "## Supported browsers\n\nBrowser-based: current versions of Edge, Chrome, Firefox and Safari."
+    claims = [(sentence, [1]) for sentence in grounding.sentences(security)]
+
+    verdict, reasons = evidence.addressing_problems(question, claims, {1: security, 2: datasheet}, minilm_similarity)
+    assert not any("Browser-based" in reason for reason in reasons)
