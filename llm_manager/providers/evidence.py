@@ -67,8 +67,8 @@ SPECIFIC_BONUS = 0.1
 # A sentence of a passage that matches the part by meaning as a whole answers it more often than an equally relevant
 # sentence of another passage: the passage's cosine to the part counts this much (`passage_prior`). The embedding
 # model tells the passage that answers more reliably than the sentence within it. On dev, the key fact stated: 0.409
-# without, 0.417 at 0.2, 0.426 to 0.435 from 0.3 to 0.7, 0.417 at 1.0; "How are encryption keys managed…" no longer
-# ends on "Orrery is a multi-tenant software-as-a-service platform".
+# without, 0.417 from 0.3 to 0.7 (0.426 at 0.6); "How are encryption keys managed and rotated?" keeps to the
+# whitepaper's key management instead of ending on "Orrery is a multi-tenant software-as-a-service platform".
 PASSAGE_SHARE = 0.5
 # A list item of fewer words than this that is not a table row reads as a heading (`terse`).
 TERSE_WORDS = 5
@@ -257,10 +257,6 @@ def choose(
         return []
     scores = _read_with_what_they_point_to(parts, found, score_candidates(parts, found, similarity, weights), weights)
     least, chosen = part_minimum(similarity), []
-    prior = passage_prior(parts, passages, similarity)
-    scores = [
-        [score + by_passage.get(c.n, 0.0) for score, c in zip(row, found)] for row, by_passage in zip(scores, prior)
-    ]
     if reading.wants_list:
         scores = [[score + LIST_BONUS * enumerates(c) for score, c in zip(row, found)] for row in scores]
     scores = [
@@ -274,10 +270,12 @@ def choose(
         for part, row in zip(parts, scores)
     ]
     about_the_question = about_the_whole_question(reading, found, similarity, weights)
+    prior = passage_prior(parts, passages, similarity)
     for part, row in enumerate(scores):
         used = {c.n for _, c in chosen}
         stating = [states_asked(parts[part], c) > 0 for c in found]
-        row = [score + SAME_PASSAGE_BONUS * (c.n in used) for score, c in zip(row, found)]
+        # its passage's meaning counts after the bonuses: naming a thing lifts only a sentence relevant by itself
+        row = [score + SAME_PASSAGE_BONUS * (c.n in used) + prior[part].get(c.n, 0.0) for score, c in zip(row, found)]
         ranked = sorted(
             range(len(found)),
             key=lambda i: (-(row[i] - RANK_PENALTY * found[i].rank), found[i].rank, found[i].position),
@@ -555,28 +553,26 @@ def addressing_problems(
         [p.words for p in parts],
     )
     available = score_candidates(parts, found, similarity, weights)
-    # judged as the responder chooses: a sentence counts with the passage it comes from
+    # judged as the responder chooses: a sentence counts with its passage's meaning, when it is about the question
+    # at all ("Browser-based: current versions of Edge…" is not lifted toward "protocol versions" by its passage)
     prior = passage_prior(parts, passages, similarity)
+    about_the_question = about_the_whole_question(reading, found, similarity, weights)
     given = [
         [g + max((by_passage.get(n, 0.0) for n in numbers), default=0.0) for g, (_, numbers) in zip(row, claims)]
         for row, by_passage in zip(given, prior)
     ]
     available = [
-        [a + by_passage.get(c.n, 0.0) for a, c in zip(row, found)] for row, by_passage in zip(available, prior)
+        [a + by_passage.get(c.n, 0.0) * about for a, c, about in zip(row, found, about_the_question)]
+        for row, by_passage in zip(available, prior)
     ]
     if reading.wants_list:  # judged as the responder chooses: a list question wants the names
         given = [[g + LIST_BONUS * names_several(s) for g, (s, _) in zip(row, claims)] for row in given]
         available = [[a + LIST_BONUS * enumerates(c) for a, c in zip(row, found)] for row in available]
     sentences = [sentence for sentence, _ in claims]
-    about_the_question = about_the_whole_question(reading, found, similarity, weights)
     for part, given_row, available_row in zip(parts, given, available):
         if part.checkable and answers_part(part, sentences):
             continue  # the draft says where (how often…)
-        answering = [
-            i
-            for i, c in enumerate(found)
-            if about_the_head(part, c, passages) and states_asked(part, c) >= 0 and about_the_question[i]
-        ]
+        answering = [i for i, c in enumerate(found) if about_the_head(part, c, passages) and states_asked(part, c) >= 0]
         if not answering:
             continue
         best = max(answering, key=lambda i: available_row[i])

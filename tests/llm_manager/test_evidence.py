@@ -458,3 +458,31 @@ def test_the_reviewer_does_not_offer_a_sentence_about_another_subject_as_the_mis
 
     verdict, reasons = evidence.addressing_problems(question, claims, {1: security, 2: datasheet}, minilm_similarity)
     assert not any("Browser-based" in reason for reason in reasons)
+
+
+RETENTION_FAQ = """Can retention schedules be applied automatically?
+Yes. Each record class carries a retention schedule (for example "keep for 6 years after the case closes, then \
+destroy"). Orrery starts the retention period from the trigger event and, when it ends, either destroys the record, \
+sends it for review or transfers it to an archive, as the schedule says.
+
+What is a legal hold?
+A legal hold stops the disposal of records that may be needed for litigation, an inquiry or a freedom of information \
+request. Records managers place holds on records, folders or saved searches. A record under hold cannot be changed or \
+destroyed until every hold on it is released."""
+DATASHEET = """| Capability | What it does |
+|---|---|
+| Classification | Suggests a record class from the content; records managers approve or correct it |
+| Retention | Applies retention schedules automatically, with legal holds that pause any disposal |
+| Search | Full-text and metadata search across every record the user may see |"""
+
+
+def test_a_draft_quoting_the_passage_about_a_part_is_not_told_another_passage_answers_it(minilm_similarity):
+    """The FAQ's answer on legal holds, read with its passage, answers "including legal holds" as well as the
+    datasheet's row that names them: the reviewer weighs each sentence with its passage, as the responder does."""
+    question = "Can retention schedules be applied automatically to records, including legal holds?"
+    passages = {1: RETENTION_FAQ, 2: DATASHEET}
+    claims = [(choice.text, [choice.n]) for choice in evidence.choose(question, passages, minilm_similarity)]
+    assert any("A legal hold stops the disposal" in sentence for sentence, _ in claims)
+
+    verdict, reasons = evidence.addressing_problems(question, claims, passages, minilm_similarity)
+    assert (verdict, reasons) == ("", [])
