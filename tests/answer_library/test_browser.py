@@ -9,6 +9,7 @@ import io
 
 import pytest
 from openpyxl import load_workbook
+from playwright.sync_api import expect
 
 from answer_library.models import Entry
 from rfp_manager.models import Answer
@@ -95,7 +96,7 @@ def test_approve_then_a_reworded_rfp_reuses_it_and_exports(
     page.click("#start-scan")
     page.wait_for_selector(".progress-block[data-status=completed]", timeout=60000)
     page.click("text=See them")
-    assert "Conflict" in page.inner_text("#findings")
+    expect(page.locator("#findings")).to_contain_text("Conflict")
     shot(page, tmp_path, "answer-library-findings")
 
     # The review queue, as the periodic task leaves it after the cited document changed.

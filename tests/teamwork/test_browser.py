@@ -88,7 +88,7 @@ def test_assign_answer_with_an_insert_mention_bulk_approve_export_and_a_viewer_r
     page.wait_for_selector("text=Comment added. Notified alice.")
     assert "please check the wording" in page.inner_text("#answer-history")
     page.click("nav >> text=My questions")
-    assert page.locator("#my-questions tbody tr").count() == 4  # answered: off the open list
+    expect(page.locator("#my-questions tbody tr")).to_have_count(4)  # answered: off the open list (waits for the page)
     assert Assignment.objects.filter(assignee=bob, answered_at__isnull=False).count() == 1
 
     # then alice gets the mention by email through the SMTP server and in the app, and approves the answer for the
