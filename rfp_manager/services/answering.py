@@ -240,7 +240,12 @@ def _inverse_frequency(total: int, frequency: int) -> float:
     return math.log((total + RARITY_PRIOR_CHUNKS) / (frequency + 0.5))
 
 
-def meaning_evidence(question: "str | questions.Reading", passages: list[dict], embedding_model=None) -> float:
+def meaning_evidence(
+    question: "str | questions.Reading",
+    passages: list[dict],
+    embedding_model=None,
+    similarity: Similarity | None = None,
+) -> float:
     """How well the retrieved passages answer the question by meaning, less what they leave out; about -0.3..1.
 
     The best passage's cosine to the question (the embedding model), less
@@ -250,13 +255,13 @@ def meaning_evidence(question: "str | questions.Reading", passages: list[dict], 
     often as high as an answerable question's; what it asks for ("a dedicated
     single-tenant instance", "what percentage of staff") is what no passage
     names. A client's paraphrase also uses words no passage holds, but common
-    ones ("someone", "keep"), which cost little.
+    ones ("someone", "keep"), which cost little. `similarity`: the draft's own, which has the passages embedded.
     """
     if not passages:
         return 0.0
     model = embedding_model or llm.get_default_model("embedding")
     read = questions.read(question)
-    best = max(embedding_similarity(model)([read.text], [p["text"] for p in passages])[0])
+    best = max((similarity or embedding_similarity(model))([read.text], [p["text"] for p in passages])[0])
     held = set().union(*(stems(" ".join((p["document_title"], p.get("heading", ""), p["text"]))) for p in passages))
     missing = read.subject - held
     total, frequencies = chunk_frequencies(sorted(missing), model.pk)
@@ -265,14 +270,18 @@ def meaning_evidence(question: "str | questions.Reading", passages: list[dict], 
 
 
 def weak_evidence(
-    question: "str | questions.Reading", passages: list[dict], share: float, embedding_model=None
+    question: "str | questions.Reading",
+    passages: list[dict],
+    share: float,
+    embedding_model=None,
+    similarity: Similarity | None = None,
 ) -> bool:
     """True when the passages do not answer the question: by meaning with a tuned model, else by subject words."""
     model = embedding_model or llm.get_default_model("embedding")
     threshold = MEANING_EVIDENCE_THRESHOLDS.get(model.name)
     if threshold is None:
         return share < EVIDENCE_THRESHOLD
-    return meaning_evidence(question, passages, model) < threshold
+    return meaning_evidence(question, passages, model, similarity) < threshold
 
 
 def _passage_lines(passages: list[dict]) -> list[str]:
@@ -280,12 +289,21 @@ def _passage_lines(passages: list[dict]) -> list[str]:
 
 
 def embedding_similarity(model=None) -> Similarity:
-    """Cosines between texts by the embedding model (the default one when not given): what "by meaning" means here."""
+    """Cosines between texts by the embedding model (the default one when not given): what "by meaning" means here.
+
+    Each text is embedded once per similarity: a stage asks about the same parts, passages and sentences
+    several times (relevance, the passage's own meaning, the whole question), and a vector never changes.
+    """
     model = model or llm.get_default_model("embedding")
+    vectors: dict[str, np.ndarray] = {}
 
     def similarity(queries: list[str], texts: list[str]) -> list[list[float]]:
-        vectors = np.asarray(llm.embed_texts([*queries, *texts], model), dtype=np.float32)
-        return (vectors[: len(queries)] @ vectors[len(queries) :].T).tolist()
+        if not queries or not texts:
+            return [[] for _ in queries]
+        new = [t for t in dict.fromkeys([*queries, *texts]) if t not in vectors]
+        if new:
+            vectors.update(zip(new, np.asarray(llm.embed_texts(new, model), dtype=np.float32)))
+        return (np.stack([vectors[q] for q in queries]) @ np.stack([vectors[t] for t in texts]).T).tolist()
 
     return similarity
 
@@ -294,10 +312,15 @@ def _passage_texts(passages: list[dict]) -> dict[int, str]:
     return {p["n"]: p["text"] for p in passages}
 
 
-def choose_evidence(question: "str | questions.Reading", passages: list[dict], embedding_model=None) -> list[Choice]:
+def choose_evidence(
+    question: "str | questions.Reading",
+    passages: list[dict],
+    embedding_model=None,
+    similarity: Similarity | None = None,
+) -> list[Choice]:
     """The passage sentences that answer the question, part by part, chosen by meaning and by words together."""
     read = reading(question, embedding_model)
-    return choose(read, _passage_texts(passages), embedding_similarity(embedding_model), read.weights)
+    return choose(read, _passage_texts(passages), similarity or embedding_similarity(embedding_model), read.weights)
 
 
 def responder_messages(
@@ -399,9 +422,10 @@ def draft(
     `read`: the question's reading, when the caller has made it.
     """
     read = read or reading(question, embedding_model)
-    if weak_evidence(read, passages, share, embedding_model):
+    similarity = embedding_similarity(embedding_model)  # one per draft: the passages are embedded once
+    if weak_evidence(read, passages, share, embedding_model, similarity):
         return NO_PASSAGE_ANSWER, True
-    chosen = choose_evidence(read, passages, embedding_model)
+    chosen = choose_evidence(read, passages, embedding_model, similarity)
     if not chosen or not states_what_is_asked(read, [c.text for c in chosen]):
         return NO_PASSAGE_ANSWER, True
     text = chat_with_retries(responder_messages(question, passages, rfp_context, chosen, read), model)

@@ -1,0 +1,47 @@
+"""The similarity a draft and a review use embeds each text once: the stages ask about the same passages again."""
+
+import pytest
+
+from rfp_manager.services import answering
+
+pytestmark = pytest.mark.django_db
+
+BACKUPS = "Backups are taken every hour and kept for 30 days."
+KEYS = "Encryption keys are rotated every year."
+
+
+def embedding_requests(fake_llm) -> int:
+    return len(fake_llm.requests_to("/v1/embeddings"))
+
+
+def test_a_text_already_embedded_is_not_sent_again(llm_api, fake_llm):
+    similarity = answering.embedding_similarity()
+    first = similarity(["How often are backups taken?"], [BACKUPS, KEYS])
+    sent = embedding_requests(fake_llm)
+    assert sent >= 1
+
+    again = similarity([KEYS], ["How often are backups taken?", BACKUPS])
+
+    assert embedding_requests(fake_llm) == sent  # every text was embedded by the first call
+    assert again[0][0] == pytest.approx(first[0][1], abs=1e-6)  # the same vectors: cosine is symmetric
+    assert len(again) == 1 and len(again[0]) == 2
+
+
+def test_a_new_text_is_embedded_and_compared_with_the_remembered_ones(llm_api, fake_llm):
+    similarity = answering.embedding_similarity()
+    similarity(["How often are backups taken?"], [BACKUPS])
+    sent = embedding_requests(fake_llm)
+
+    [[to_itself, to_backups]] = similarity([KEYS], [KEYS, BACKUPS])
+
+    assert embedding_requests(fake_llm) == sent + 1
+    assert to_itself == pytest.approx(1.0, abs=1e-5) and to_backups < to_itself
+    similarity(["How often are backups taken?", KEYS], [BACKUPS])
+    assert embedding_requests(fake_llm) == sent + 1  # the new text is remembered too
+
+
+def test_nothing_to_compare_asks_nothing(llm_api, fake_llm):
+    similarity = answering.embedding_similarity()
+    assert similarity(["How often are backups taken?"], []) == [[]]
+    assert similarity([], [BACKUPS]) == []
+    assert embedding_requests(fake_llm) == 0
