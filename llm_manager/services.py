@@ -5,6 +5,7 @@ Other apps use only these functions:
     get_default_model(model_type) -> LLMModel
     embedding_fallback() -> EmbeddingFallback | None   (why the offline baseline stands in, if it does)
     embed_texts(texts, model=None) -> list[list[float]]   (L2-normalised)
+    embed_remembered(texts, model=None) -> numpy array     (the same vectors, remembered by the process)
     chat(messages, model=None, *, temperature=0.0, max_tokens=None) -> ChatResult
     concurrency_limit(model) -> int
 
@@ -15,8 +16,12 @@ No Celery here: tasks.py wraps the validation functions.
 
 import logging
 import math
+import threading
+from collections import OrderedDict
 from dataclasses import asdict, dataclass, field
 
+import numpy as np
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
@@ -41,6 +46,7 @@ __all__ = [
     "TransientLLMError",
     "get_default_model",
     "embed_texts",
+    "embed_remembered",
     "chat",
     "concurrency_limit",
     "embedding_fallback",
@@ -159,6 +165,31 @@ def embed_texts(texts: list[str], model: LLMModel | None = None) -> list[list[fl
         vectors += _call(model.api, lambda: provider.embed(model.name, batch, model.embedding_dimensions))  # noqa: B023 (called in this iteration)
     _check_dimensions(model, vectors)
     return [_l2_normalised(v) for v in vectors]
+
+
+# The same library passages and sentences come back in every draft and review of a batch: their vectors
+# are kept per process, least recently used out first, under everything that decides a vector, so a model
+# or endpoint edited in the admin (a new updated_at) is asked afresh.
+_remembered: OrderedDict[tuple, np.ndarray] = OrderedDict()
+_remembered_lock = threading.Lock()
+
+
+def embed_remembered(texts: list[str], model: LLMModel | None = None) -> np.ndarray:
+    """embed_texts' vectors for `texts` as rows of a float32 array; only texts this process has not embedded are sent."""
+    model = _usable(model, LLMModel.TYPE_EMBEDDING)
+    identity = (model.pk, model.updated_at, model.name, model.api.kind, model.api.base_url)
+    with _remembered_lock:
+        known = {t: _remembered[identity, t] for t in set(texts) if (identity, t) in _remembered}
+        for text in known:
+            _remembered.move_to_end((identity, text))
+    new = [t for t in dict.fromkeys(texts) if t not in known]
+    if new:
+        known.update(zip(new, np.asarray(embed_texts(new, model), dtype=np.float32)))
+        with _remembered_lock:
+            _remembered.update(((identity, t), known[t]) for t in new)
+            while len(_remembered) > settings.EMBEDDING_VECTORS_REMEMBERED:
+                _remembered.popitem(last=False)
+    return np.stack([known[t] for t in texts]) if texts else np.empty((0, 0), dtype=np.float32)
 
 
 def chat(

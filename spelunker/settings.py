@@ -324,6 +324,10 @@ ANSWER_LIBRARY_SUGGESTIONS = env.int("ANSWER_LIBRARY_SUGGESTIONS", default=3)
 # yes (answer_library.services.judge). Off by default: make eval measures the offline tiers, not a model's word.
 ANSWER_LIBRARY_JUDGE = env.bool("ANSWER_LIBRARY_JUDGE", default=False)
 
+# --- llm_manager: vectors of questions, passages and sentences each process keeps (llm_manager.services.embed_remembered)
+# A batch compares the same library passages with every question: at 384 dimensions 8,192 vectors are 12 MB.
+EMBEDDING_VECTORS_REMEMBERED = env.int("EMBEDDING_VECTORS_REMEMBERED", default=8192)
+
 # --- llm_manager: local embedding models (llm_manager/providers/local.py)
 # A model's folder instead of its installed package, as name=path pairs (a repaired or newer copy).
 LOCAL_MODEL_FOLDERS = env.dict("LOCAL_MODEL_FOLDERS", default={})

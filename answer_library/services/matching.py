@@ -250,7 +250,7 @@ def ranked_matches(question: str, limit: int = CANDIDATES, *, index: Index | Non
     wanted = subject_stems(question)
     if not index.entry_ids or not question.strip():
         return []
-    vector = np.asarray(llm.embed_texts([question], model)[0], dtype=np.float32)
+    vector = llm.embed_remembered([question], model)[0]
     cosines = index.vectors @ vector
     by_meaning = _best_per_entry(index, cosines)
     fused = fuse([(by_meaning, 1.0), (_best_per_entry(index, _bm25(wanted, index, index.idf())), 1.0)])

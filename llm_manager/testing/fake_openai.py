@@ -160,6 +160,7 @@ def _handler_for(fake: FakeOpenAI):
                 "model": (body or {}).get("model"),
                 # A chat request's last message (the user's turn): what tests count calls per question by.
                 "prompt": _last_message(body),
+                "input": (body or {}).get("input"),  # an embedding request's texts
                 "started": time.time(),
                 "status": None,
             }

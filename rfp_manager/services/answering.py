@@ -21,7 +21,6 @@ import math
 import re
 import time
 
-import numpy as np
 from django.db.models import Case, F, IntegerField, Value, When
 from django.utils import timezone
 
@@ -291,19 +290,17 @@ def _passage_lines(passages: list[dict]) -> list[str]:
 def embedding_similarity(model=None) -> Similarity:
     """Cosines between texts by the embedding model (the default one when not given): what "by meaning" means here.
 
-    Each text is embedded once per similarity: a stage asks about the same parts, passages and sentences
-    several times (relevance, the passage's own meaning, the whole question), and a vector never changes.
+    A stage asks about the same parts, passages and sentences several times (relevance, the passage's own
+    meaning, the whole question), and a batch about the same passages in every draft: the vectors come from
+    llm.embed_remembered, so each text is sent to the model once per process.
     """
     model = model or llm.get_default_model("embedding")
-    vectors: dict[str, np.ndarray] = {}
 
     def similarity(queries: list[str], texts: list[str]) -> list[list[float]]:
         if not queries or not texts:
             return [[] for _ in queries]
-        new = [t for t in dict.fromkeys([*queries, *texts]) if t not in vectors]
-        if new:
-            vectors.update(zip(new, np.asarray(llm.embed_texts(new, model), dtype=np.float32)))
-        return (np.stack([vectors[q] for q in queries]) @ np.stack([vectors[t] for t in texts]).T).tolist()
+        vectors = llm.embed_remembered([*queries, *texts], model)
+        return (vectors[: len(queries)] @ vectors[len(queries) :].T).tolist()
 
     return similarity
 

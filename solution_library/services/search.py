@@ -18,7 +18,6 @@ import logging
 import time
 from dataclasses import dataclass
 
-import numpy as np
 from django.db import DEFAULT_DB_ALIAS, connection
 
 from llm_manager import services as llm
@@ -178,7 +177,7 @@ def vector_ranking(
     query: str, model, limit: int, document_ids: list[int] | None = None, index=None
 ) -> list[tuple[int, float]]:
     """(chunk_id, cosine) of the `limit` chunks nearest to the query's embedding, best first."""
-    vector = np.asarray(llm.embed_texts([query], model)[0], dtype=np.float32)
+    vector = llm.embed_remembered([query], model)[0]  # the draft that follows compares passages with it too
     return (index if index is not None else index_for(model.pk)).top(vector, limit, document_ids)
 
 

@@ -1,4 +1,4 @@
-"""The similarity a draft and a review use embeds each text once: the stages ask about the same passages again."""
+"""The similarity a draft and a review use embeds each text once per process: the stages and the drafts of a batch ask about the same passages again."""
 
 import pytest
 
@@ -45,3 +45,41 @@ def test_nothing_to_compare_asks_nothing(llm_api, fake_llm):
     assert similarity(["How often are backups taken?"], []) == [[]]
     assert similarity([], [BACKUPS]) == []
     assert embedding_requests(fake_llm) == 0
+
+
+def test_the_next_draft_sends_only_what_no_draft_embedded_before(llm_api, fake_llm):
+    answering.embedding_similarity()(["How often are backups taken?"], [BACKUPS, KEYS])
+    sent = embedding_requests(fake_llm)
+
+    next_draft = answering.embedding_similarity()
+    next_draft(["Are keys rotated?"], [BACKUPS, KEYS])
+
+    assert embedding_requests(fake_llm) == sent + 1
+    assert fake_llm.requests_to("/v1/embeddings")[-1]["input"] == ["Are keys rotated?"]
+
+
+def test_a_model_edited_in_the_admin_is_asked_afresh(llm_api, fake_llm):
+    from llm_manager.models import LLMModel
+
+    answering.embedding_similarity()([KEYS], [BACKUPS])
+    sent = embedding_requests(fake_llm)
+    model = LLMModel.objects.get(model_type="embedding", is_system_default=True)
+    model.context_window = 512
+    model.save()
+
+    answering.embedding_similarity()([KEYS], [BACKUPS])
+
+    assert embedding_requests(fake_llm) == sent + 1
+
+
+def test_the_least_recently_used_vectors_are_forgotten_first(llm_api, fake_llm, settings):
+    settings.EMBEDDING_VECTORS_REMEMBERED = 2
+    similarity = answering.embedding_similarity()
+    similarity([KEYS], [BACKUPS])  # both kept
+    similarity([KEYS], ["Logs are kept for a year."])  # KEYS used again: BACKUPS is the oldest, forgotten
+    sent = embedding_requests(fake_llm)
+
+    similarity([KEYS], [BACKUPS])
+
+    assert embedding_requests(fake_llm) == sent + 1
+    assert fake_llm.requests_to("/v1/embeddings")[-1]["input"] == [BACKUPS]
