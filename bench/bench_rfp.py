@@ -21,8 +21,11 @@ completed_at.
 Concurrency: one job of `--questions` questions per value of the API's
 max_concurrent_requests (what the job reads through
 llm_manager.concurrency_limit; 8 is the default, 1 the seed's one-by-one
-design), on one worker process. Each question costs two requests: the query
-embedding of the library search and the chat call.
+design), each on a fresh worker process: a process remembers the vectors it
+embedded (llm.embed_remembered), and the runs ask the same questions, so a run
+after another in the same process would embed nothing. Each question costs its
+chat call and the embedding of its own text and parts; the library's passages
+and sentences are embedded once per process.
 
 Scaling: `--jobs` jobs of `--questions / --jobs` questions each, all started
 at once (default concurrency), with 1, 2, 4 … worker processes — separate
@@ -151,14 +154,14 @@ def stop(started: list) -> None:
 
 def concurrency_runs(owner, api, questions: int, values: list[int]) -> list[dict]:
     results = []
-    started = workers(1)
-    try:
-        for concurrency in values:
-            api.max_concurrent_requests = concurrency
-            api.save(update_fields=["max_concurrent_requests"])
+    for concurrency in values:
+        api.max_concurrent_requests = concurrency
+        api.save(update_fields=["max_concurrent_requests"])
+        started = workers(1)  # a fresh process: the run before it left its vectors in the old one
+        try:
             results.append({"concurrency": concurrency, **run_jobs(owner, [questions], f"c{concurrency}")})
-    finally:
-        stop(started)
+        finally:
+            stop(started)
     return results
 
 

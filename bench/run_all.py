@@ -704,7 +704,7 @@ def speedup_figure(report: Report, found: dict, questions: int, latency_ms: int,
             speedup >= 7,
             f"bench/bench_rfp.py{' --library-chunks ' + str(found['library_chunks']) if found['library_chunks'] else ''}: "
             "the job row and its message as the Draft answers button makes them → RabbitMQ → "
-            "`celery worker -Q batch -c 1`, timed until the row reads completed "
+            "a fresh `celery worker -Q batch -c 1` for each side (a process remembers its vectors), timed until the row reads completed "
             f"(the row's own started → completed: {one['row_seconds']:.2f} / {eight['row_seconds']:.2f} s)",
         )
     )
