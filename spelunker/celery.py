@@ -4,7 +4,7 @@ import os
 import resource
 
 from celery import Celery
-from celery.signals import beat_init, setup_logging, task_prerun, worker_process_init
+from celery.signals import beat_init, setup_logging, task_prerun, worker_init, worker_process_init
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "spelunker.settings")
 
@@ -29,6 +29,14 @@ def check_database_connection(sender=None, **kwargs):
     from django.db import close_old_connections
 
     close_old_connections()
+
+
+@worker_init.connect
+def import_the_llm_providers(**kwargs):
+    """Import every LLM provider's module in the worker's main process, before the pool starts: the OpenAI client
+    takes about a second to import, and imported at a batch job's first call it held Python's import lock while
+    the job's other seven threads waited (a py-spy profile of bench/bench_rfp.py: about 1.3 s at every start)."""
+    from llm_manager.providers import local, offline, openai_compat  # noqa: F401 (imported for their import)
 
 
 @worker_process_init.connect
