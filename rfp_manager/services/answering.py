@@ -146,6 +146,8 @@ def retrieve_passages(question: Question, embedding_model=None, read: questions.
     different document answers has its own evidence. `read`: the question's reading, when the caller has made it.
     """
     read = read or questions.read(question.text)
+    if len(read.parts) > 1:  # one embedding request for the question and its parts: each search finds its vector
+        llm.embed_remembered([question.text.strip(), *(part.text for part in read.parts)], embedding_model)
     passages = search_passages(question.text, limit=PASSAGES_PER_QUESTION, model=embedding_model)
     if len(read.parts) > 1:
         passages = _with_each_parts_nearest(passages, read.parts, embedding_model)

@@ -3,6 +3,9 @@
 import pytest
 
 from rfp_manager.services import answering
+from text import questions
+
+from .conftest import make_rfp
 
 pytestmark = pytest.mark.django_db
 
@@ -83,3 +86,16 @@ def test_the_least_recently_used_vectors_are_forgotten_first(llm_api, fake_llm, 
 
     assert embedding_requests(fake_llm) == sent + 1
     assert fake_llm.requests_to("/v1/embeddings")[-1]["input"] == [BACKUPS]
+
+
+def test_a_question_of_several_parts_is_embedded_with_its_parts_in_one_request(user, library, fake_llm):
+    """Its searches (the whole question, then each part) find their vectors remembered: one round trip, not three."""
+    question = make_rfp(user, ["How often are backups taken, and how long are they kept?"]).questions.get()
+    parts = [part.text for part in questions.read(question.text).parts]
+    assert len(parts) == 2
+    before = embedding_requests(fake_llm)
+
+    answering.retrieve_passages(question)
+
+    sent = fake_llm.requests_to("/v1/embeddings")[before:]
+    assert [request["input"] for request in sent] == [[question.text, *parts]]
