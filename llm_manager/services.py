@@ -6,6 +6,7 @@ Other apps use only these functions:
     embedding_fallback() -> EmbeddingFallback | None   (why the offline baseline stands in, if it does)
     embed_texts(texts, model=None) -> list[list[float]]   (L2-normalised)
     embed_remembered(texts, model=None) -> numpy array     (the same vectors, remembered by the process)
+    word_alignment(queries, texts, model=None) -> numpy array | None   (word-by-word match; local models only)
     chat(messages, model=None, *, temperature=0.0, max_tokens=None) -> ChatResult
     concurrency_limit(model) -> int
 
@@ -26,11 +27,12 @@ from django.db import transaction
 from django.utils import timezone
 
 from jobs.models import ACTIVE_STATUSES, fail_stale_jobs
+from text.words import STOPWORDS
 
 from .exceptions import LLMError, NoDefaultModel, TransientLLMError
 from .guard import guarded_call, record_failure, record_success
 from .models import LLMApi, LLMModel, ValidationRun
-from .providers import ChatResult, ModelInfo, get_provider
+from .providers import ChatResult, ModelInfo, TokenVectors, get_provider
 
 logger = logging.getLogger(__name__)
 
@@ -47,6 +49,7 @@ __all__ = [
     "get_default_model",
     "embed_texts",
     "embed_remembered",
+    "word_alignment",
     "chat",
     "concurrency_limit",
     "embedding_fallback",
@@ -167,29 +170,85 @@ def embed_texts(texts: list[str], model: LLMModel | None = None) -> list[list[fl
     return [_l2_normalised(v) for v in vectors]
 
 
-# The same library passages and sentences come back in every draft and review of a batch: their vectors
-# are kept per process, least recently used out first, under everything that decides a vector, so a model
-# or endpoint edited in the admin (a new updated_at) is asked afresh.
-_remembered: OrderedDict[tuple, np.ndarray] = OrderedDict()
-_remembered_lock = threading.Lock()
+class _Remembered:
+    """What a model made of each text, kept per process, least recently used out first, under everything that
+    decides it: a model or endpoint edited in the admin (a new updated_at) is asked afresh."""
+
+    def __init__(self, limit):
+        self._limit = limit  # () -> how many texts to keep (read when needed: a setting may change in tests)
+        self._store: OrderedDict[tuple, object] = OrderedDict()
+        self._lock = threading.Lock()  # a batch job drafts several questions at once, in threads
+
+    def of(self, texts: list[str], model: LLMModel, compute) -> dict[str, object]:
+        """text → its value; `compute(new texts)` makes the values of the texts not kept, in order."""
+        identity = (model.pk, model.updated_at, model.name, model.api.kind, model.api.base_url)
+        with self._lock:
+            known = {t: self._store[identity, t] for t in set(texts) if (identity, t) in self._store}
+            for text in known:
+                self._store.move_to_end((identity, text))
+        new = [t for t in dict.fromkeys(texts) if t not in known]
+        if new:
+            known.update(zip(new, compute(new)))
+            with self._lock:
+                self._store.update(((identity, t), known[t]) for t in new)
+                while len(self._store) > self._limit():
+                    self._store.popitem(last=False)
+        return known
+
+
+# The same library passages and sentences come back in every draft and review of a batch.
+_vectors = _Remembered(lambda: settings.EMBEDDING_VECTORS_REMEMBERED)
+# A sentence's word vectors are some 30 of its vector's size (kept as float16): fewer sentences are kept.
+_word_vectors = _Remembered(lambda: max(1, settings.EMBEDDING_VECTORS_REMEMBERED // 4))
 
 
 def embed_remembered(texts: list[str], model: LLMModel | None = None) -> np.ndarray:
     """embed_texts' vectors for `texts` as rows of a float32 array; only texts this process has not embedded are sent."""
     model = _usable(model, LLMModel.TYPE_EMBEDDING)
-    identity = (model.pk, model.updated_at, model.name, model.api.kind, model.api.base_url)
-    with _remembered_lock:
-        known = {t: _remembered[identity, t] for t in set(texts) if (identity, t) in _remembered}
-        for text in known:
-            _remembered.move_to_end((identity, text))
-    new = [t for t in dict.fromkeys(texts) if t not in known]
-    if new:
-        known.update(zip(new, np.asarray(embed_texts(new, model), dtype=np.float32)))
-        with _remembered_lock:
-            _remembered.update(((identity, t), known[t]) for t in new)
-            while len(_remembered) > settings.EMBEDDING_VECTORS_REMEMBERED:
-                _remembered.popitem(last=False)
+    known = _vectors.of(texts, model, lambda new: np.asarray(embed_texts(new, model), dtype=np.float32))
     return np.stack([known[t] for t in texts]) if texts else np.empty((0, 0), dtype=np.float32)
+
+
+def word_alignment(queries: list[str], texts: list[str], model: LLMModel | None = None) -> np.ndarray | None:
+    """How closely each text meets each query word by word, 0..1, rows the queries; None when the model's
+    provider gives only a vector per text (an embedding API: the local encoder gives its word vectors).
+
+    Each content word piece of the query (not a stopword, not punctuation) takes its closest word piece of
+    the text, by the cosine of the encoder's contextual vectors, and the query's score is their mean (late
+    interaction, as ColBERT scores a passage). A sentence's one vector blurs what it says into its topic, so
+    a general sentence on the question's topic can be as close to it as the sentence that states what it
+    asks; word by word, a sentence scores high only by meeting each thing the question names.
+    """
+    model = _usable(model, LLMModel.TYPE_EMBEDDING)
+    provider = get_provider(model.api)
+    if provider.token_vectors(model.name, []) is None:
+        return None
+    known = _word_vectors.of([*queries, *texts], model, lambda new: _half(provider.token_vectors(model.name, new)))
+    return align_words([known[q] for q in queries], [known[t] for t in texts])
+
+
+def align_words(queries: list[TokenVectors], texts: list[TokenVectors]) -> np.ndarray:
+    """word_alignment's scores from the word vectors of the queries and the texts."""
+    scores = np.zeros((len(queries), len(texts)), dtype=np.float32)
+    filled = [i for i, text in enumerate(texts) if len(text.pieces)]
+    if not filled:
+        return scores
+    pieces = np.concatenate([texts[i].vectors for i in filled]).astype(np.float32)
+    starts = np.cumsum([0] + [len(texts[i].pieces) for i in filled[:-1]])
+    for row, query in enumerate(queries):
+        closest = np.maximum.reduceat(_content_rows(query) @ pieces.T, starts, axis=1)
+        scores[row, filled] = closest.mean(axis=0) if len(closest) else 0.0
+    return scores
+
+
+def _half(found: list[TokenVectors]) -> list[TokenVectors]:
+    return [TokenVectors(t.pieces, np.asarray(t.vectors, dtype=np.float16)) for t in found]
+
+
+def _content_rows(query: TokenVectors) -> np.ndarray:
+    """The query's vectors of word pieces that carry meaning; all of them when none does ("How is it done?")."""
+    keep = [i for i, piece in enumerate(query.pieces) if piece.isalnum() and piece not in STOPWORDS]
+    return (query.vectors[keep] if keep else query.vectors).astype(np.float32)
 
 
 def chat(

@@ -1,6 +1,6 @@
 """Providers behind one interface; `get_provider(api)` picks the one for an LLMApi."""
 
-from .base import ChatResult, ModelInfo, Provider
+from .base import ChatResult, ModelInfo, Provider, TokenVectors
 
 
 def get_provider(api) -> Provider:
@@ -15,4 +15,4 @@ def get_provider(api) -> Provider:
     return OpenAICompatibleProvider(api)
 
 
-__all__ = ["ChatResult", "ModelInfo", "Provider", "get_provider"]
+__all__ = ["ChatResult", "ModelInfo", "Provider", "TokenVectors", "get_provider"]

@@ -20,6 +20,14 @@ class ModelInfo:
     embedding_dimensions: int | None = None
 
 
+@dataclass(frozen=True)
+class TokenVectors:
+    """A text's word pieces, in order, and the encoder's L2-normalised contextual vector of each (rows)."""
+
+    pieces: tuple[str, ...]
+    vectors: object  # numpy float32 [pieces, dimensions]
+
+
 @dataclass
 class ChatResult:
     text: str
@@ -40,6 +48,10 @@ class Provider(ABC):
     @abstractmethod
     def embed(self, model_name: str, texts: list[str], dimensions: int | None = None) -> list[list[float]]:
         """One batch of vectors, in the order of `texts` (not necessarily normalised)."""
+
+    def token_vectors(self, model_name: str, texts: list[str]) -> list[TokenVectors] | None:
+        """Each text's word pieces and their vectors; None from an API that gives only a vector per text."""
+        return None
 
     @abstractmethod
     def chat(self, model_name: str, messages: list[dict], *, temperature: float, max_tokens: int | None) -> ChatResult:

@@ -7,8 +7,11 @@ residual LayerNorm; then mean pooling over the unmasked tokens. ONNX Runtime
 fuses these standard operators into its own attention, GELU and LayerNorm
 kernels (graph optimisation level "all"), which is where the speed comes from.
 
-Inputs: input_ids and attention_mask, int64 [batch, length]. Output:
-sentence_embedding, float32 [batch, hidden], not yet L2-normalised.
+Inputs: input_ids and attention_mask, int64 [batch, length]. Outputs:
+sentence_embedding, float32 [batch, hidden], not yet L2-normalised; and
+token_embeddings, float32 [batch, length, hidden], the last layer's state of
+each token (what the sentence embedding is the mean of), for matching a
+question's words against a sentence's one by one (llm_manager.services.word_alignment).
 """
 
 import math
@@ -105,6 +108,7 @@ def build_bert_graph(weights: dict[str, np.ndarray], layers: int, heads: int, ep
         inner = gelu(linear(x, f"{prefix}.intermediate.dense"))
         x = layer_norm(g.op("Add", [x, linear(inner, f"{prefix}.output.dense")]), f"{prefix}.output.LayerNorm")
 
+    g.nodes.append(helper.make_node("Identity", [x], ["token_embeddings"], name="token_states"))
     # Mean pooling over the tokens the mask keeps.
     token_mask = g.op("Unsqueeze", [mask, g.constant(np.array([2], np.int64))])
     axis = g.constant(np.array([1], np.int64))
@@ -119,7 +123,10 @@ def build_bert_graph(weights: dict[str, np.ndarray], layers: int, heads: int, ep
             helper.make_tensor_value_info(name, TensorProto.INT64, ["batch", "length"])
             for name in ("input_ids", "attention_mask")
         ],
-        outputs=[helper.make_tensor_value_info("sentence_embedding", TensorProto.FLOAT, ["batch", hidden])],
+        outputs=[
+            helper.make_tensor_value_info("sentence_embedding", TensorProto.FLOAT, ["batch", hidden]),
+            helper.make_tensor_value_info("token_embeddings", TensorProto.FLOAT, ["batch", "length", hidden]),
+        ],
         initializer=g.initializers,
     )
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)], ir_version=8)

@@ -224,8 +224,13 @@ def part_minimum(similarity: Similarity | None) -> float:
 
 
 def score_candidates(
-    parts: list[questions.Part], found: list[Candidate], similarity=None, weights=None
+    parts: list[questions.Part], found: list[Candidate], similarity=None, weights=None, alignment=None
 ) -> list[list[float]]:
+    """Each candidate's relevance to each part; by `alignment` alone when given (the local encoder's word-by-word
+    match: on dev it ranks a sentence that states a key fact first for 0.41 of questions, against 0.32 for
+    cosine and words averaged, as a general sentence on the topic no longer outscores it)."""
+    if alignment is not None:
+        return alignment([p.text for p in parts], [c.in_context for c in found])
     return relevance(
         [p.text for p in parts],
         [c.text for c in found],
@@ -241,6 +246,7 @@ def choose(
     passages: dict[int, str],
     similarity: Similarity | None = None,
     weights: dict[str, float] | None = None,
+    alignment: Similarity | None = None,
 ) -> list[Choice]:
     """The sentences that answer the question, part by part in the question's order, each with its passage.
 
@@ -249,13 +255,15 @@ def choose(
     passage). A part that asks how often, how long, where… takes a sentence
     that says it over one that only says what the subject is. A list question
     takes the chosen item's siblings: the rows of its table, the points of its list.
+    `alignment`: a word-by-word match (llm.word_alignment) that ranks the sentences in place of `similarity`.
     """
     reading = questions.read(question)
     weights = weights if weights is not None else reading.weights or None
     parts, found = reading.parts, candidates(passages)
     if not found:
         return []
-    scores = _read_with_what_they_point_to(parts, found, score_candidates(parts, found, similarity, weights), weights)
+    scores = score_candidates(parts, found, similarity, weights, alignment)
+    scores = _read_with_what_they_point_to(parts, found, scores, weights)
     least, chosen = part_minimum(similarity), []
     if reading.wants_list:
         scores = [[score + LIST_BONUS * enumerates(c) for score, c in zip(row, found)] for row in scores]

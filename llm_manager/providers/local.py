@@ -30,7 +30,7 @@ import numpy as np
 from django.conf import settings
 
 from ..exceptions import LLMError
-from .base import ChatResult, ModelInfo, Provider
+from .base import ChatResult, ModelInfo, Provider, TokenVectors
 
 logger = logging.getLogger(__name__)
 
@@ -120,7 +120,8 @@ class WordPieceTokenizer:
     """BERT's basic tokenizer (lower case, accents off, punctuation apart) then greedy WordPiece."""
 
     def __init__(self, vocab_path: Path, max_tokens: int):
-        self.vocab = {token: i for i, token in enumerate(vocab_path.read_text(encoding="utf-8").splitlines())}
+        self.pieces = vocab_path.read_text(encoding="utf-8").splitlines()
+        self.vocab = {token: i for i, token in enumerate(self.pieces)}
         self.max_tokens = max_tokens
         self.cls, self.sep, self.unk = self.vocab["[CLS]"], self.vocab["[SEP]"], self.vocab["[UNK]"]
 
@@ -201,23 +202,38 @@ class BertEncoder:
 
     def embed(self, texts: list[str]) -> np.ndarray:
         """L2-normalised sentence vectors, one row per text (batched by length, in the texts' order)."""
-        encoded = [self.tokenizer.encode(text) for text in texts]
-        order = sorted(range(len(texts)), key=lambda i: len(encoded[i]))
         vectors = np.zeros((len(texts), self.dimensions), dtype=np.float32)
-        for start in range(0, len(order), BATCH_SIZE):
-            batch = order[start : start + BATCH_SIZE]
-            vectors[batch] = self._forward([encoded[i] for i in batch])
+        for batch, _, pooled in self._runs(texts, "sentence_embedding"):
+            vectors[batch] = pooled / np.linalg.norm(pooled, axis=1, keepdims=True)
         return vectors
 
-    def _forward(self, sequences: list[list[int]]) -> np.ndarray:
-        length = max(len(s) for s in sequences)
-        ids = np.zeros((len(sequences), length), dtype=np.int64)
-        mask = np.zeros((len(sequences), length), dtype=np.int64)
-        for row, sequence in enumerate(sequences):
-            ids[row, : len(sequence)] = sequence
-            mask[row, : len(sequence)] = 1
-        (pooled,) = self.session.run(None, {"input_ids": ids, "attention_mask": mask})
-        return pooled / np.linalg.norm(pooled, axis=1, keepdims=True)
+    def token_vectors(self, texts: list[str]) -> list[TokenVectors]:
+        """Each text's word pieces (without [CLS] and [SEP]) and their L2-normalised last-layer states."""
+        found: list[TokenVectors | None] = [None] * len(texts)
+        for batch, sequences, states in self._runs(texts, "token_embeddings"):
+            for row, (index, sequence) in enumerate(zip(batch, sequences)):
+                inner = states[row, 1 : len(sequence) - 1]
+                found[index] = TokenVectors(
+                    tuple(self.tokenizer.pieces[i] for i in sequence[1:-1]),
+                    inner / np.maximum(np.linalg.norm(inner, axis=1, keepdims=True), 1e-12),
+                )
+        return found
+
+    def _runs(self, texts: list[str], output: str):
+        """(the texts' places, their token ids, the graph's output) per batch of texts of similar length."""
+        encoded = [self.tokenizer.encode(text) for text in texts]
+        order = sorted(range(len(texts)), key=lambda i: len(encoded[i]))
+        for start in range(0, len(order), BATCH_SIZE):
+            batch = order[start : start + BATCH_SIZE]
+            sequences = [encoded[i] for i in batch]
+            length = max(len(s) for s in sequences)
+            ids = np.zeros((len(sequences), length), dtype=np.int64)
+            mask = np.zeros((len(sequences), length), dtype=np.int64)
+            for row, sequence in enumerate(sequences):
+                ids[row, : len(sequence)] = sequence
+                mask[row, : len(sequence)] = 1
+            (result,) = self.session.run([output], {"input_ids": ids, "attention_mask": mask})
+            yield batch, sequences, result
 
 
 def _inference_session(graph, threads: int, int8: bool):
@@ -318,6 +334,9 @@ class LocalProvider(Provider):
 
     def embed(self, model_name: str, texts: list[str], dimensions: int | None = None) -> list[list[float]]:
         return encoder(model_name).embed(texts).tolist()
+
+    def token_vectors(self, model_name: str, texts: list[str]) -> list[TokenVectors]:
+        return encoder(model_name).token_vectors(texts)
 
     def chat(self, model_name: str, messages: list[dict], *, temperature: float, max_tokens: int | None) -> ChatResult:
         raise LLMError(f"{model_name} is a local embedding model; it cannot chat.")

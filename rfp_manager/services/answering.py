@@ -307,6 +307,15 @@ def embedding_similarity(model=None) -> Similarity:
     return similarity
 
 
+def word_similarity(model=None) -> Similarity | None:
+    """The embedding model's word-by-word match between texts (llm.word_alignment), or None when its provider
+    gives only a vector per text: then the responder ranks sentences by cosine and words."""
+    model = model or llm.get_default_model("embedding")
+    if llm.word_alignment([], [], model) is None:
+        return None
+    return lambda queries, texts: llm.word_alignment(queries, texts, model).tolist()
+
+
 def _passage_texts(passages: list[dict]) -> dict[int, str]:
     return {p["n"]: p["text"] for p in passages}
 
@@ -317,9 +326,11 @@ def choose_evidence(
     embedding_model=None,
     similarity: Similarity | None = None,
 ) -> list[Choice]:
-    """The passage sentences that answer the question, part by part, chosen by meaning and by words together."""
+    """The passage sentences that answer the question, part by part, chosen by meaning and by words together
+    (word by word, when the embedding model gives its word vectors: evidence.score_candidates)."""
     read = reading(question, embedding_model)
-    return choose(read, _passage_texts(passages), similarity or embedding_similarity(embedding_model), read.weights)
+    similarity = similarity or embedding_similarity(embedding_model)
+    return choose(read, _passage_texts(passages), similarity, read.weights, word_similarity(embedding_model))
 
 
 def responder_messages(

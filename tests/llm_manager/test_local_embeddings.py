@@ -130,3 +130,39 @@ def test_a_local_api_lists_and_serves_its_installed_models(tiny_model):
     assert len(vectors) == 2 and len(vectors[0]) == HIDDEN
     with pytest.raises(services.LLMError, match="cannot chat"):
         LocalProvider(api).chat("tiny-bert", [{"role": "user", "content": "hi"}], temperature=0, max_tokens=None)
+
+
+def test_word_vectors_are_the_texts_word_pieces_and_do_not_depend_on_the_batch(tiny_model):
+    encoder = BertEncoder(tiny_model)
+    alone = encoder.token_vectors(["the key"])[0]
+    together = encoder.token_vectors(["backups encrypted with the key , data", "the key", ""])
+    assert alone.pieces == ("the", "key")  # no [CLS], no [SEP]
+    assert together[0].pieces == ("backup", "##s", "encrypt", "##ed", "[UNK]", "the", "key", ",", "data")
+    assert np.allclose(np.linalg.norm(together[0].vectors, axis=1), 1.0, atol=1e-5)
+    assert np.allclose(alone.vectors, together[1].vectors, atol=1e-5)  # padding is masked out of attention
+    assert together[2].pieces == () and together[2].vectors.shape == (0, HIDDEN)
+
+
+@pytest.mark.django_db
+def test_word_alignment_meets_each_content_word_of_the_query_with_its_closest_word_of_the_text(tiny_model):
+    api = LLMApi.objects.create(name="Tiny local models", kind=LLMApi.KIND_LOCAL)
+    assert services.validate_api(api.pk).success
+    model = LLMModel.objects.get(api=api, name="tiny-bert")
+    texts = ["backups encrypted", "data , the key", ""]
+    scores = services.word_alignment(["backups encrypted", "the data"], texts, model)
+    assert scores.shape == (2, 3)
+    assert scores[0, 0] == pytest.approx(1.0, abs=1e-3)  # each word of the query is in the text, in the same context
+    assert scores[0, 1] < 0.95
+    assert scores[:, 2].tolist() == [0.0, 0.0]  # an empty text meets nothing
+    # "the" is a stopword: only "data" of the second query is looked for
+    query, text = BertEncoder(local.model_folder("tiny-bert")).token_vectors(["the data", texts[1]])
+    data_only = float((query.vectors[1] @ text.vectors.T).max())
+    with_the = float((query.vectors @ text.vectors.T).max(axis=1).mean())
+    assert abs(data_only - with_the) > 0.01  # the stopword would change the score
+    assert scores[1, 1] == pytest.approx(data_only, abs=5e-3)
+
+
+@pytest.mark.django_db
+def test_a_model_without_word_vectors_gives_no_word_alignment():
+    offline = LLMModel.objects.get(api__kind=LLMApi.KIND_OFFLINE, model_type=LLMModel.TYPE_EMBEDDING)
+    assert services.word_alignment(["backups"], ["backups are encrypted"], offline) is None
