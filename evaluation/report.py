@@ -517,7 +517,8 @@ def _key_facts_section(runs) -> list[str]:
         "Where a draft loses the fact is counted in three places, in order: retrieval, sentences, choice (the "
         "counts can be negative where a draft states a fact across two quoted sentences). Choice is telling which "
         "sentence answers the question: what an answer-judging model (a cross-encoder or a chat model) does better "
-        "than the embedding model's cosine and the word, kind-of-thing and name signals the offline responder ranks by.",
+        "than the signals the offline responder ranks by: the local encoder's word-by-word match of each question "
+        "part with each sentence (llm.word_alignment) and the kind-of-thing and name signals.",
         "",
         *[line(database, split) for split in (TEST, DEV) for database in runs],
         "",
