@@ -17,6 +17,9 @@ import sys
 
 from .dev_loop import FOLDER, ROOT, remembered_embeddings
 
+# The fewest drafts a step's share answered is read from.
+STEP_DRAFTS = 5
+
 
 def main() -> None:
     from .run import setup_django
@@ -28,7 +31,7 @@ def main() -> None:
         points = judged_points()
     from rfp_manager.services import calibration
 
-    steps = calibration.isotonic(points)
+    steps = calibration.isotonic(points, least=STEP_DRAFTS)
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
     record = {
         "fitted_by": "python -m evaluation.calibrate",

@@ -7,7 +7,6 @@ Other apps use only these functions:
     embed_texts(texts, model=None) -> list[list[float]]   (L2-normalised)
     embed_remembered(texts, model=None) -> numpy array     (the same vectors, remembered by the process)
     word_alignment(queries, texts, model=None) -> numpy array | None   (word-by-word match; local models only)
-    words_met(query, text, model=None) -> [(word, 0..1)] | None   (how closely the text meets each query word)
     chat(messages, model=None, *, temperature=0.0, max_tokens=None) -> ChatResult
     concurrency_limit(model) -> int
 
@@ -51,7 +50,6 @@ __all__ = [
     "embed_texts",
     "embed_remembered",
     "word_alignment",
-    "words_met",
     "chat",
     "concurrency_limit",
     "embedding_fallback",
@@ -227,34 +225,6 @@ def word_alignment(queries: list[str], texts: list[str], model: LLMModel | None 
         return None
     known = _word_vectors.of([*queries, *texts], model, lambda new: _half(provider.token_vectors(model.name, new)))
     return align_words([known[q] for q in queries], [known[t] for t in texts])
-
-
-def words_met(query: str, text: str, model: LLMModel | None = None) -> list[tuple[str, float]] | None:
-    """Each content word of the query, in order, with how closely the text meets it (word_alignment's measure,
-    by whole words: the mean over the word's pieces); None as for word_alignment."""
-    model = _usable(model, LLMModel.TYPE_EMBEDDING)
-    provider = get_provider(model.api)
-    if provider.token_vectors(model.name, []) is None:
-        return None
-    known = _word_vectors.of([query, text], model, lambda new: _half(provider.token_vectors(model.name, new)))
-    asked, given = known[query], known[text]
-    closest = (
-        (asked.vectors.astype(np.float32) @ given.vectors.astype(np.float32).T).max(axis=1)
-        if len(given.pieces)
-        else np.zeros(len(asked.pieces))
-    )
-    return [(w, score) for w, score in _whole_words(asked.pieces, closest) if w.isalnum() and w not in STOPWORDS]
-
-
-def _whole_words(pieces: tuple[str, ...], scores) -> list[tuple[str, float]]:
-    """The word pieces joined back into words ("backup", "##s" → "backups"), each with its pieces' mean score."""
-    words: list[tuple[str, list[float]]] = []
-    for piece, score in zip(pieces, scores):
-        if piece.startswith("##") and words:
-            words[-1] = (words[-1][0] + piece[2:], [*words[-1][1], float(score)])
-        else:
-            words.append((piece, [float(score)]))
-    return [(word, sum(found) / len(found)) for word, found in words]
 
 
 def align_words(queries: list[TokenVectors], texts: list[TokenVectors]) -> np.ndarray:

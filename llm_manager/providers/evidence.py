@@ -255,45 +255,57 @@ def choose(
     passage). A part that asks how often, how long, where… takes a sentence
     that says it over one that only says what the subject is. A list question
     takes the chosen item's siblings: the rows of its table, the points of its list.
-    `alignment`: a word-by-word match (llm.word_alignment) that ranks the sentences in place of `similarity`.
+    `alignment`: a word-by-word match (llm.word_alignment) that orders the sentences in place of `similarity`;
+    whether a sentence is relevant enough, and nearly as relevant as the best, is still read on the scale of
+    `similarity` and words, which PART_MIN and CLOSE_TO_BEST are set on (word by word, an unrelated sentence
+    still meets each word somewhere, so its scores sit higher and closer together).
     """
     reading = questions.read(question)
     weights = weights if weights is not None else reading.weights or None
     parts, found = reading.parts, candidates(passages)
     if not found:
         return []
-    scores = score_candidates(parts, found, similarity, weights, alignment)
-    scores = _read_with_what_they_point_to(parts, found, scores, weights)
     least, chosen = part_minimum(similarity), []
-    if reading.wants_list:
-        scores = [[score + LIST_BONUS * enumerates(c) for score, c in zip(row, found)] for row in scores]
-    scores = [
-        [
-            score
-            + KIND_BONUS * states_asked(part, c)
-            + SPECIFIC_BONUS * (names_something(c.text) and score >= least)
-            - (0.0 if reading.wants_list else 1.0) * terse(c)
-            for score, c in zip(row, found)
+
+    def bonused(scores):  # what the sentence says (how often, a name, a list) counts on either scale
+        scores = _read_with_what_they_point_to(parts, found, scores, weights)
+        if reading.wants_list:
+            scores = [[score + LIST_BONUS * enumerates(c) for score, c in zip(row, found)] for row in scores]
+        return [
+            [
+                score
+                + KIND_BONUS * states_asked(part, c)
+                + SPECIFIC_BONUS * (names_something(c.text) and score >= least)
+                - (0.0 if reading.wants_list else 1.0) * terse(c)
+                for score, c in zip(row, found)
+            ]
+            for part, row in zip(parts, scores)
         ]
-        for part, row in zip(parts, scores)
-    ]
+
+    scores = bonused(score_candidates(parts, found, similarity, weights))
+    orders = bonused(score_candidates(parts, found, similarity, weights, alignment)) if alignment else scores
     about_the_question = about_the_whole_question(reading, found, similarity, weights)
     prior = passage_prior(parts, passages, similarity)
-    for part, row in enumerate(scores):
+    for part, (row, order) in enumerate(zip(scores, orders)):
         used = {c.n for _, c in chosen}
         stating = [states_asked(parts[part], c) > 0 for c in found]
         # its passage's meaning counts after the bonuses: naming a thing lifts only a sentence relevant by itself
-        row = [score + SAME_PASSAGE_BONUS * (c.n in used) + prior[part].get(c.n, 0.0) for score, c in zip(row, found)]
+        row, order = (
+            [s + SAME_PASSAGE_BONUS * (c.n in used) + prior[part].get(c.n, 0.0) for s, c in zip(each, found)]
+            for each in (row, order)
+        )
         ranked = sorted(
             range(len(found)),
-            key=lambda i: (-(row[i] - RANK_PENALTY * found[i].rank), found[i].rank, found[i].position),
+            key=lambda i: (-(order[i] - RANK_PENALTY * found[i].rank), found[i].rank, found[i].position),
         )
-        best, wanted, held = row[ranked[0]], stems(parts[part].words, subject_only=True), None
+        best, wanted, held = max(row), stems(parts[part].words, subject_only=True), None
         if stating[ranked[0]] and _repeats(found[ranked[0]].text, [c for _, c in chosen]):
             continue  # the sentence that says what this part asks (how long…) is quoted already, for an earlier part
         for i in ranked:
-            if row[i] < max(least, CLOSE_TO_BEST * best) or _full(chosen):
+            if _full(chosen):
                 break
+            if row[i] < max(least, CLOSE_TO_BEST * best):
+                continue  # not nearly as relevant as the most relevant sentence
             if _repeats(found[i].text, [c for _, c in chosen]):
                 continue  # already quoted (for an earlier part, or from an overlapping chunk)
             if not about_the_question[i] or not about_the_head(parts[part], found[i], passages):

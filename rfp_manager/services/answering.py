@@ -59,12 +59,6 @@ ANSWER_MINIMUMS = {"all-MiniLM-L6-v2": 0.5}
 # What the question's rarest word that no retrieved passage holds costs the best passage's cosine, at full rarity
 # (a word in no passage of the library). Chosen with the threshold by the same sweep.
 MISSING_WORD_WEIGHT = 0.3
-# A draft that meets less of the question than this, word by word (llm.word_alignment), does not answer it however
-# well each sentence is supported: the judged dev drafts below it are mostly labelled "does not answer" or "partly".
-# Per embedding model: only a model with word vectors has it.
-ANSWER_WORD_MINIMUMS = {"all-MiniLM-L6-v2": 0.65}
-# A question word the draft meets less closely than this is one it says nothing of (named in the reason).
-WORD_MET = 0.4
 # Added to the library's size when weighing words by rarity: in a library of a
 # few passages every word is "rare", and the weights would say more about the
 # wording of the question than about the library.
@@ -597,7 +591,6 @@ def judge(question: Question, answer_text: str, passages: list[dict], *, model, 
     findings = [
         ("rejected", citation_problems(answer_text, passages)),
         (addressing, addressing_reasons),
-        ("needs_revision", words_unmet(read, answer_text, embedding_model) if claims and not addressing else []),
         ("rejected" if unsupported and len(unsupported) == len(claims) else "needs_revision", unsupported),
     ]
     review = rubric_review(question, answer_text, passages, model, read)
@@ -605,23 +598,6 @@ def judge(question: Question, answer_text: str, passages: list[dict], *, model, 
         if reasons:
             review = _worse(review, verdict, reasons)
     return {**review, "feedback": review["feedback"] or CHECKS_PASSED}
-
-
-def words_unmet(read: questions.Reading, answer_text: str, embedding_model=None) -> list[str]:
-    """Why the draft does not answer, when word by word it meets too little of what the question names
-    (ANSWER_WORD_MINIMUMS; the embedding model's word vectors): the question's words it says nothing of."""
-    model = embedding_model or llm.get_default_model("embedding")
-    least = ANSWER_WORD_MINIMUMS.get(model.name)
-    met = llm.word_alignment([read.text], [answer_text], model) if least is not None else None
-    if met is None or met[0][0] >= least:
-        return []
-    words = llm.words_met(read.text, answer_text, model)
-    missing = [word for word, score in words if score < WORD_MET] or [min(words, key=lambda w: w[1])[0]]
-    return [
-        "Supported but does not answer: the draft says nothing of "
-        + ", ".join(f"\u201c{word}\u201d" for word in dict.fromkeys(missing))
-        + f" (word by word it meets {met[0][0]:.2f} of the question; an answer meets {least:.2f})."
-    ]
 
 
 def rubric_review(

@@ -34,13 +34,22 @@ def calibrated(raw: float) -> float:
     return shares[min(bisect.bisect_left(uppers, raw), len(shares) - 1)]
 
 
-def isotonic(points: list[tuple[float, bool]]) -> list[dict]:
+def isotonic(points: list[tuple[float, bool]], least: int = 1) -> list[dict]:
     """The monotone step map from raw score to share answered (pool-adjacent-violators), one step per block:
-    {"up_to": the block's highest raw score, "answered": its share answered, "drafts": how many it holds}."""
+    {"up_to": the block's highest raw score, "answered": its share answered, "drafts": how many it holds}.
+
+    `least`: a block of fewer drafts is pooled with its neighbour below (the first, with the one above): at the
+    ends, pool-adjacent-violators leaves blocks of one or two drafts, and "100 % answered" read from one
+    draft is not a share. Pooling neighbours keeps the map monotone.
+    """
     blocks: list[list[float]] = []  # [highest raw score, answered, drafts]
     for raw, answered in sorted(points):
         blocks.append([raw, float(answered), 1.0])
         while len(blocks) > 1 and blocks[-2][1] / blocks[-2][2] >= blocks[-1][1] / blocks[-1][2]:
             top, below = blocks.pop(), blocks.pop()
             blocks.append([top[0], below[1] + top[1], below[2] + top[2]])
+    while len(blocks) > 1 and (small := next((i for i, b in enumerate(blocks) if b[2] < least), None)) is not None:
+        low = max(small - 1, 0)
+        below, above = blocks[low], blocks[low + 1]
+        blocks[low : low + 2] = [[above[0], below[1] + above[1], below[2] + above[2]]]
     return [{"up_to": round(b[0], 3), "answered": round(b[1] / b[2], 3), "drafts": int(b[2])} for b in blocks]

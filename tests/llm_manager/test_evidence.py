@@ -486,3 +486,18 @@ def test_a_draft_quoting_the_passage_about_a_part_is_not_told_another_passage_an
 
     verdict, reasons = evidence.addressing_problems(question, claims, passages, minilm_similarity)
     assert (verdict, reasons) == ("", [])
+
+
+def test_an_alignment_orders_the_sentences_but_relevance_decides_which_are_relevant_enough(minilm_similarity):
+    """Word by word, an unrelated sentence still meets each word somewhere ("council" in a list of customers),
+    so its scores sit close to the answer's: whether it is nearly as relevant is read by meaning and words."""
+    question = "Will the council have a named account manager?"
+    answer = "Enterprise customers have a named account manager who holds a review every quarter."
+    customers = "Orrery is used by public bodies including Harrowgate Borough Council and the North Vale Fire Service."
+
+    def alignment(queries, texts):  # the answer first, the customer list nearly as close
+        return [[0.9 if text == answer else 0.8 for text in texts] for _ in queries]
+
+    chosen = [c.text for c in evidence.choose(question, {1: answer, 2: customers}, minilm_similarity, None, alignment)]
+
+    assert chosen == [answer]

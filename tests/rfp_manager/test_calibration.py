@@ -25,3 +25,18 @@ def test_the_committed_map_says_where_it_comes_from_and_is_what_confidence_shows
     raws = [i / 100 for i in range(101)]
     shown = [calibration.calibrated(raw) for raw in raws]
     assert shown == sorted(shown) and set(shown) <= {s["answered"] for s in steps}
+
+
+def test_a_step_of_too_few_drafts_is_pooled_with_its_neighbour():
+    points = [(0.1, False), (0.2, False), (0.3, True), (0.4, False), (0.5, True), (0.6, True), (0.95, True)]
+    alone = calibration.isotonic(points)
+    assert alone[-1]["answered"] == 1.0 and alone[-1]["drafts"] == 3  # the top block: 0.5, 0.6, 0.95
+
+    steps = calibration.isotonic(points, least=3)
+
+    assert all(step["drafts"] >= 3 for step in steps)
+    assert sum(s["drafts"] for s in steps) == len(points)
+    shares = [s["answered"] for s in steps]
+    assert shares == sorted(shares)
+    assert steps[0] == {"up_to": 0.4, "answered": 0.25, "drafts": 4}  # 0.1, 0.2 then 0.3, 0.4: pooled
+    assert steps[-1] == {"up_to": 0.95, "answered": 1.0, "drafts": 3}
