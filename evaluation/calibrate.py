@@ -4,11 +4,11 @@
 
 Each dev draft of the judged set (evaluation/judged/: drafts the product
 made, read and labelled) is reviewed by today's reviewer (answering.judge);
-its raw confidence (answering.raw_confidence: evidence × verdict factor) is
-paired with whether its label is `answers`, and an isotonic step map from the
-one to the other is fitted (calibration.isotonic) and written with its
-provenance. Test drafts are never read here: make eval's reliability diagram on them
-checks the map. The library comes from the dev loop's cached folder (evaluation/dev_loop.py).
+each kind of raw confidence (answering.raw_review_score: the evidence, or the
+word match with the question, × the verdict factor) is paired with whether its
+label is `answers`, and an isotonic step map per kind from the one to the other
+is fitted (calibration.isotonic) and written with its provenance. Test drafts
+are never read here: make eval's reliability diagram on them checks the map. The library comes from the dev loop's cached folder (evaluation/dev_loop.py).
 """
 
 import json
@@ -31,24 +31,25 @@ def main() -> None:
         points = judged_points()
     from rfp_manager.services import calibration
 
-    steps = calibration.isotonic(points, least=STEP_DRAFTS)
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
     record = {
         "fitted_by": "python -m evaluation.calibrate",
-        "from": f"{len(points)} dev drafts of evaluation/judged/ (labels.json), reviewed at commit "
-        f"{commit.stdout.strip()} plus the working tree; answered = labelled answers",
-        "steps": steps,
+        "from": f"{len(points[calibration.EVIDENCE])} dev drafts of evaluation/judged/ (labels.json), reviewed at "
+        f"commit {commit.stdout.strip()} plus the working tree; answered = labelled answers",
+        "maps": {kind: calibration.isotonic(each, least=STEP_DRAFTS) for kind, each in points.items()},
     }
     calibration.MAP_FILE.write_text(json.dumps(record, indent=1) + "\n")
     print(json.dumps(record, indent=1))
 
 
-def judged_points() -> list[tuple[float, bool]]:
-    """(raw confidence after review, labelled answers) per judged dev draft; 0 for "no supporting content"."""
+def judged_points() -> dict[str, list[tuple[float, bool]]]:
+    """{kind of raw confidence: (raw confidence after review, labelled answers) per judged dev draft}; 0 for
+    "no supporting content". The dev loop's library is embedded by the local encoder: both kinds are read."""
     from django.contrib.auth import get_user_model
 
     from llm_manager.services import get_default_model
-    from rfp_manager.services.answering import judge, raw_confidence
+    from rfp_manager.services import calibration
+    from rfp_manager.services.answering import judge, raw_confidence, raw_review_score
 
     from .dataset import load_questions
     from .judged import ANSWERS, load_judged
@@ -58,13 +59,16 @@ def judged_points() -> list[tuple[float, bool]]:
     user, _ = get_user_model().objects.get_or_create(username="evaluation")
     rows = question_rows([q for q in load_questions(split="dev") if q.id in {d.question_id for d in judged}], user)
     chat = get_default_model("chat")
-    points = []
+    points = {calibration.EVIDENCE: [], calibration.WORD_MATCH: []}
     for draft in judged:
-        raw = 0.0
+        raws = {kind: 0.0 for kind in points}
         if not draft.needs_expert:
-            verdict = judge(rows[draft.question_id], draft.text, list(draft.passages), model=chat)["verdict"]
-            raw = raw_confidence(draft.evidence, verdict)
-        points.append((raw, draft.label == ANSWERS))
+            row = rows[draft.question_id]
+            verdict = judge(row, draft.text, list(draft.passages), model=chat)["verdict"]
+            raw, kind = raw_review_score(row, draft.text, draft.evidence, verdict)
+            raws = {calibration.EVIDENCE: raw_confidence(draft.evidence, verdict), kind: raw}
+        for kind, raw in raws.items():
+            points[kind].append((raw, draft.label == ANSWERS))
     return points
 
 

@@ -360,14 +360,15 @@ def evaluate_reviewer(
     {split: score}: a correct draft and its faults count in the draft's question's split.
     """
     from rfp_manager.models import RFP, Question
-    from rfp_manager.services.answering import confidence, judge
+    from rfp_manager.services.answering import judge, reviewed_confidence
 
     rfp, _ = RFP.objects.get_or_create(name="Evaluation", owner=user)
     questions = {q.number: q for q in Question.objects.filter(rfp=rfp)}
     for draft in drafts:
         if not draft.needs_expert:
-            draft.verdict = judge(questions[draft.question.id], draft.text, draft.passages, model=chat_model)["verdict"]
-            draft.reviewed_confidence = confidence(draft.evidence, draft.verdict)
+            row = questions[draft.question.id]
+            draft.verdict = judge(row, draft.text, draft.passages, model=chat_model)["verdict"]
+            draft.reviewed_confidence = reviewed_confidence(row, draft.text, draft.evidence, draft.verdict)
     correct = [d for d in drafts if d.question.answerable and not d.needs_expert and d.cites_relevant]
     other_topics = OtherTopicPassages([d.question for d in drafts], document_names, embedding_model)
     scores = {split: ReviewerScore() for split in SPLITS}
@@ -496,7 +497,9 @@ class JudgedVerdict:
     split: str
     label: str
     approved: bool  # the reviewer's verdict is "approved" on a drafted answer
-    confidence: float  # what the RFP page shows after review (answering.confidence); 0 for "no supporting content"
+    confidence: (
+        float  # what the RFP page shows after review (answering.reviewed_confidence); 0 for "no supporting content"
+    )
 
 
 @dataclass
@@ -531,6 +534,17 @@ class JudgedScore:
     def flag_rate(self, label: str) -> float:
         return self.flagged(label) / self.labelled(label) if self.labelled(label) else 0.0
 
+    @property
+    def confidence_auc(self) -> float:
+        """How well the confidence shown sorts the drafts labelled `answers` above the others: the chance that an
+        answer drawn at random shows more than another draft (an even tie counts half); 0.5 sorts nothing."""
+        answers = [v.confidence for v in self.verdicts if v.label == ANSWERS]
+        others = [v.confidence for v in self.verdicts if v.label != ANSWERS]
+        if not answers or not others:
+            return 0.0
+        above = sum((a > o) + 0.5 * (a == o) for a in answers for o in others)
+        return above / (len(answers) * len(others))
+
 
 @dataclass(frozen=True)
 class ReliabilityBin:
@@ -551,15 +565,16 @@ def judge_stored_drafts(judged: list, questions: list[EvalQuestion], chat_model,
     A "no supporting content" draft is flagged for an expert by the product itself before any review
     (confidence 0), as evaluate_reviewer leaves it unjudged: it counts as not approved.
     """
-    from rfp_manager.services.answering import confidence, judge
+    from rfp_manager.services.answering import judge, reviewed_confidence
 
     rows = question_rows(questions, user)
     verdicts = []
     for draft in judged:
         approved, shown = False, 0.0
         if not draft.needs_expert:
-            verdict = judge(rows[draft.question_id], draft.text, list(draft.passages), model=chat_model)["verdict"]
-            approved, shown = verdict == "approved", confidence(draft.evidence, verdict)
+            row = rows[draft.question_id]
+            verdict = judge(row, draft.text, list(draft.passages), model=chat_model)["verdict"]
+            approved, shown = verdict == "approved", reviewed_confidence(row, draft.text, draft.evidence, verdict)
         verdicts.append(JudgedVerdict(draft.split, draft.label, approved, shown))
     return verdicts
 

@@ -654,6 +654,10 @@ def judged_lines(verdicts, measured_on: str | None = None) -> list[str]:
         "",
         "The confidence the RFP page shows after review, in bins, against the share of the bin's drafts labelled "
         f"answers: a calibrated confidence sits on the diagonal. Plotted in `{RELIABILITY_PLOT}` beside this page.",
+        "It is read from how closely the reviewed text meets the question word by word, scaled by the verdict "
+        "(answering.reviewed_confidence; with an embedding API, from the retrieval evidence), through the map "
+        f"fitted on the dev drafts. How well it sorts answers above the other drafts (AUC; 0.5 sorts nothing): "
+        f"test {test.confidence_auc:.3f}, dev {dev.confidence_auc:.3f}.",
         "",
         "| confidence | test drafts | test mean confidence | test answers | dev drafts | dev mean confidence "
         "| dev answers |",

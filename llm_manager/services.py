@@ -220,14 +220,20 @@ def word_alignment(queries: list[str], texts: list[str], model: LLMModel | None 
     asks; word by word, a sentence scores high only by meeting each thing the question names.
     """
     model = _usable(model, LLMModel.TYPE_EMBEDDING)
-    provider = get_provider(model.api)
-    if provider.token_vectors(model.name, []) is None:
+    if not gives_word_vectors(model):
         return None
+    provider = get_provider(model.api)
     known = _word_vectors.of([*queries, *texts], model, lambda new: _half(provider.token_vectors(model.name, new)))
-    return align_words([known[q] for q in queries], [known[t] for t in texts])
+    return _align_words([known[q] for q in queries], [known[t] for t in texts])
 
 
-def align_words(queries: list[TokenVectors], texts: list[TokenVectors]) -> np.ndarray:
+def gives_word_vectors(model: LLMModel | None = None) -> bool:
+    """Whether the embedding model's provider gives a vector per word piece (the local encoder), not only per text."""
+    model = _usable(model, LLMModel.TYPE_EMBEDDING)
+    return get_provider(model.api).gives_word_vectors
+
+
+def _align_words(queries: list[TokenVectors], texts: list[TokenVectors]) -> np.ndarray:
     """word_alignment's scores from the word vectors of the queries and the texts."""
     scores = np.zeros((len(queries), len(texts)), dtype=np.float32)
     filled = [i for i, text in enumerate(texts) if len(text.pieces)]

@@ -283,7 +283,8 @@ class Answer(models.Model):
     draft_text = models.TextField(blank=True)
     # Every retrieved passage: n, chunk_id, document_id, document_title, text, score, cited.
     citations = models.JSONField(default=list, blank=True)
-    # 0..1, from how well the library covers the question and, once reviewed, the verdict (answering.confidence).
+    # 0..1, the share of such drafts that answered: read from how well the library covers the question
+    # (answering.confidence); once reviewed, from the text's match to the question and the verdict (reviewed_confidence).
     confidence = models.FloatField(null=True, blank=True, db_index=True)
     # The best retrieved passage's share of the question's subject words: the retrieval half of confidence.
     evidence = models.FloatField(null=True, blank=True)

@@ -38,6 +38,8 @@ class ChatResult:
 class Provider(ABC):
     """One LLMApi's way of listing models, embedding texts and chatting."""
 
+    gives_word_vectors = False  # token_vectors gives each word piece's vector (an API gives one per text)
+
     def __init__(self, api):
         self.api = api
 

@@ -312,6 +312,8 @@ def _pip_name(name: str) -> str:
 class LocalProvider(Provider):
     """Embedding models that run in this process from installed packages."""
 
+    gives_word_vectors = True
+
     def list_models(self) -> list[ModelInfo]:
         """The installed models; a damaged one, or none installed, fails the validation with the reason."""
         models, problems = [], []

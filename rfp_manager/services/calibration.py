@@ -1,34 +1,38 @@
 """Confidence that means something: the share of such drafts that answered, read from drafts people labelled.
 
-The raw confidence (answering.raw_confidence: the retrieval evidence scaled by
-the review's verdict) sorts drafts but has no meaning of its own. The map in
-calibration.json turns it into "this share of drafts with such a raw score
-answered the question": fitted by `python -m evaluation.calibrate` on the dev
-drafts of the judged set (evaluation/judged/, each read and labelled), as an
-isotonic (monotone, step) map, and committed with where it came from. With no
-map (a fresh checkout before the fit), the raw score is shown as it is.
+A raw confidence sorts drafts but has no meaning of its own. It is read from
+one of two things, each scaled by the review's verdict (answering.raw_review_score):
+the retrieval evidence (EVIDENCE), or, with an embedding model that gives word
+vectors, how closely the reviewed text meets the question word by word
+(WORD_MATCH). calibration.json holds a map per kind that turns a raw score into
+"this share of drafts with such a raw score answered the question": fitted by
+`python -m evaluation.calibrate` on the dev drafts of the judged set
+(evaluation/judged/, each read and labelled), as an isotonic (monotone, step)
+map, and committed with where it came from. With no map (a fresh checkout
+before the fit), the raw score is shown as it is.
 """
 
 import bisect
 import json
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 MAP_FILE = Path(__file__).resolve().parent.parent / "calibration.json"
+EVIDENCE, WORD_MATCH = "evidence", "word_match"  # what a raw confidence is read from: each kind has its own map
 
 
-@lru_cache(maxsize=1)
-def _steps() -> tuple[tuple[float, ...], tuple[float, ...]]:
-    """(upper raw scores, shares answered) of the fitted map's steps, in order; empty without a map."""
+@cache
+def _steps(kind: str) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    """(upper raw scores, shares answered) of the fitted map's steps for `kind`, in order; empty without one."""
     if not MAP_FILE.exists():
         return (), ()
-    steps = json.loads(MAP_FILE.read_text())["steps"]
+    steps = json.loads(MAP_FILE.read_text())["maps"].get(kind, [])
     return tuple(s["up_to"] for s in steps), tuple(s["answered"] for s in steps)
 
 
-def calibrated(raw: float) -> float:
-    """The share of the labelled drafts with a raw confidence like `raw` that answered their question."""
-    uppers, shares = _steps()
+def calibrated(raw: float, kind: str = EVIDENCE) -> float:
+    """The share of the labelled drafts with a raw confidence like `raw`, of this kind, that answered their question."""
+    uppers, shares = _steps(kind)
     if not uppers:
         return raw
     return shares[min(bisect.bisect_left(uppers, raw), len(shares) - 1)]

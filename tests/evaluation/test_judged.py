@@ -44,6 +44,20 @@ def test_flag_rates_count_the_drafts_of_a_label_the_reviewer_did_not_approve():
     assert test.flag_rate("partly") == 0.0 and test.approved_precision == 0.0  # nothing labelled, nothing approved
 
 
+def test_the_confidence_auc_is_the_share_of_answer_and_other_pairs_the_confidence_puts_in_order():
+    verdicts = [
+        _verdict("answers", True, 0.9),
+        _verdict("answers", True, 0.4),
+        _verdict("partly", True, 0.4),  # a tie with the second answer: half a pair
+        _verdict("does_not_answer", False, 0.1),
+    ]
+    # pairs (answer, other): 0.9 > 0.4, 0.9 > 0.1, 0.4 = 0.4, 0.4 > 0.1
+    assert score_judged(verdicts)["test"].confidence_auc == pytest.approx(3.5 / 4)
+    reversed_ = [_verdict("answers", True, 0.1), _verdict("partly", True, 0.9)]
+    assert score_judged(reversed_)["test"].confidence_auc == 0.0
+    assert score_judged([_verdict("answers", True)])["test"].confidence_auc == 0.0  # nothing to sort against
+
+
 def test_reliability_bins_hold_each_confidence_once_with_their_share_of_answers():
     verdicts = [
         _verdict("answers", True, 0.95),

@@ -2,6 +2,8 @@
 
 import json
 
+import pytest
+
 from rfp_manager.services import calibration
 
 
@@ -16,15 +18,26 @@ def test_the_fitted_map_pools_what_would_go_down_and_counts_every_draft():
     assert steps[1] == {"up_to": 0.3, "answered": 0.5, "drafts": 2}  # 0.2 answered, 0.3 not: pooled
 
 
-def test_the_committed_map_says_where_it_comes_from_and_is_what_confidence_shows():
+@pytest.mark.parametrize("kind", [calibration.EVIDENCE, calibration.WORD_MATCH])
+def test_each_committed_map_says_where_it_comes_from_and_is_what_confidence_shows(kind):
     record = json.loads(calibration.MAP_FILE.read_text())
     assert "dev drafts of evaluation/judged/" in record["from"] and record["fitted_by"]
-    steps = record["steps"]
+    steps = record["maps"][kind]
     for step in steps:
-        assert calibration.calibrated(step["up_to"]) == step["answered"]
+        assert calibration.calibrated(step["up_to"], kind) == step["answered"]
     raws = [i / 100 for i in range(101)]
-    shown = [calibration.calibrated(raw) for raw in raws]
+    shown = [calibration.calibrated(raw, kind) for raw in raws]
     assert shown == sorted(shown) and set(shown) <= {s["answered"] for s in steps}
+
+
+def test_the_two_kinds_of_raw_score_are_read_on_their_own_maps():
+    """A word match of 0.7 is a middling draft; the same evidence share is a strong one: one map would misread one."""
+    maps = json.loads(calibration.MAP_FILE.read_text())["maps"]
+    assert maps[calibration.EVIDENCE] != maps[calibration.WORD_MATCH]
+    raws = [i / 100 for i in range(101)]
+    assert [calibration.calibrated(r, calibration.EVIDENCE) for r in raws] != [
+        calibration.calibrated(r, calibration.WORD_MATCH) for r in raws
+    ]
 
 
 def test_a_step_of_too_few_drafts_is_pooled_with_its_neighbour():

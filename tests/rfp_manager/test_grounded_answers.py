@@ -138,6 +138,8 @@ def test_review_moves_confidence_and_the_rfp_page_lists_what_needs_attention_fir
     page = user_client.get(f"/rfps/{rfp.pk}/").content.decode()
     assert page.index(insurance.text) < page.index(encryption.text) < page.index(backup.text)
     assert 'class="badge badge-needs_expert q-status">Needs an expert' in page
+    shown = f"About {round(approved.confidence * 100)} in 100 drafts like this one answered their question"
+    assert f'title="{shown}">{approved.confidence:.2f}<' in page  # what the figure means, on the figure
     in_order = user_client.get(f"/rfps/{rfp.pk}/", {"sort": "document"}).content.decode()
     assert in_order.index(BACKUP_QUESTION) < in_order.index(INSURANCE_QUESTION)
 

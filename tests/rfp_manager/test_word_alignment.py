@@ -10,7 +10,10 @@ import pytest
 
 from llm_manager import services as llm
 from llm_manager.models import LLMApi, LLMModel
-from rfp_manager.services import answering
+from rfp_manager.models import Question
+from rfp_manager.services import answering, calibration
+
+from .conftest import make_rfp
 
 pytestmark = pytest.mark.django_db
 
@@ -53,3 +56,34 @@ def test_by_the_sentence_vectors_alone_the_next_step_is_quoted_instead(minilm_de
 
 def test_an_embedding_api_gives_no_word_vectors(llm_api, fake_llm):
     assert answering.word_similarity() is None
+
+
+ANSWER = "A complete image of each disk is copied with dd and kept as evidence [1]."
+NOT_AN_ANSWER = "Incidents are reported to the security team [2]."
+
+
+def test_after_review_the_local_model_reads_confidence_from_the_word_match(minilm_default):
+    question = Question(text=QUESTION)  # unsaved: only its wording is read
+    answer = answering.raw_review_score(question, ANSWER, 0.5, "approved")
+    other = answering.raw_review_score(question, NOT_AN_ANSWER, 0.5, "approved")
+
+    assert answer[1] == other[1] == calibration.WORD_MATCH
+    assert answer[0] > other[0]  # the same evidence and verdict: the text that says what is asked scores higher
+    assert answer[0] == round(float(llm.word_alignment([QUESTION], [ANSWER])[0][0]), 3)
+    rejected = answering.raw_review_score(question, ANSWER, 0.5, "rejected")
+    assert rejected[0] < answer[0]  # the verdict still scales it
+
+
+def test_after_review_an_embedding_api_reads_confidence_from_the_evidence(llm_api, fake_llm):
+    question = Question(text=QUESTION)  # unsaved: only its wording is read
+    assert answering.raw_review_score(question, ANSWER, 0.5, "approved") == (0.5, calibration.EVIDENCE)
+    assert answering.raw_review_score(question, NOT_AN_ANSWER, 0.5, "approved") == (0.5, calibration.EVIDENCE)
+
+
+def test_a_follow_up_is_matched_with_the_question_it_follows(minilm_default, user):
+    rfp = make_rfp(user, [QUESTION, "If yes, describe the tools used."])
+    follow_up = rfp.questions.get(order=1)
+    with_parent = answering.raw_review_score(follow_up, ANSWER, 0.5, "approved")[0]
+    alone = answering.raw_review_score(Question(text=follow_up.text), ANSWER, 0.5, "approved")[0]
+    assert with_parent == round(float(llm.word_alignment([f"{QUESTION} {follow_up.text}"], [ANSWER])[0][0]), 3)
+    assert with_parent > alone  # the disk image answers about forensic evidence, the parent's subject
