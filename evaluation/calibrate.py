@@ -8,7 +8,8 @@ each kind of raw confidence (answering.raw_review_score: the evidence, or the
 word match with the question, × the verdict factor) is paired with whether its
 label is `answers`, and an isotonic step map per kind from the one to the other
 is fitted (calibration.isotonic) and written with its provenance. Test drafts
-are never read here: make eval's reliability diagram on them checks the map. The library comes from the dev loop's cached folder (evaluation/dev_loop.py).
+are never read here: make eval's reliability diagram on them checks the map.
+The library comes from the dev loop's cached folder (evaluation/dev_loop.py).
 """
 
 import json
@@ -47,6 +48,7 @@ def judged_points() -> dict[str, list[tuple[float, bool]]]:
     "no supporting content". The dev loop's library is embedded by the local encoder: both kinds are read."""
     from django.contrib.auth import get_user_model
 
+    from llm_manager import services as llm
     from llm_manager.services import get_default_model
     from rfp_manager.services import calibration
     from rfp_manager.services.answering import judge, raw_confidence, raw_review_score
@@ -59,16 +61,18 @@ def judged_points() -> dict[str, list[tuple[float, bool]]]:
     user, _ = get_user_model().objects.get_or_create(username="evaluation")
     rows = question_rows([q for q in load_questions(split="dev") if q.id in {d.question_id for d in judged}], user)
     chat = get_default_model("chat")
+    if not llm.gives_word_vectors():
+        raise SystemExit("The dev loop's default embedding model gives no word vectors: run it with the local encoder.")
     points = {calibration.EVIDENCE: [], calibration.WORD_MATCH: []}
     for draft in judged:
-        raws = {kind: 0.0 for kind in points}
+        evidence = word_match = 0.0
         if not draft.needs_expert:
             row = rows[draft.question_id]
             verdict = judge(row, draft.text, list(draft.passages), model=chat)["verdict"]
-            raw, kind = raw_review_score(row, draft.text, draft.evidence, verdict)
-            raws = {calibration.EVIDENCE: raw_confidence(draft.evidence, verdict), kind: raw}
-        for kind, raw in raws.items():
-            points[kind].append((raw, draft.label == ANSWERS))
+            evidence = raw_confidence(draft.evidence, verdict)
+            word_match, _ = raw_review_score(row, draft.text, draft.evidence, verdict)
+        points[calibration.EVIDENCE].append((evidence, draft.label == ANSWERS))
+        points[calibration.WORD_MATCH].append((word_match, draft.label == ANSWERS))
     return points
 
 

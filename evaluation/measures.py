@@ -497,9 +497,8 @@ class JudgedVerdict:
     split: str
     label: str
     approved: bool  # the reviewer's verdict is "approved" on a drafted answer
-    confidence: (
-        float  # what the RFP page shows after review (answering.reviewed_confidence); 0 for "no supporting content"
-    )
+    # What the RFP page shows after review (answering.reviewed_confidence); 0 for "no supporting content".
+    confidence: float
 
 
 @dataclass
