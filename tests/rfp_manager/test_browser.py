@@ -1,10 +1,11 @@
 """The whole RFP journey in Debian's Chromium: live server, real worker, fake LLM server."""
 
 import io
-from pathlib import Path
 
 import pytest
 from openpyxl import Workbook, load_workbook
+
+from ..samples import sample_questionnaire
 
 pytestmark = [pytest.mark.browser, pytest.mark.integration]
 
@@ -183,7 +184,6 @@ def test_mapping_step_exclude_a_sheet_change_a_role_import_answer_export(
     assert exported["Operations"]["D2"].value is None  # the sheet left out stays as it was
 
 
-SAMM = Path(__file__).resolve().parents[2].parent / "shared" / "samples" / "questionnaires" / "SAMM_spreadsheet.xlsx"
 PREVIEW_HEIGHT_LIMIT = 4000  # px at 1280 wide; the whole list of 90 questions made it about 23,000
 
 
@@ -196,7 +196,9 @@ def test_the_preview_of_a_90_question_workbook_is_compact_and_keeps_every_questi
     page = logged_in_page(user, "pw-alice-123")
     page.set_viewport_size({"width": 1280, "height": 900})
     page.goto(f"{live_server.url}/rfps/{rfp.pk}/")
-    page.set_input_files("#import input[name=file]", str(SAMM))
+    samm = tmp_path / "SAMM_spreadsheet.xlsx"
+    samm.write_bytes(sample_questionnaire("SAMM_spreadsheet.xlsx"))
+    page.set_input_files("#import input[name=file]", str(samm))
     page.click("#import-submit")
     # Above the inline threshold: a worker reads it while the page shows its progress, then opens the preview.
     page.wait_for_selector("#import-reading, #confirm-import")

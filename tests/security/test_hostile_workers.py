@@ -3,20 +3,19 @@ is done, a file refused while read fails its job with the reason, and a file tha
 its worker process its memory budget, not the machine — the worker goes on serving."""
 
 import time
-from pathlib import Path
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
 from rfp_manager.models import RFP, QuestionImportJob
+from tests.samples import sample_questionnaire
 from tests.workers import wait_for
 
 from . import hostile_files
 
 pytestmark = [pytest.mark.integration, pytest.mark.hostile]
 
-SAMM = Path(__file__).resolve().parents[2].parent / "shared" / "samples" / "questionnaires" / "SAMM_spreadsheet.xlsx"
 UPLOAD_ANSWERS_WITHIN_S = 1.0  # the issue: "the upload request answers in well under a second whatever the file"
 # Limits a file slips past: what the worker process's memory budget must then catch.
 NO_FILE_LIMITS = {
@@ -59,7 +58,7 @@ def _finished(client, job: QuestionImportJob, timeout: float = 90) -> dict:
 
 
 def test_a_large_questionnaire_is_read_by_a_worker_and_its_preview_opens_when_ready(live_worker, owner, rfp):
-    preview_url, job = _upload(owner, rfp, "SAMM_spreadsheet.xlsx", SAMM.read_bytes())
+    preview_url, job = _upload(owner, rfp, "SAMM_spreadsheet.xlsx", sample_questionnaire("SAMM_spreadsheet.xlsx"))
     assert owner.get(preview_url).status_code == 200  # the progress page, or the preview if the worker was quick
     status = _finished(owner, job)
     assert status["status"] == "completed" and status["processed"] == status["total"] == 3
@@ -75,7 +74,7 @@ def test_a_file_refused_while_read_fails_its_job_with_the_reason_and_the_worker_
     assert "This file was not imported" in page and "FILE_LIMIT_ROWS" in page
     assert not rfp.questions.exists()
 
-    _, next_job = _upload(owner, rfp, "SAMM_spreadsheet.xlsx", SAMM.read_bytes())
+    _, next_job = _upload(owner, rfp, "SAMM_spreadsheet.xlsx", sample_questionnaire("SAMM_spreadsheet.xlsx"))
     assert _finished(owner, next_job)["status"] == "completed"
 
 
@@ -95,5 +94,5 @@ def test_a_file_that_slips_past_every_limit_costs_one_process_its_memory_budget(
     job.refresh_from_db()
     assert job.error_code == "memory_limit" and "SPELUNKER_WORKER_MEMORY_LIMIT_MB" in job.message
 
-    _, next_job = _upload(owner, rfp, "SAMM_spreadsheet.xlsx", SAMM.read_bytes())
+    _, next_job = _upload(owner, rfp, "SAMM_spreadsheet.xlsx", sample_questionnaire("SAMM_spreadsheet.xlsx"))
     assert _finished(owner, next_job)["status"] == "completed"
