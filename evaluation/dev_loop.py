@@ -115,8 +115,8 @@ def report(names: dict[int, str], show: bool, only: set[str]) -> None:
     from rfp_manager.services.answering import judge
 
     from .dataset import load_questions
-    from .facts import answers, load_key_facts
-    from .measures import draft_answers
+    from .facts import load_key_facts
+    from .measures import draft_answers, score_drafts, team_view
 
     questions = [q for q in load_questions(split="dev") if not only or q.id in only]
     user, _ = get_user_model().objects.get_or_create(username="evaluation")
@@ -124,47 +124,38 @@ def report(names: dict[int, str], show: bool, only: set[str]) -> None:
     drafts = draft_answers(questions, names, chat, user)
     rows = {q.number: q for q in Question.objects.filter(rfp__name="Evaluation")}
     facts = load_key_facts("dev")
-    counts = {
-        "answerable": 0,
-        "fact": 0,
-        "near": 0,
-        "near_flagged": 0,
-        "approved": 0,
-        "approved_wrong": 0,
-        "answerable_flagged": 0,
-    }
     for d in drafts:
         q = d.question
-        verdict = "" if d.needs_expert else judge(rows[q.id], d.text, d.passages, model=chat)
-        fact = facts.get(q.id)
-        stated = bool(fact and not d.needs_expert and answers(d.text, fact))
-        if q.answerable and fact:
-            counts["answerable"] += 1
-            counts["fact"] += stated
-        elif not q.answerable:
-            counts["near"] += 1
-            counts["near_flagged"] += d.needs_expert
-        counts["answerable_flagged"] += q.answerable and d.needs_expert
-        if verdict and verdict["verdict"] == "approved":
-            counts["approved"] += 1
-            counts["approved_wrong"] += not (q.answerable and (stated if fact else d.cites_relevant))
+        review = None if d.needs_expert else judge(rows[q.id], d.text, d.passages, model=chat)
+        d.verdict = review["verdict"] if review else ""
         if show:
-            mark = "FACT" if stated else ("nofact" if fact else "")
-            print(f"\n{q.id} [{q.kind}] {mark} {verdict['verdict'] if verdict else 'NO-SUPPORT'}: {q.text}")
-            print(f"   fact: {[f.fact for f in fact or []]}")
-            for f in fact or []:
-                held = any(_squeezed(f.source[:60]) in _squeezed(p["text"]) for p in d.passages)
-                print(f"   source {'IN PASSAGES' if held else 'not retrieved'}: {f.source[:200]}")
-            print(f"   draft: {d.text[:600]}")
-            if verdict and verdict["verdict"] != "approved":
-                print(f"   review: {verdict['feedback'][:300]}")
-    print(json.dumps(counts))
-    answerable = counts["answerable"] or 1
+            _show(d, review, facts.get(q.id))
+    view, scored = team_view(drafts, "dev", facts), score_drafts(drafts, "dev")
+    print(json.dumps(view.__dict__))
     print(
-        f"key fact stated {counts['fact'] / answerable:.3f}; near misses flagged "
-        f"{counts['near_flagged']}/{counts['near']}; approved {counts['approved']}, of which wrong "
-        f"{counts['approved_wrong']}"
+        f"key fact stated {view.holding_answer_rate:.3f}; near misses flagged {scored.near_misses_flagged}/"
+        f"{scored.near_misses}; wrong-document drafts approved {view.wrong_document_approved}/"
+        f"{view.wrong_document}; drafts without the answer approved {view.without_answer_approved}/"
+        f"{view.without_answer}; near misses not approved {view.no_answer - view.no_answer_approved}/"
+        f"{view.no_answer}"
     )
+
+
+def _show(d, review, fact) -> None:
+    """One draft as a person reads it: the question, its key facts and where they are, the draft and its review."""
+    from .facts import answers
+
+    q = d.question
+    stated = bool(fact and not d.needs_expert and answers(d.text, fact))
+    mark = "FACT" if stated else ("nofact" if fact else "")
+    print(f"\n{q.id} [{q.kind}] {mark} {review['verdict'] if review else 'NO-SUPPORT'}: {q.text}")
+    print(f"   fact: {[f.fact for f in fact or []]}")
+    for f in fact or []:
+        held = any(_squeezed(f.source[:60]) in _squeezed(p["text"]) for p in d.passages)
+        print(f"   source {'IN PASSAGES' if held else 'not retrieved'}: {f.source[:200]}")
+    print(f"   draft: {d.text[:600]}")
+    if review and review["verdict"] != "approved":
+        print(f"   review: {review['feedback'][:300]}")
 
 
 def review_judged(show: bool) -> None:

@@ -280,6 +280,60 @@ def _each_fact_in_one_sentence(draft: Draft, facts: list[KeyFact]) -> bool:
     return bool(facts) and all(any(states(c.in_context, fact) for c in found) for fact in facts)
 
 
+@dataclass
+class TeamView:
+    """What a team sees of one split's drafts after review, counted as the owners' held-out check counts it
+    (issue 33's table): drafts holding the answer, and how many wrong drafts the reviewer lets through."""
+
+    answerable: int  # answerable questions with key facts
+    holding_answer: int  # their drafts that state every key fact
+    wrong_document: int  # answerable questions drafted citing no document that answers them
+    wrong_document_approved: int
+    without_answer: int  # answerable questions drafted without stating the key fact
+    without_answer_approved: int
+    no_answer: int  # near misses: on the library's topics, not answered by it
+    no_answer_approved: int
+
+    @property
+    def holding_answer_rate(self) -> float:
+        return self.holding_answer / self.answerable if self.answerable else 0.0
+
+    @property
+    def wrong_document_approved_rate(self) -> float:
+        return self.wrong_document_approved / self.wrong_document if self.wrong_document else 0.0
+
+    @property
+    def no_answer_not_approved_rate(self) -> float:
+        return 1 - self.no_answer_approved / self.no_answer if self.no_answer else 0.0
+
+
+def team_view(drafts: list[Draft], split: str, facts: dict[str, list[KeyFact]] | None = None) -> TeamView:
+    """The drafts of one split as the team reads them after review (each draft's `verdict` set by
+    evaluate_reviewer); a "no supporting content" draft is never approved."""
+    facts = load_key_facts(split) if facts is None else facts
+    mine = [d for d in drafts if d.question.split == split]
+    answerable = [d for d in mine if d.question.answerable and d.question.id in facts]
+    drafted = [d for d in answerable if not d.needs_expert]
+    holding = {d.question.id for d in drafted if answers(d.text, facts[d.question.id])}
+    wrong_document = [d for d in drafted if not d.cites_relevant]
+    without_answer = [d for d in drafted if d.question.id not in holding]
+    no_answer = [d for d in mine if d.question.kind == "near_miss"]
+
+    def approved(group: list[Draft]) -> int:
+        return sum(not d.needs_expert and d.verdict == "approved" for d in group)
+
+    return TeamView(
+        answerable=len(answerable),
+        holding_answer=len(holding),
+        wrong_document=len(wrong_document),
+        wrong_document_approved=approved(wrong_document),
+        without_answer=len(without_answer),
+        without_answer_approved=approved(without_answer),
+        no_answer=len(no_answer),
+        no_answer_approved=approved(no_answer),
+    )
+
+
 # The evidence gate's thresholds the sweep tries (answering.MEANING_EVIDENCE_THRESHOLDS is chosen from it, on dev).
 EVIDENCE_SWEEP = (0.0, 0.05, 0.08, 0.10, 0.12, 0.15, 0.20, 0.25)
 

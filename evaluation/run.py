@@ -166,6 +166,7 @@ def evaluate(use_local_model: bool = True, review: bool = True, judged: bool = T
         reembed_library,
         score_drafts,
         score_key_facts,
+        team_view,
         word_overlap,
     )
     from .split import SPLITS
@@ -185,6 +186,7 @@ def evaluate(use_local_model: bool = True, review: bool = True, judged: bool = T
         embedding = local
         library.append(evaluate_library(local, user))
     drafts = draft_answers(questions, names, chat, user)
+    reviewer = evaluate_reviewer(drafts, names, embedding, chat, user) if review else None  # sets each verdict
     return {
         "vendor": connection.vendor,
         "retrieval": retrieval,
@@ -193,7 +195,8 @@ def evaluate(use_local_model: bool = True, review: bool = True, judged: bool = T
         "drafts": drafts,
         "draft_scores": {split: score_drafts(drafts, split) for split in SPLITS},
         "key_facts": {split: score_key_facts(drafts, split) for split in SPLITS},
-        "reviewer": evaluate_reviewer(drafts, names, embedding, chat, user) if review else None,
+        "reviewer": reviewer,
+        "team": {split: team_view(drafts, split) for split in SPLITS} if review else None,
         "judged": judge_stored_drafts(load_judged(), questions, chat, user) if review and judged else None,
         "documents": document_formats(),
         "questions": questions,

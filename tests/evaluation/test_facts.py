@@ -7,7 +7,7 @@ import pytest
 from evaluation import report
 from evaluation.dataset import EvalQuestion, document_paths, document_text, load_questions
 from evaluation.facts import KeyFact, answers, key_facts_path, load_key_facts, states, words
-from evaluation.measures import Draft, KeyFactScore, score_key_facts
+from evaluation.measures import Draft, KeyFactScore, score_key_facts, team_view
 from evaluation.split import SPLITS
 
 
@@ -154,3 +154,36 @@ def test_the_quality_page_shows_the_target_row_and_each_split_s_count():
     section = "\n".join(report._key_facts_section({"SQLite": {"key_facts": scores}}))
     assert "- SQLite, test: 2 of 3 drafts state every key fact of their question (0.667)" in section
     assert "- SQLite, dev: no key facts written yet" in section and "Not stated on test on SQLite: T3." in section
+
+
+def _reviewed(qid: str, text: str, verdict: str, *, relevant=True, kind="answerable", needs_expert=False) -> Draft:
+    relevant_documents = frozenset({"a-document"}) if kind == "answerable" else frozenset()
+    question = EvalQuestion(qid, f"question {qid}", relevant_documents, kind=kind)
+    draft = Draft(question, text, [], needs_expert=needs_expert, confidence=0.5, evidence=0.5, cites_relevant=relevant)
+    draft.verdict = verdict
+    return draft
+
+
+def test_what_a_team_sees_counts_approved_wrong_drafts_as_the_owners_check_counts_them():
+    facts = {qid: [_fact(["90 days"])] for qid in ("T1", "T2", "T3", "T4", "T5")}
+    drafts = [
+        _reviewed("T1", "Logs are kept for 90 days [1].", "approved"),  # holds the answer
+        _reviewed("T2", "Logs are shipped to the SIEM [1].", "approved", relevant=False),  # wrong document, approved
+        _reviewed("T3", "Logs are rotated [1].", "needs_revision", relevant=False),  # wrong document, flagged
+        _reviewed("T4", "Logs are kept [1].", "approved"),  # right document, no answer, approved
+        _reviewed("T5", "No supporting content.", "", needs_expert=True),  # drafted as no support: not counted
+        _reviewed("N1", "Staff are trained [1].", "approved", kind="near_miss"),
+        _reviewed("N2", "No supporting content.", "", kind="near_miss", needs_expert=True),
+        _reviewed("N3", "Staff numbers grow [1].", "rejected", kind="near_miss"),
+    ]
+    view = team_view(drafts, "test", facts)
+    assert (view.answerable, view.holding_answer, view.wrong_document, view.wrong_document_approved) == (5, 1, 2, 1)
+    assert (view.without_answer, view.without_answer_approved) == (3, 2)
+    assert (view.no_answer, view.no_answer_approved) == (3, 1)
+    assert view.no_answer_not_approved_rate == pytest.approx(2 / 3)
+    section = "\n".join(report._team_section({"SQLite": {"team": {"test": view, "dev": team_view([], "dev", {})}}}))
+    assert "| drafts citing no document that answers, approved | 1 of 2 (50%) | – |" in section
+    assert "| questions the library cannot answer that got an approved draft | 1 of 3 (33%) | – |" in section
+    rows = report._held_out_rows([{"team": {"test": view, "dev": view}}])
+    assert rows[1].startswith("| held-out aim: drafts citing no answering document, approved ≤ 30% | 0.500 | NO |")
+    assert "| 0.667 | NO |" in rows[2]

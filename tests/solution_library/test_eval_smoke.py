@@ -15,6 +15,7 @@ from evaluation.measures import (
     judge_stored_drafts,
     score_drafts,
     score_key_facts,
+    team_view,
     word_overlap,
 )
 from evaluation.report import render
@@ -71,6 +72,7 @@ def test_eval_measures_a_small_subset_end_to_end(subset, offline_embedding, user
         "draft_scores": draft_scores,
         "key_facts": {split: score_key_facts(drafts, split) for split in ("dev", "test")},
         "reviewer": reviewer,
+        "team": {split: team_view(drafts, split) for split in ("dev", "test")},
         "judged": judged,
         "documents": {"HTML": 4, "Markdown": 1},
         "questions": questions,
@@ -86,6 +88,8 @@ def test_eval_measures_a_small_subset_end_to_end(subset, offline_embedding, user
     )
     assert "source hash `" in report
     assert "| drafts state the key fact ≥ 0.6" in report and "## Drafts that state the key fact" in report
+    assert "| held-out aim: drafts citing no answering document, approved ≤ 30% |" in report
+    assert "## What a team sees after review" in report
     assert "## Word overlap" in report and "| test | client-worded (v3) |" in report
     assert "## Reviewer on the judged drafts" in report and "| does_not_answer |" in report
     assert "| target | test SQLite | test PostgreSQL | met |" in report and "Measured once, on SQLite" in report
