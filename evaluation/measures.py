@@ -287,6 +287,7 @@ class TeamView:
 
     answerable: int  # answerable questions with key facts
     holding_answer: int  # their drafts that state every key fact
+    holding_answer_approved: int
     wrong_document: int  # answerable questions drafted citing no document that answers them
     wrong_document_approved: int
     without_answer: int  # answerable questions drafted without stating the key fact
@@ -315,6 +316,7 @@ def team_view(drafts: list[Draft], split: str, facts: dict[str, list[KeyFact]] |
     answerable = [d for d in mine if d.question.answerable and d.question.id in facts]
     drafted = [d for d in answerable if not d.needs_expert]
     holding = {d.question.id for d in drafted if answers(d.text, facts[d.question.id])}
+    holding_answer = [d for d in drafted if d.question.id in holding]
     wrong_document = [d for d in drafted if not d.cites_relevant]
     without_answer = [d for d in drafted if d.question.id not in holding]
     no_answer = [d for d in mine if d.question.kind == "near_miss"]
@@ -325,6 +327,7 @@ def team_view(drafts: list[Draft], split: str, facts: dict[str, list[KeyFact]] |
     return TeamView(
         answerable=len(answerable),
         holding_answer=len(holding),
+        holding_answer_approved=approved(holding_answer),
         wrong_document=len(wrong_document),
         wrong_document_approved=approved(wrong_document),
         without_answer=len(without_answer),

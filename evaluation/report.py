@@ -588,6 +588,7 @@ def _team_section(runs) -> list[str]:
         f"| what a team sees | {' | '.join(f'{split} {label}' for split in (TEST, DEV) for label in runs)} |",
         "|---|" + "---|" * (2 * len(runs)),
         cells("drafts that hold the answer", "holding_answer", "answerable"),
+        cells("drafts that hold the answer, approved", "holding_answer_approved", "holding_answer"),
         cells("drafts citing no document that answers, approved", "wrong_document_approved", "wrong_document"),
         cells("drafts without the answer, approved", "without_answer_approved", "without_answer"),
         cells("questions the library cannot answer that got an approved draft", "no_answer_approved", "no_answer"),

@@ -29,7 +29,15 @@ from llm_manager import services as llm
 from llm_manager.exceptions import CircuitOpenError, TransientLLMError
 from llm_manager.models import LLMApi
 from llm_manager.providers import grounding
-from llm_manager.providers.evidence import Choice, Similarity, addressing_problems, answers_part, choose
+from llm_manager.providers.evidence import (
+    Choice,
+    Similarity,
+    addressing_problems,
+    answers_part,
+    choose,
+    names_several,
+    states_every_part,
+)
 from llm_manager.providers.offline import NO_PASSAGE_ANSWER
 from solution_library.services.lexical import chunk_frequencies
 from solution_library.services.search import search_passages
@@ -56,6 +64,10 @@ MEANING_EVIDENCE_THRESHOLDS = {"all-MiniLM-L6-v2": 0.10}
 # (evaluation/judged/, `python -m evaluation.dev_loop --judged`): the lowest value at which the reviewer flags
 # 80 % of the drafts labelled does_not_answer (0.48), rounded up; it keeps 16 of the 26 labelled answers approved.
 ANSWER_MINIMUMS = {"all-MiniLM-L6-v2": 0.5}
+# The reviewer's word-by-word bar (llm.word_alignment of the question and the whole draft), on the local encoder's
+# scale: below it, a supported draft may not answer (word_match_problems). Tuned on dev's judged drafts: at 0.65
+# the approved drafts labelled answers 16 -> 14, does_not_answer approved 24 -> 7 (0.60-0.68 tried).
+WORD_MATCH_MINIMUMS = {"all-MiniLM-L6-v2": 0.65}
 # What the question's rarest word that no retrieved passage holds costs the best passage's cosine, at full rarity
 # (a word in no passage of the library). Chosen with the threshold by the same sweep.
 MISSING_WORD_WEIGHT = 0.3
@@ -419,13 +431,11 @@ def raw_review_score(
     question: Question, answer_text: str, evidence_share: float | None, verdict: str, embedding_model=None
 ) -> tuple[float, str]:
     """(raw confidence after review, the calibration map it is read on): the word match when the model gives
-    word vectors, else the retrieval evidence (an embedding API), each scaled by the verdict. A follow-up ("If
-    yes, describe…") is matched with the question it follows, whose subject it answers about."""
-    asked = " ".join(filter(None, (parent_text(question), question.text)))
-    met = llm.word_alignment([asked], [answer_text], embedding_model)
+    word vectors (`word_match`), else the retrieval evidence (an embedding API), each scaled by the verdict."""
+    met = word_match(question, answer_text, embedding_model)
     if met is None:
         return raw_confidence(evidence_share, verdict), calibration.EVIDENCE
-    return raw_confidence(float(met[0][0]), verdict), calibration.WORD_MATCH
+    return raw_confidence(met, verdict), calibration.WORD_MATCH
 
 
 def states_what_is_asked(read: questions.Reading, sentences: list[str]) -> bool:
@@ -619,6 +629,7 @@ def judge(question: Question, answer_text: str, passages: list[dict], *, model, 
     findings = [
         ("rejected", citation_problems(answer_text, passages)),
         (addressing, addressing_reasons),
+        ("needs_revision", word_match_problems(question, read, answer_text, [c for c, _ in claims], embedding_model)),
         ("rejected" if unsupported and len(unsupported) == len(claims) else "needs_revision", unsupported),
     ]
     review = rubric_review(question, answer_text, passages, model, read)
@@ -626,6 +637,40 @@ def judge(question: Question, answer_text: str, passages: list[dict], *, model, 
         if reasons:
             review = _worse(review, verdict, reasons)
     return {**review, "feedback": review["feedback"] or CHECKS_PASSED}
+
+
+def word_match_problems(
+    question: Question, read: questions.Reading, answer_text: str, sentences: list[str], embedding_model=None
+) -> list[str]:
+    """Supported but may not answer: the draft meets the question's words weakly, word by word (llm.word_alignment
+    below the model's WORD_MATCH_MINIMUMS bar), and nothing else shows that it says what is asked.
+
+    What shows it: a list question answered with the names, every part's asked kind of thing stated (`states_every_part`),
+    or a part that asks how often, how long, where… answered by a sentence that says it. Only the local encoder
+    gives word vectors; with an embedding API this check is not made.
+    """
+    minimum = WORD_MATCH_MINIMUMS.get((embedding_model or llm.get_default_model("embedding")).name)
+    if minimum is None or not sentences:
+        return []
+    if read.wants_list and any(names_several(sentence) for sentence in sentences):
+        return []
+    if states_every_part(read, sentences) or any(p.checkable and answers_part(p, sentences) for p in read.parts):
+        return []
+    met = word_match(question, answer_text, embedding_model)
+    if met is None or met >= minimum:
+        return []
+    return [
+        "Supported but may not answer: it meets little of what the question asks, word by word "
+        f"({met:.2f}, where drafts that answer reach {minimum:.2f}). Check that it says what is asked."
+    ]
+
+
+def word_match(question: Question, answer_text: str, embedding_model=None) -> float | None:
+    """How closely the text meets the question word by word (llm.word_alignment), 0..1; None with an embedding
+    API. A follow-up ("If yes, describe…") is matched with the question it follows, whose subject it answers about."""
+    asked = " ".join(filter(None, (parent_text(question), question.text)))
+    met = llm.word_alignment([asked], [answer_text], embedding_model)
+    return None if met is None else float(met[0][0])
 
 
 def rubric_review(

@@ -87,3 +87,39 @@ def test_a_follow_up_is_matched_with_the_question_it_follows(minilm_default, use
     alone = answering.raw_review_score(Question(text=follow_up.text), ANSWER, 0.5, "approved")[0]
     assert with_parent == round(float(llm.word_alignment([f"{QUESTION} {follow_up.text}"], [ANSWER])[0][0]), 3)
     assert with_parent > alone  # the disk image answers about forensic evidence, the parent's subject
+
+
+WEAK = "Analysing a compromised system while it runs is best avoided [1]."
+
+
+def test_a_supported_draft_that_meets_little_of_the_question_word_by_word_is_not_approved(minilm_default, user):
+    question = make_rfp(user, ["How are copies of a compromised disk kept as evidence?"]).questions.get()
+    bar = answering.WORD_MATCH_MINIMUMS["all-MiniLM-L6-v2"]
+    assert answering.word_match(question, WEAK) < bar <= answering.word_match(question, ANSWER)
+
+    weak = answering.judge(question, WEAK, PASSAGES, model=offline_chat())
+    assert weak["verdict"] != "approved"
+    assert "Supported but may not answer: it meets little of what the question asks, word by word" in weak["feedback"]
+    assert "may not answer" not in answering.judge(question, ANSWER, PASSAGES, model=offline_chat())["feedback"]
+
+
+def test_a_draft_that_states_the_asked_kind_of_thing_is_not_held_to_the_word_match(minilm_default, user):
+    question = make_rfp(user, ["How often are the forensic copies of compromised disks verified?"]).questions.get()
+    weekly = "Copies are checked weekly [1]."
+    passages = [{"n": 1, "text": "Copies are checked weekly."}]
+    read = answering.reading(question)
+    assert answering.word_match(question, weekly) < answering.WORD_MATCH_MINIMUMS["all-MiniLM-L6-v2"]
+    assert answering.word_match_problems(question, read, weekly, [weekly]) == []  # it says how often
+    unsaid = "Copies are checked [1]."
+    assert answering.word_match_problems(question, read, unsaid, [unsaid])
+    assert "may not answer" not in answering.judge(question, weekly, passages, model=offline_chat())["feedback"]
+
+
+def test_with_an_embedding_api_the_word_match_is_not_checked(llm_api, fake_llm, user):
+    question = make_rfp(user, [QUESTION]).questions.get()
+    assert answering.word_match(question, WEAK) is None
+    assert answering.word_match_problems(question, answering.reading(question), WEAK, [WEAK]) == []
+
+
+def offline_chat():
+    return llm.get_default_model("chat")
