@@ -262,7 +262,10 @@ def _summed_word_counts(words: list[str]) -> dict[str, int]:
 def _walk_index_entry(word: str, whole_word: bool, at_most: int | None = None) -> int:
     """Chunks the engine matches for one word (up to `at_most`): a walk of its index entry, no ranking."""
     if connection.vendor == "postgresql":
-        query = "plainto_tsquery('english', %s)" if whole_word else "to_tsquery('simple', %s)"
+        # A prefix is stemmed as the index's words were, as SQLite's porter tokenizer stems it: the cut stem
+        # "expire" meets "expired" (lexeme "expir"). Unstemmed, it met nothing, and a common word of a question
+        # read as one no passage holds: its rarity cost the evidence gate, on PostgreSQL alone.
+        query = "plainto_tsquery('english', %s)" if whole_word else "to_tsquery('english', %s)"
         matching = f"SELECT 1 FROM solution_library_chunk WHERE search_vector @@ {query}"
         params = [word if whole_word else f"{word}:*"]
     else:

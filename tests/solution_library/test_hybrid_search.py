@@ -27,6 +27,7 @@ from solution_library.services.search import (
 from solution_library.services.search_index import current_version
 from solution_library.testing import add_library_document
 from tests.workers import ROOT
+from text.words import stem
 
 
 @pytest.fixture
@@ -156,6 +157,14 @@ def test_rare_words_are_counted_by_the_database(library):
     total, frequencies = chunk_frequencies(["backup", "insura", "seat"], model_id)
     assert total == 3
     assert frequencies == {"backup": 1, "insura": 0, "seat": 1}
+
+
+def test_a_cut_stem_is_counted_in_every_form_of_its_word_on_either_engine(library):
+    """A question's "expire" (cut as text.words cuts it) meets the passage's "expired": both engines stem the
+    prefix as they stemmed the text. Unmatched, a common word reads as one no passage holds."""
+    model_id = library["codes"].embedding_model_id
+    words = [stem("expire"), stem("renewing"), stem("seats")]
+    assert chunk_frequencies(words, model_id)[1] == {"expire": 1, "renew": 1, "seats": 1}
 
 
 @pytest.fixture
