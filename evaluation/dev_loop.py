@@ -1,6 +1,6 @@
 """A fast loop for tuning drafts and the reviewer on the dev split: the library ingested once, the drafts redone.
 
-    .venv/bin/python -m evaluation.dev_loop [--fresh] [--show] [--only Q01,Q02]
+    .venv/bin/python -m evaluation.dev_loop [--fresh] [--show] [--only Q01,Q02] [--postgres]
 
 The first run ingests and embeds the library (with all-MiniLM-L6-v2 when it is
 installed, as `make eval` does) into var/dev-loop/, a cached SQLite folder; the
@@ -8,6 +8,8 @@ next runs reuse it and only redraft and re-review the dev questions, in about a
 minute. It prints what make eval's targets measure on dev: drafts stating the
 key fact (evaluation/key_facts/dev.json, when present), "no supporting content"
 on near misses, and how many wrong drafts the reviewer approves. Test questions are never drafted here.
+With --postgres the library lives in bin/stack's PostgreSQL under .run/dev-loop-pg (left running for the
+next run; `bin/stack stop .run/dev-loop-pg --purge` ends it), with its own folder var/dev-loop-pg/.
 """
 
 import argparse
@@ -20,6 +22,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 FOLDER = ROOT / "var" / "dev-loop"
+POSTGRES_STACK = ROOT / ".run" / "dev-loop-pg"
+VECTORS = ROOT / "var" / "dev-loop" / "vectors.pickle"  # kept by text: either database's run reuses them
 
 
 def main(argv=None) -> None:
@@ -28,26 +32,42 @@ def main(argv=None) -> None:
     parser.add_argument("--show", action="store_true", help="print every draft and its verdict")
     parser.add_argument("--only", default="", help="comma-separated question ids")
     parser.add_argument("--judged", action="store_true", help="score the reviewer on the judged dev drafts instead")
+    parser.add_argument("--postgres", action="store_true", help="on PostgreSQL (bin/stack's) instead of SQLite")
     parser.add_argument(
         "--set", action="append", default=[], help="try a constant: module.NAME=value (e.g. evidence.KIND_BONUS=0.2)"
     )
     args = parser.parse_args(argv)
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-    if args.fresh and (FOLDER / "eval.sqlite3").exists():
-        (FOLDER / "eval.sqlite3").unlink()
-    fresh = not (FOLDER / "eval.sqlite3").exists()
+    global FOLDER
+    if args.postgres:
+        FOLDER = ROOT / "var" / "dev-loop-pg"
+    if args.fresh and (FOLDER / "names.json").exists():
+        (FOLDER / "names.json").unlink()
+        (FOLDER / "eval.sqlite3").unlink(missing_ok=True)
+    fresh = not (FOLDER / "names.json").exists()
     FOLDER.mkdir(parents=True, exist_ok=True)
     from .run import setup_django
 
-    setup_django(str(FOLDER))
+    setup_django(str(FOLDER), _postgres_url(fresh) if args.postgres else None)
     names = _library(fresh)
     for setting in args.set:
         _try(setting)
-    with remembered_embeddings(FOLDER / "vectors.pickle"):
+    with remembered_embeddings(VECTORS):
         if args.judged:
             review_judged(args.show)
         else:
             report(names, args.show, set(filter(None, args.only.split(","))))
+
+
+def _postgres_url(fresh: bool) -> str:
+    """The URL of the dev loop's own PostgreSQL (started, or reused while it runs); an empty one when `fresh`."""
+    import subprocess
+
+    from .run import stack_postgres
+
+    if fresh:
+        subprocess.run([str(ROOT / "bin" / "stack"), "stop", str(POSTGRES_STACK), "--purge"], check=False)
+    return stack_postgres(POSTGRES_STACK)
 
 
 def _try(setting: str) -> None:

@@ -68,15 +68,20 @@ def database_url(database: str, folder: str):
         return
     stack = ROOT / ".run" / f"eval-{os.getpid()}"
     try:
-        subprocess.run([str(ROOT / "bin" / "stack"), "start", str(stack), "--with-postgres"], check=True)
-        exports = dict(
-            line.removeprefix("export ").split("=", 1)
-            for line in (stack / "env").read_text().splitlines()
-            if line.startswith("export ")
-        )
-        yield exports["DATABASE_URL"]
+        yield stack_postgres(stack)
     finally:
         subprocess.run([str(ROOT / "bin" / "stack"), "stop", str(stack), "--purge"], check=False)
+
+
+def stack_postgres(stack: Path) -> str:
+    """The URL of bin/stack's PostgreSQL under `stack`, started (or reused while it runs)."""
+    subprocess.run([str(ROOT / "bin" / "stack"), "start", str(stack), "--with-postgres"], check=True)
+    exports = dict(
+        line.removeprefix("export ").split("=", 1)
+        for line in (stack / "env").read_text().splitlines()
+        if line.startswith("export ")
+    )
+    return exports["DATABASE_URL"]
 
 
 def main(argv=None) -> None:
