@@ -74,7 +74,9 @@ PASSAGE_SHARE = 0.5
 TERSE_WORDS = 5
 # A sentence quoted for a part must be this share of PART_MIN relevant to the whole question: about its subject.
 WHOLE_QUESTION_SHARE = 0.6
-# A second sentence for a part must add at least this share of the part's subject (by weight).
+# A second sentence for a part must add at least this share of the part's subject (by weight), unless it is more
+# relevant than the first (which the word-by-word match can put first: "Discover: … Typical duration: 2 weeks" before
+# "A typical implementation takes 10 to 14 weeks" for "a typical timeline").
 NEW_WORDS_SHARE = 0.2
 # List questions take the sibling items (rows of the same table, points of the same list) of a chosen item.
 LIST_ITEMS = 8
@@ -298,7 +300,7 @@ def choose(
             range(len(found)),
             key=lambda i: (-(order[i] - RANK_PENALTY * found[i].rank), found[i].rank, found[i].position),
         )
-        best, wanted, held = max(row), stems(parts[part].words, subject_only=True), None
+        best, wanted, held, first = max(row), stems(parts[part].words, subject_only=True), None, 0.0
         if stating[ranked[0]] and _repeats(found[ranked[0]].text, [c for _, c in chosen]):
             continue  # the sentence that says what this part asks (how long…) is quoted already, for an earlier part
         for i in ranked:
@@ -313,9 +315,14 @@ def choose(
             if held is not None and parts[part].checkable and not stating[i]:
                 continue  # a second sentence for "how often" must say how often too: no padding
             own = wanted & stems(found[i].in_context)
-            if held is not None and _weight(own - held, weights) < NEW_WORDS_SHARE * _weight(wanted, weights):
+            if (
+                held is not None
+                and row[i] < first  # more relevant than the first: the answer, its words met by the first
+                and _weight(own - held, weights) < NEW_WORDS_SHARE * _weight(wanted, weights)
+            ):
                 continue  # it says little of the part that the part's first sentence does not already say
             chosen.append((Choice(found[i].n, found[i].text, part, round(row[i], 3)), found[i]))
+            first = row[i] if held is None else first
             held = own if held is None else held | own
             if reading.wants_list and enumerates(found[i]):
                 if found[i].unit.kind == grounding.ITEM:

@@ -123,3 +123,28 @@ def test_with_an_embedding_api_the_word_match_is_not_checked(llm_api, fake_llm, 
 
 def offline_chat():
     return llm.get_default_model("chat")
+
+
+METHOD = (  # a table as ingestion stores it: each row's cells under their column names
+    "Rollout method\n\n"
+    "Every customer is onboarded with the same method in four stages. A typical rollout for a team of 300 users "
+    "takes 8 to 12 weeks in all, from kick-off to go-live.\n\n"
+    "Stage: Scope. What happens: Workshops on teams, permissions and integrations. Typical duration: 2 weeks.\n\n"
+    "Stage: Build. What happens: The workspace is configured: roles, single sign-on, templates. "
+    "Typical duration: 3 weeks.\n\n"
+    "Stage: Load. What happens: Existing content is imported and checked. Typical duration: 2 to 4 weeks.\n\n"
+    "Stage: Launch. What happens: Go-live, four weeks of hypercare, hand-over to support. Typical duration: 1 week.\n"
+)
+
+
+def test_a_sentence_more_relevant_than_the_first_one_quoted_is_kept_though_it_repeats_its_words(minilm_default):
+    """The first sentence is the one that meets the question best word by word (here a table row that says
+    "typical duration"); a second that is more relevant to the question by meaning and words together is the
+    answer, not padding, even when it names no subject word the first did not ("typical", "rollout")."""
+    chosen = [
+        c.text
+        for c in answering.choose_evidence(
+            "Describe your rollout approach and a typical timeline.", [{"n": 1, "text": METHOD}]
+        )
+    ]
+    assert any("takes 8 to 12 weeks in all" in text for text in chosen), chosen
