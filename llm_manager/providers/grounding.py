@@ -24,9 +24,9 @@ MARKDOWN_HEADING = re.compile(r"^#{1,6}\s+")
 TABLE_SEPARATOR = re.compile(r"^\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?$")
 LIST_ITEM = re.compile(r"^(?:[-*•+]|\d{1,2}[.)])\s+")
 # A table row as solution_library's parser writes it: "Fact: Founded. Value: 2011." (two or more labelled cells).
-LABELLED_ROW = re.compile(
-    r"^[A-Z][^:.]{0,40}: (?:[^:.]|\.(?! ))*?[.!?;](?: [A-Z][^:.]{0,40}: (?:[^:.]|\.(?! ))*?[.!?;])+$"
-)
+# A cell's value may hold a colon that no label follows ("What happens: The tenant is set up: classes, roles").
+LABELLED_VALUE = r"(?:[^:.]|\.(?! )|:(?! [A-Z]))*?[.!?;]"
+LABELLED_ROW = re.compile(rf"^[A-Z][^:.]{{0,40}}: {LABELLED_VALUE}(?: [A-Z][^:.]{{0,40}}: {LABELLED_VALUE})+$")
 LABELLED_CELL_BREAK = re.compile(r"(?<=[.!?;]) (?=[A-Z][^:.]{0,40}: )")
 MARKDOWN_INLINE = (
     (re.compile(r"!\[([^\]]*)\]\([^)]*\)"), r"\1"),  # ![alt](src)

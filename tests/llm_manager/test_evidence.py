@@ -79,6 +79,15 @@ def test_a_table_row_reads_as_a_sentence_and_a_separator_row_as_nothing():
     assert [u.text for u in markdown] == ["Priority: First response.", "P1 critical: 30 minutes, 24x7."]
 
 
+def test_a_table_row_whose_cell_holds_a_colon_is_one_row():
+    """A DOCX table's row as ingestion writes it, a cell saying "set up: roles…": one row, not three sentences."""
+    row = "Phase: Configure. What happens: The tenant is set up: roles, single sign-on. Typical duration: 3 weeks."
+
+    assert [(u.kind, u.text) for u in grounding.passage_units(row)] == [
+        ("item", "Configure: What happens: The tenant is set up: roles, single sign-on; Typical duration: 3 weeks.")
+    ]
+
+
 def test_heading_fragments_are_context_never_quoted():
     """A PDF's heading lines ("Multi-factor authentication") head the sentences under them."""
     pdf = (
