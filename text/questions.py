@@ -100,7 +100,9 @@ STATES = {
         re.IGNORECASE,
     ),
     TIME: re.compile(
-        rf"\b(?:{NUMBER_WORDS}[ -]{TIME_UNIT}|within|immediately|promptly|as soon as|at once|in real time"
+        # "within 72 hours", "within one business day"; not a bare "within" ("within the organization")
+        rf"\b(?:{NUMBER_WORDS}[ -]{TIME_UNIT}|within (?:{NUMBER_WORDS} )?(?:\w+ )?{TIME_UNIT}"
+        r"|immediately|promptly|as soon as|at once|in real time"
         r"|at (?:the )?(?:end|start|beginning|time) of|(?:mon|tues|wednes|thurs|fri|satur|sun)days?"
         r"|\d{1,2}:\d{2}|midnight|noon|o'clock|(?:in|since|from|until) (?:19|20)\d\d)\b",
         re.IGNORECASE,
@@ -128,6 +130,14 @@ STATES = {
     ),
 }
 
+# What reads as a figure or a place but is neither: a citation marker ("[2]"), a reference ("in Section 5.2.2",
+# "see Table 3"), a clause number ("4.1.2") or a heading's own number ("9.10. Backup").
+REFERENCE = re.compile(
+    r"\[\d{1,3}\]|\b(?:sections?|chapters?|figures?|tables?|appendix|annex|clauses?|pages?|steps?|rfc)\s+[\dA-Z][\w.]*"
+    r"|\b\d+(?:\.\d+){2,}\b|^\s*\d+(?:\.\d+)*\.?(?=\s)",
+    re.IGNORECASE | re.MULTILINE,
+)
+READ_WITHOUT_REFERENCES = frozenset({DURATION, TIME, COUNT, PLACE})
 
 # A sentence's capitalised first word names a thing unless it reads as a general word: "Nagios covers…", not
 # "Monitoring is…", "The…" or "Backups…".
@@ -241,6 +251,8 @@ def states(kind: str, sentence: str) -> bool:
     if kind == NAME:
         return names_something(sentence)
     pattern = STATES.get(kind)
+    if kind in READ_WITHOUT_REFERENCES:
+        sentence = REFERENCE.sub(" ", sentence)
     return pattern is None or bool(pattern.search(sentence))
 
 

@@ -8,6 +8,7 @@ import pytest
 from llm_manager.models import LLMApi, LLMModel
 from llm_manager.providers.offline import NO_PASSAGE_ANSWER
 from rfp_manager.services import answering
+from text import questions
 from text.words import stems
 
 from .conftest import LIBRARY, chat_requests, make_rfp
@@ -63,3 +64,12 @@ def test_a_model_without_a_tuned_threshold_keeps_the_subject_word_gate(user, lib
     passages = [{"document_title": "Operations guide", "heading": "", "text": LIBRARY["Operations guide"]}]
     assert answering.weak_evidence("Do you carry cyber insurance?", passages, share=0.1)
     assert not answering.weak_evidence("Do you carry cyber insurance?", passages, share=0.5)
+
+
+def test_a_time_question_is_not_answered_by_a_sentence_whose_within_is_a_place():
+    """The draft's last gate: every part asks for a time, and "within the organization" states none, so the
+    question gets "no supporting content" instead of a draft from that sentence."""
+    read = questions.read("Within how many hours of discovering a breach do you notify affected customers?")
+    place = "A breach could be used as evidence of a weak security culture within the organization."
+    assert not answering.states_what_is_asked(read, [place])
+    assert answering.states_what_is_asked(read, ["Affected customers are notified within 72 hours of discovery."])

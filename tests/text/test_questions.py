@@ -71,10 +71,28 @@ def test_a_follow_up_is_read_with_its_parent_question():
         (questions.PLACE, "Data is hosted in Microsoft Azure data centres in the EU.", True),
         (questions.COUNT, "The company employs 185 people.", True),
         (questions.COUNT, "The company is proud of its people.", False),
+        (questions.TIME, "Customers are notified within one business day.", True),
     ],
 )
 def test_whether_a_sentence_states_the_kind_of_thing_asked(kind, sentence, states):
     assert questions.states(kind, sentence) is states
+
+
+@pytest.mark.parametrize(
+    ("kind", "sentence"),
+    [
+        (questions.COUNT, "The verifier keeps what throttling needs, as described in Section 5.2.2."),
+        (questions.COUNT, "Breaches are handled as clause 4.1.2 sets out [3]."),
+        (questions.COUNT, "9.10. Backup Backups are taken by the administrators."),
+        (questions.PLACE, "Reauthentication is required after a time-out, as described in Section 7.2."),
+        (questions.TIME, "A breach could be used as evidence of a weak security culture within the organization."),
+    ],
+)
+def test_a_reference_or_a_place_is_no_figure(kind, sentence):
+    """A section number, a citation marker or a heading's number counts nothing, "in Section 7.2" is no place,
+    "within the organization" no time. Read as figures, they let a near miss ("Within how many hours…?") be drafted from a sentence
+    that says no time at all."""
+    assert not questions.states(kind, sentence)
 
 
 def test_the_draft_says_what_it_is_when_it_states_no_checkable_kind():
