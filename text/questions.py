@@ -50,14 +50,14 @@ ASKS = re.compile(
     r"|(?:stays?|remains?|resides?) (?:only |solely |entirely )?(?:in|within|inside))"
     r"|(?P<frequency>how (?:often|frequently|regularly)|at what (?:interval|frequency)|(?:what|which) "
     r"(?:interval|frequency|schedule)|how many times)"
-    r"|(?P<time>how (?:quickly|soon|fast)|when|how long does it take|within what time"
+    r"|(?P<time>how (?:quickly|soon|fast)|when|how long does it take|within what time|(?:what|which) (?:date|year|month)"
     r"|how many (?:seconds|minutes|hours|days|weeks|months|years))"
     r"|(?P<duration>how long|for what period|retention period)"
     r"|(?P<count>how (?:many|much)|what (?:(?!high )\w+ )?(?:percentage|proportion|share|number|availability|uptime"
     r"|limits?|amount|price|cost|fees?|capacity))"
-    r"|(?P<standard>(?:which|what) (?:\w+ )?(?:standards?|certifications?|algorithms?|protocols?|versions?"
+    r"|(?P<standard>(?:which|what) (?:[\w-]+ )?(?:standards?|certifications?|algorithms?|protocols?|versions?"
     r"|ciphers?|frameworks?|accreditations?))"
-    r"|(?P<name>(?:which|what) (?:\w+ )?(?:tools?|tooling|software|products?|programs?|packages?|utilit(?:y|ies)"
+    r"|(?P<name>(?:which|what) (?:[\w-]+ )?(?:tools?|tooling|software|products?|programs?|packages?|utilit(?:y|ies)"
     r"|commands?|technolog(?:y|ies)|vendors?|providers?|mechanisms?)|describe the (?:\w+ )?(?:tools?|tooling"
     r"|software|programs?|mechanisms?|technolog(?:y|ies))))\b",
     re.IGNORECASE,
@@ -68,8 +68,11 @@ AUXILIARIES = r"(?:do|does|did|is|are|was|were|can|could|will|would|has|have|had
 YES_NO_OPENING = re.compile(r"^\W*" + AUXILIARIES, re.IGNORECASE)
 AUXILIARY_NEXT = re.compile(r"\s+" + AUXILIARIES, re.IGNORECASE)
 PRONOUN_NEXT = re.compile(r"\s+(?:it|they|we|you|he|she|its|their|our|your)\b", re.IGNORECASE)
+# A list is asked by "List…", "What are…", "Which of…" or "which" and a plural ("Which data centres…",
+# "Which hypervisors…"); "Which external firm performed…" asks for one.
 LIST_QUESTION = re.compile(
-    r"^\s*(?:please\s+)?(?:list|name|enumerate|which|what are)\b|\b(?:two|three|four|five|six|several)\s+\w+",
+    r"^\s*(?:please\s+)?(?:list|name|enumerate|what are|which of)\b"
+    r"|^\s*which(?:\s+[\w-]+)?\s+[\w-]+(?<!ss)(?<!us)(?<!is)s\b|\b(?:two|three|four|five|six|several)\s+\w+",
     re.IGNORECASE,
 )
 # "If yes, describe…", "If not, why?": a follow-up, read with the question before it.

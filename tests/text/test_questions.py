@@ -16,12 +16,22 @@ from text import questions
         ("Where is the service hosted?", questions.PLACE),
         ("Confirm that council data stays in the UK or the EU.", questions.PLACE),
         ("Which encryption algorithms protect data at rest?", questions.STANDARD),
+        ("Which one-way algorithm protects stored passwords?", questions.STANDARD),
         ("List three public-sector customers.", questions.LIST),
+        ("Which data centres host the service?", questions.LIST),
+        ("Which of the following certifications do you hold?", questions.LIST),
+        ("On what date was your last external audit?", questions.TIME),
         ("Describe your incident response plan.", questions.DESCRIPTION),
     ],
 )
 def test_what_a_question_asks_for_is_read_from_its_question_words(question, kind):
     assert kind in questions.read(question).asks
+
+
+def test_which_and_one_thing_asks_for_no_list():
+    """ "Which external firm…" asks for one: read as a list, a four-word list item ("During a penetration
+    test.") could answer it."""
+    assert questions.LIST not in questions.read("Which external firm performed your most recent penetration test?").asks
 
 
 def test_a_yes_no_question_asks_yes_or_no_whatever_relative_clause_follows():
