@@ -37,6 +37,7 @@ from llm_manager.providers.evidence import (
     choose,
     names_several,
     states_every_part,
+    under_bar,
 )
 from llm_manager.providers.offline import NO_PASSAGE_ANSWER
 from solution_library.services.lexical import chunk_frequencies
@@ -665,7 +666,7 @@ def word_match_problems(
         return []
     return [
         "Supported but may not answer: it meets little of what the question asks, word by word "
-        f"({met:.2f}, where drafts that answer reach {minimum:.2f}). Check that it says what is asked."
+        f"({under_bar(met)}, where drafts that answer reach {minimum:.2f}). Check that it says what is asked."
     ]
 
 

@@ -510,3 +510,9 @@ def test_an_alignment_orders_the_sentences_but_relevance_decides_which_are_relev
     chosen = [c.text for c in evidence.choose(question, {1: answer, 2: customers}, minilm_similarity, None, alignment)]
 
     assert chosen == [answer]
+
+
+@pytest.mark.parametrize(("score", "shown"), [(0.6496, "0.64"), (0.57, "0.57"), (0.299, "0.29"), (0.0, "0.00")])
+def test_a_score_under_a_bar_is_cut_not_rounded(score, shown):
+    """So the reviewer never writes "relevance 0.30" for a draft it turned down for falling under 0.30."""
+    assert evidence.under_bar(score) == shown

@@ -6,6 +6,9 @@ that says how it is kept. Matched word by word (llm.word_alignment), the
 sentence that meets each thing the question names comes first.
 """
 
+import math
+import re
+
 import pytest
 
 from llm_manager import services as llm
@@ -113,6 +116,19 @@ def test_a_draft_that_states_the_asked_kind_of_thing_is_not_held_to_the_word_mat
     unsaid = "Copies are checked [1]."
     assert answering.word_match_problems(question, read, unsaid, [unsaid])
     assert "may not answer" not in answering.judge(question, weekly, passages, model=offline_chat())["feedback"]
+
+
+def test_a_word_match_under_the_bar_never_reads_as_the_bar(minilm_default, user, monkeypatch):
+    """0.366 under a bar of 0.37 reads "0.36, where drafts that answer reach 0.37", not "0.37, … reach 0.37"."""
+    question = make_rfp(user, ["How are images of compromised disks kept?"]).questions.get()
+    met = answering.word_match(question, WEAK)
+    bar = math.ceil(met * 100) / 100
+    assert round(met, 2) == bar  # rounded, this draft's figure would read as the bar itself
+    monkeypatch.setitem(answering.WORD_MATCH_MINIMUMS, "all-MiniLM-L6-v2", bar)
+
+    (problem,) = answering.word_match_problems(question, answering.reading(question), WEAK, [WEAK])
+    shown, reach = re.search(r"\((\d\.\d\d), where drafts that answer reach (\d\.\d\d)\)", problem).groups()
+    assert float(shown) < float(reach) == bar
 
 
 def test_with_an_embedding_api_the_word_match_is_not_checked(llm_api, fake_llm, user):
