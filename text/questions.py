@@ -55,9 +55,9 @@ ASKS = re.compile(
     r"|(?P<duration>how long|for what period|retention period)"
     r"|(?P<count>how (?:many|much)|what (?:(?!high )\w+ )?(?:percentage|proportion|share|number|availability|uptime"
     r"|limits?|amount|price|cost|fees?|capacity))"
-    r"|(?P<standard>(?:which|what) (?:[\w-]+ )?(?:standards?|certifications?|algorithms?|protocols?|versions?"
+    r"|(?P<standard>(?:which|what) (?:\w+ )?(?:standards?|certifications?|algorithms?|protocols?|versions?"
     r"|ciphers?|frameworks?|accreditations?))"
-    r"|(?P<name>(?:which|what) (?:[\w-]+ )?(?:tools?|tooling|software|products?|programs?|packages?|utilit(?:y|ies)"
+    r"|(?P<name>(?:which|what) (?:\w+ )?(?:tools?|tooling|software|products?|programs?|packages?|utilit(?:y|ies)"
     r"|commands?|technolog(?:y|ies)|vendors?|providers?|mechanisms?)|describe the (?:\w+ )?(?:tools?|tooling"
     r"|software|programs?|mechanisms?|technolog(?:y|ies))))\b",
     re.IGNORECASE,

@@ -16,7 +16,6 @@ from text import questions
         ("Where is the service hosted?", questions.PLACE),
         ("Confirm that council data stays in the UK or the EU.", questions.PLACE),
         ("Which encryption algorithms protect data at rest?", questions.STANDARD),
-        ("Which one-way algorithm protects stored passwords?", questions.STANDARD),
         ("List three public-sector customers.", questions.LIST),
         ("Which data centres host the service?", questions.LIST),
         ("Which of the following certifications do you hold?", questions.LIST),
