@@ -71,6 +71,12 @@ ANSWER_MINIMUMS = {"all-MiniLM-L6-v2": 0.5}
 # those 14 and approves 5 fewer wrong ones, but holds three more of the demo's right and concise answers
 # ("Critical (P1) incidents: 24 hours a day… first response within 30 minutes", 0.67).
 WORD_MATCH_MINIMUMS = {"all-MiniLM-L6-v2": 0.65}
+# The reviewer's bar for a draft that says the question back (llm.word_alignment the other way: each word of the
+# draft to its closest word of the question), on the local encoder's scale: at or above it, the draft's words are
+# the question's, and it restates what is asked instead of answering it (echo_problems). Chosen on dev's judged
+# drafts to questions that are not yes/no: those labelled answers reach at most 0.63, while 4 approved drafts that
+# do not answer sit at 0.66-0.75; the bar is set in the middle of that gap, none labelled answers is at or above it.
+ECHO_MAXIMUMS = {"all-MiniLM-L6-v2": 0.65}
 # What the question's rarest word that no retrieved passage holds costs the best passage's cosine, at full rarity
 # (a word in no passage of the library). Chosen with the threshold by the same sweep.
 MISSING_WORD_WEIGHT = 0.3
@@ -634,6 +640,7 @@ def judge(question: Question, answer_text: str, passages: list[dict], *, model, 
         ("rejected", citation_problems(answer_text, passages)),
         (addressing, addressing_reasons),
         ("needs_revision", word_match_problems(question, read, answer_text, [c for c, _ in claims], embedding_model)),
+        ("needs_revision", echo_problems(question, read, [c for c, _ in claims], embedding_model)),
         ("rejected" if unsupported and len(unsupported) == len(claims) else "needs_revision", unsupported),
     ]
     review = rubric_review(question, answer_text, passages, model, read)
@@ -670,12 +677,54 @@ def word_match_problems(
     ]
 
 
+def asked_text(question: Question) -> str:
+    """The question as the word-by-word checks read it: a follow-up ("If yes, describe…") with the question it
+    follows, whose subject it answers about."""
+    return " ".join(filter(None, (parent_text(question), question.text)))
+
+
 def word_match(question: Question, answer_text: str, embedding_model=None) -> float | None:
-    """How closely the text meets the question word by word (llm.word_alignment), 0..1; None with an embedding
-    API. A follow-up ("If yes, describe…") is matched with the question it follows, whose subject it answers about."""
-    asked = " ".join(filter(None, (parent_text(question), question.text)))
-    met = llm.word_alignment([asked], [answer_text], embedding_model)
+    """How closely the text meets the question (`asked_text`) word by word (llm.word_alignment), 0..1; None with an
+    embedding API."""
+    met = llm.word_alignment([asked_text(question)], [answer_text], embedding_model)
     return None if met is None else float(met[0][0])
+
+
+def echo_problems(question: Question, read: questions.Reading, sentences: list[str], embedding_model=None) -> list[str]:
+    """Supported but may not answer: the draft says the question back. "Database credentials should never be stored
+    in the application source code" for "How are the credentials … kept out of the source code?" meets the question
+    word by word (it passes word_match_problems) because every word of it is the question's; it adds nothing.
+
+    Measured the other way round from word_match: how closely the draft's words meet the question's, at or above
+    the model's ECHO_MAXIMUMS bar. Not for a yes/no question, where the question said back is the answer
+    ("Orrery supports single sign-on with SAML 2.0" for "Does the platform support single sign-on with SAML 2.0?"),
+    nor for a draft that states every asked kind of thing (how often, where…) or a figure the question does not
+    hold ("RPO: 1 hour" for "State your RPO"): the question cannot have said those. Only the local encoder gives
+    word vectors; with an embedding API this check is not made.
+    """
+    embedding_model = embedding_model or llm.get_default_model("embedding")
+    maximum = ECHO_MAXIMUMS.get(embedding_model.name)
+    if (
+        maximum is None
+        or not sentences
+        or questions.YES_NO in read.asks
+        or adds_a_stated_thing(question, read, sentences)
+    ):
+        return []
+    met = llm.word_alignment([" ".join(sentences)], [asked_text(question)], embedding_model)
+    if met is None or float(met[0][0]) < maximum:
+        return []
+    return [
+        "Supported but may not answer: it mostly says the question back, word for word "
+        f"({float(met[0][0]):.2f}, where drafts that answer stay under {maximum:.2f}). Check that it adds what is asked."
+    ]
+
+
+def adds_a_stated_thing(question: Question, read: questions.Reading, sentences: list[str]) -> bool:
+    """Whether the sentences state what no question says: every asked kind of thing, or a figure it does not hold."""
+    return states_every_part(read, sentences) or bool(
+        grounding.figures(" ".join(sentences)) - grounding.figures(asked_text(question))
+    )
 
 
 def rubric_review(

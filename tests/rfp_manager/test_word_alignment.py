@@ -137,6 +137,44 @@ def test_with_an_embedding_api_the_word_match_is_not_checked(llm_api, fake_llm, 
     assert answering.word_match_problems(question, answering.reading(question), WEAK, [WEAK]) == []
 
 
+KEYS_QUESTION = "How are encryption keys kept out of the application's configuration files?"
+SAID_BACK = "Encryption keys should never be kept in the application's configuration files [1]."
+
+
+def test_a_draft_that_says_the_question_back_is_not_approved(minilm_default, user):
+    """It meets the question word by word only because its words are the question's: it adds no answer."""
+    question = make_rfp(user, [KEYS_QUESTION]).questions.get()
+    passages = [{"n": 1, "text": "Encryption keys should never be kept in the application's configuration files."}]
+    assert answering.word_match(question, SAID_BACK) >= answering.WORD_MATCH_MINIMUMS["all-MiniLM-L6-v2"]
+
+    review = answering.judge(question, SAID_BACK, passages, model=offline_chat())
+    assert review["verdict"] == "needs_revision"
+    assert re.search(r"it mostly says the question back, word for word \(0\.\d\d, where drafts", review["feedback"])
+    with_method = answering.judge(question, ANSWER, PASSAGES, model=offline_chat())["feedback"]
+    assert "says the question back" not in with_method
+
+
+def test_a_yes_no_question_said_back_is_answered(minilm_default, user):
+    question = make_rfp(user, ["Are encryption keys kept out of the application's configuration files?"])
+    question = question.questions.get()
+    said = "Encryption keys are kept out of the application's configuration files [1]."
+    passages = [{"n": 1, "text": "Encryption keys are kept out of the application's configuration files."}]
+    assert answering.judge(question, said, passages, model=offline_chat())["verdict"] == "approved"
+
+
+def test_a_figure_the_question_does_not_hold_is_no_question_said_back(minilm_default, user):
+    question = make_rfp(user, ["State your recovery point objective for the production database."]).questions.get()
+    read = answering.reading(question)
+    stated = "Recovery point objective for the production database: 1 hour."
+    assert answering.echo_problems(question, read, [stated]) == []
+    assert answering.echo_problems(question, read, [stated.replace("1 hour", "as agreed")])
+
+
+def test_with_an_embedding_api_no_draft_is_held_for_saying_the_question_back(llm_api, fake_llm, user):
+    question = make_rfp(user, [KEYS_QUESTION]).questions.get()
+    assert answering.echo_problems(question, answering.reading(question), [SAID_BACK]) == []
+
+
 def offline_chat():
     return llm.get_default_model("chat")
 
