@@ -22,6 +22,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 FOLDER = ROOT / "var" / "dev-loop"
+POSTGRES_FOLDER = ROOT / "var" / "dev-loop-pg"
 POSTGRES_STACK = ROOT / ".run" / "dev-loop-pg"
 VECTORS = ROOT / "var" / "dev-loop" / "vectors.pickle"  # kept by text: either database's run reuses them
 
@@ -38,18 +39,16 @@ def main(argv=None) -> None:
     )
     args = parser.parse_args(argv)
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-    global FOLDER
-    if args.postgres:
-        FOLDER = ROOT / "var" / "dev-loop-pg"
-    if args.fresh and (FOLDER / "names.json").exists():
-        (FOLDER / "names.json").unlink()
-        (FOLDER / "eval.sqlite3").unlink(missing_ok=True)
-    fresh = not (FOLDER / "names.json").exists()
-    FOLDER.mkdir(parents=True, exist_ok=True)
+    folder = POSTGRES_FOLDER if args.postgres else FOLDER
+    if args.fresh and (folder / "names.json").exists():
+        (folder / "names.json").unlink()
+        (folder / "eval.sqlite3").unlink(missing_ok=True)
+    fresh = not (folder / "names.json").exists()
+    folder.mkdir(parents=True, exist_ok=True)
     from .run import setup_django
 
-    setup_django(str(FOLDER), _postgres_url(fresh) if args.postgres else None)
-    names = _library(fresh)
+    setup_django(str(folder), _postgres_url(fresh) if args.postgres else None)
+    names = _library(folder, fresh)
     for setting in args.set:
         _try(setting)
     with remembered_embeddings(VECTORS):
@@ -110,12 +109,12 @@ def remembered_embeddings(path: Path):
         path.write_bytes(pickle.dumps(memory))
 
 
-def _library(fresh: bool) -> dict[int, str]:
+def _library(folder: Path, fresh: bool) -> dict[int, str]:
     """{document id: name}, ingesting and embedding the library on a fresh folder (the names kept beside it)."""
     from .dataset import document_paths, ingest
     from .measures import local_embedding_model, offline_baseline_as_default, reembed_library
 
-    names_file = FOLDER / "names.json"
+    names_file = folder / "names.json"
     if not fresh:
         return {int(pk): name for pk, name in json.loads(names_file.read_text()).items()}
     offline_baseline_as_default()

@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
-from .words import stems
+from .words import CITATION, stems
 
 # --- what is asked -------------------------------------------------------------------------------
 
@@ -136,7 +136,8 @@ STATES = {
 # What reads as a figure or a place but is neither: a citation marker ("[2]"), a reference ("in Section 5.2.2",
 # "see Table 3"), a clause number ("4.1.2") or a heading's own number ("9.10. Backup").
 REFERENCE = re.compile(
-    r"\[\d{1,3}\]|\b(?:sections?|chapters?|figures?|tables?|appendix|annex|clauses?|pages?|steps?|rfc)\s+[\dA-Z][\w.]*"
+    rf"{CITATION.pattern}|"
+    r"\b(?:sections?|chapters?|figures?|tables?|appendix|annex|clauses?|pages?|steps?|rfc)\s+[\dA-Z][\w.]*"
     r"|\b\d+(?:\.\d+){2,}\b|^\s*\d+(?:\.\d+)*\.?(?=\s)",
     re.IGNORECASE | re.MULTILINE,
 )
