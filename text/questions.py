@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
-from .words import CITATION, stems
+from .words import CITATION, QUESTIONNAIRE_PHRASES, WORD, stem, stems
 
 # --- what is asked -------------------------------------------------------------------------------
 
@@ -183,6 +183,7 @@ class Reading:
     subject: frozenset[str]
     parts: tuple[Part, ...]
     parent: str = ""
+    contrasts: tuple["Contrast", ...] = ()
     weights: dict = field(default_factory=dict, compare=False, hash=False)
 
     @property
@@ -220,6 +221,7 @@ def _read(text: str, parent: str) -> Reading:
         subject=frozenset(stems(subject_text, subject_only=True)),
         parts=tuple(_parts(text, parent)),
         parent=parent,
+        contrasts=contrasts(text),
     )
 
 
@@ -274,6 +276,64 @@ def what_it_says(sentence: str) -> str:
         if states(kind, sentence):
             return SAID_AS[kind]
     return "what it is"
+
+
+# --- what it asks about rather than something else -----------------------------------------------
+
+# "Are they hashed rather than kept in clear text?": what is asked about is "hashed"; "kept in clear text" is what
+# it is asked against, and a draft that speaks of that one only has not said which of the two it is.
+CONTRAST = re.compile(r"\b(?:rather than|instead of)\b", re.IGNORECASE)
+# Read back from the contrast, the asked-about thing starts after the last of these words that leaves it a
+# subject word: "…authenticate with keys rather than…", "Are they hashed rather than…", "…by converting its data
+# files in place instead of…" (after "by": "place" alone says nothing).
+ASKED_ABOUT_START = re.compile(
+    rf"\b(?:with|by|in|on|using|via|through|from|against|to|into|they|it|we|you|{AUXILIARIES})\s+", re.IGNORECASE
+)
+# The asked-against thing ends where its clause does: "…rather than passwords when logging in remotely?".
+ASKED_AGAINST_END = re.compile(r"[,.;:?!]|\b(?:when|while|if|where|because|so that|and (?:how|what|why))\b", re.I)
+
+
+@dataclass(frozen=True)
+class Contrast:
+    """ "X rather than Y" in a question: X and Y as the question says them. X's last subject word (its `head`:
+    "hashed" of "Are they hashed", "keys" of "with hardware security keys") is what it asks about; the words
+    before it may be the question's subject ("Are backups encrypted rather than…")."""
+
+    about_text: str
+    against_text: str
+
+    @property
+    def head(self) -> str:
+        words = [stem(w) for w in WORD.findall(QUESTIONNAIRE_PHRASES.sub(" ", self.about_text.lower()))]
+        return next((w for w in reversed(words) if stems(w, subject_only=True)), "")
+
+    @property
+    def against(self) -> frozenset[str]:
+        return frozenset(stems(self.against_text, subject_only=True))
+
+    def only_the_other(self, text: str) -> bool:
+        """Whether the text speaks of Y and not of X: it meets a word of Y and not X's head."""
+        said = stems(text)
+        return not _met(frozenset({self.head}), said) and bool(_met(self.against, said))
+
+
+def _met(wanted: frozenset[str], said: set[str]) -> set[str]:
+    """The wanted stems that the said ones meet, one the start of the other ("key" and "keys", "data" and
+    "database"): the stems cut no plural."""
+    return {w for w in wanted if any(s.startswith(w) or w.startswith(s) for s in said if min(len(s), len(w)) >= 3)}
+
+
+def contrasts(text: str) -> tuple[Contrast, ...]:
+    """The question's "X rather than Y" and "X instead of Y", each read within its own clause."""
+    found = []
+    for match in CONTRAST.finditer(text):
+        before = re.split(r"[,.;:?!]", text[: match.start()])[-1]
+        starts = [0] + [start.end() for start in ASKED_ABOUT_START.finditer(before)]
+        about = next((before[i:] for i in reversed(starts) if stems(before[i:], subject_only=True)), "")
+        contrast = Contrast(about.strip(), ASKED_AGAINST_END.split(text[match.end() :], maxsplit=1)[0].strip())
+        if contrast.head and contrast.against:
+            found.append(contrast)
+    return tuple(found)
 
 
 # --- its parts -----------------------------------------------------------------------------------

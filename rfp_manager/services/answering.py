@@ -641,6 +641,7 @@ def judge(question: Question, answer_text: str, passages: list[dict], *, model, 
         (addressing, addressing_reasons),
         ("needs_revision", word_match_problems(question, read, answer_text, [c for c, _ in claims], embedding_model)),
         ("needs_revision", echo_problems(question, read, [c for c, _ in claims], embedding_model)),
+        ("needs_revision", contrast_problems(read, [c for c, _ in claims])),
         ("rejected" if unsupported and len(unsupported) == len(claims) else "needs_revision", unsupported),
     ]
     review = rubric_review(question, answer_text, passages, model, read)
@@ -717,6 +718,19 @@ def echo_problems(question: Question, read: questions.Reading, sentences: list[s
     return [
         "Supported but may not answer: it mostly says the question back, word for word "
         f"({float(met[0][0]):.2f}, where drafts that answer stay under {maximum:.2f}). Check that it adds what is asked."
+    ]
+
+
+def contrast_problems(read: questions.Reading, sentences: list[str]) -> list[str]:
+    """Supported but may not answer: the question asks about one thing rather than another ("Are they hashed rather
+    than kept in clear text?") and the draft speaks only of the other ("The method password sends the password in
+    clear-text")."""
+    said = " ".join(sentences)
+    return [
+        f"Supported but may not answer: it asks about {contrast.about_text} rather than {contrast.against_text}, "
+        f"and the draft speaks of {contrast.against_text} only. Check that it says which."
+        for contrast in read.contrasts
+        if contrast.only_the_other(said)
     ]
 
 

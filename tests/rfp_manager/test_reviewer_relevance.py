@@ -140,6 +140,26 @@ def test_a_supported_answer_that_does_not_say_what_is_asked_is_flagged_in_words(
     assert "Not supported" not in review["feedback"]  # every sentence is supported: this is its own reason
 
 
+KEYS_OVER_PASSWORDS = "Is production access granted with hardware security keys rather than passwords?"
+PASSWORD_RULES = "Staff passwords are at least 14 characters long and are changed after any suspected compromise."
+
+
+def test_a_draft_on_what_the_question_asks_against_is_flagged_in_words(user, library, chat_model):
+    """ "X rather than Y?" answered with a true sentence about Y alone says nothing of X."""
+    question = make_rfp(user, [KEYS_OVER_PASSWORDS]).questions.get()
+    given = passages(SECURITY, PASSWORD_RULES)
+    about_the_other = answering.judge(
+        question, "Staff passwords are at least 14 characters long [2].", given, model=chat_model
+    )
+    assert about_the_other["verdict"] != "approved"
+    assert (
+        "it asks about hardware security keys rather than passwords, and the draft speaks of passwords only"
+        in about_the_other["feedback"]
+    )
+    answer = "Access to production systems requires single sign-on and hardware security keys [1]."
+    assert "rather than" not in answering.judge(question, answer, given, model=chat_model)["feedback"]
+
+
 def test_the_reviewer_prompt_says_what_the_question_asks_for(rfp):
     """A chat model reviewing is told what kind of thing each part asks, as the responder is."""
     question = rfp.questions.get(text=BACKUP_QUESTION)

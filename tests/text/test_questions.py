@@ -107,3 +107,32 @@ def test_a_reference_or_a_place_is_no_figure(kind, sentence):
 def test_the_draft_says_what_it_is_when_it_states_no_checkable_kind():
     assert questions.what_it_says("Backups are copies of data.") == "what it is"
     assert questions.what_it_says("Backups run nightly.") == "how often"
+
+
+@pytest.mark.parametrize(
+    "question, about, against",
+    [
+        ("Are backups encrypted rather than stored in plain form?", "backups encrypted", "stored in plain form"),
+        (
+            "Do staff sign in with hardware tokens instead of SMS codes when working remotely?",
+            "hardware tokens",
+            "SMS codes",
+        ),
+        (
+            "Can the cluster grow by adding nodes in place instead of a full rebuild?",
+            "adding nodes in place",
+            "a full rebuild",
+        ),
+    ],
+)
+def test_rather_than_reads_what_is_asked_about_and_what_against(question, about, against):
+    (contrast,) = questions.read(question).contrasts
+    assert (contrast.about_text, contrast.against_text) == (about, against)
+
+
+def test_a_text_on_the_thing_asked_against_alone_speaks_only_of_the_other():
+    (contrast,) = questions.read("Are backups encrypted rather than stored in plain form?").contrasts
+    assert contrast.only_the_other("Backups are stored on tape in plain form.")
+    assert not contrast.only_the_other("Backups are encrypted with AES-256 before they are stored.")
+    assert not contrast.only_the_other("Backups are copied to a second site.")  # neither: other checks' business
+    assert questions.read("Are backups encrypted?").contrasts == ()
