@@ -642,6 +642,7 @@ def judge(question: Question, answer_text: str, passages: list[dict], *, model, 
         ("needs_revision", word_match_problems(question, read, answer_text, [c for c, _ in claims], embedding_model)),
         ("needs_revision", echo_problems(question, read, [c for c, _ in claims], embedding_model)),
         ("needs_revision", contrast_problems(read, [c for c, _ in claims])),
+        ("needs_revision", vague_problems(read, [c for c, _ in claims])),
         ("rejected" if unsupported and len(unsupported) == len(claims) else "needs_revision", unsupported),
     ]
     review = rubric_review(question, answer_text, passages, model, read)
@@ -731,6 +732,20 @@ def contrast_problems(read: questions.Reading, sentences: list[str]) -> list[str
         f"and the draft speaks of {contrast.against_text} only. Check that it says which."
         for contrast in read.contrasts
         if contrast.only_the_other(said)
+    ]
+
+
+def vague_problems(read: questions.Reading, sentences: list[str]) -> list[str]:
+    """Supported but may not answer: the question asks for a description ("How do you ensure…?", "Describe how…")
+    and no sentence names anything (questions.names_something: a tool, a product, a standard, a figure, a path, a
+    name), so it can only say what the subject is in general ("Database servers can work together to allow a
+    second server to take over…"). On the judged dev drafts it flagged five approved drafts, none labelled answers:
+    every answer to such a question named what is done ("Connections using SSH…", "…the /etc/shadow file…")."""
+    if read.asks != frozenset({questions.DESCRIPTION}) or any(questions.names_something(s) for s in sentences):
+        return []
+    return [
+        "Supported but may not answer: it asks how or what, and the draft names nothing specific (no tool, "
+        "standard, figure or name), only what the subject is in general. Check that it says what is done."
     ]
 
 

@@ -160,6 +160,21 @@ def test_a_draft_on_what_the_question_asks_against_is_flagged_in_words(user, lib
     assert "rather than" not in answering.judge(question, answer, given, model=chat_model)["feedback"]
 
 
+ACCESS_QUESTION = "How is access to production systems controlled?"
+IN_GENERAL = "The way production access is controlled matters to every customer."
+
+
+def test_a_draft_that_names_nothing_for_a_how_question_is_flagged_in_words(user, library, chat_model):
+    question = make_rfp(user, [ACCESS_QUESTION]).questions.get()
+    given = passages(f"{SECURITY}\n\n{IN_GENERAL}")
+    in_general = answering.judge(question, IN_GENERAL.replace(".", " [1]."), given, model=chat_model)
+    assert in_general["verdict"] != "approved"
+    assert "it asks how or what, and the draft names nothing specific" in in_general["feedback"]
+    answer = "Access to production systems requires single sign-on and hardware security keys [1]."
+    assert "names nothing" not in answering.judge(question, answer, given, model=chat_model)["feedback"]
+    assert answering.vague_problems(answering.reading("Is access to production controlled?"), [IN_GENERAL]) == []
+
+
 def test_the_reviewer_prompt_says_what_the_question_asks_for(rfp):
     """A chat model reviewing is told what kind of thing each part asks, as the responder is."""
     question = rfp.questions.get(text=BACKUP_QUESTION)
