@@ -262,6 +262,20 @@ def states(kind: str, sentence: str) -> bool:
     return pattern is None or bool(pattern.search(sentence))
 
 
+# A means stated in plain words: "copied with dd", "synchronised using rsync", "sent through a VPN" is not, which
+# names no particular thing after its article.
+MEANS = re.compile(
+    r"\b(?:with|using|via|through)\s+(?!(?:the|a|an|its|their|our|your|this|that|these|those|some|each|every|all|any"
+    r"|no|more|less|other|such)\b)[a-z][\w-]*",
+    re.IGNORECASE,
+)
+
+
+def names_a_means(sentence: str) -> bool:
+    """The sentence says what something is done with: "each disk is copied with dd"."""
+    return bool(MEANS.search(sentence))
+
+
 def names_something(sentence: str) -> bool:
     """The sentence names a thing — a tool, a standard, a figure, a path — rather than talking about its subject
     in general: "Nagios covers the second area…", not "Monitoring is a generic term…"."""

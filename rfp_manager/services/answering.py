@@ -738,15 +738,20 @@ def contrast_problems(read: questions.Reading, sentences: list[str]) -> list[str
 def vague_problems(read: questions.Reading, sentences: list[str]) -> list[str]:
     """Supported but may not answer: the question asks for a description ("How do you ensure…?", "Describe how…")
     and no sentence names anything (questions.names_something: a tool, a product, a standard, a figure, a path, a
-    name), so it can only say what the subject is in general ("Database servers can work together to allow a
-    second server to take over…"). On the judged dev drafts it flagged five approved drafts, none labelled answers:
-    every answer to such a question named what is done ("Connections using SSH…", "…the /etc/shadow file…")."""
-    if read.asks != frozenset({questions.DESCRIPTION}) or any(questions.names_something(s) for s in sentences):
+    name) or what something is done with ("copied with dd"), so it can only say what the subject is in general
+    ("Database servers can work together to allow a second server to take over…"). On the judged dev drafts it
+    flagged five approved drafts, none labelled answers: every answer to such a question named what is done
+    ("Connections using SSH…", "…the /etc/shadow file…")."""
+    if read.asks != frozenset({questions.DESCRIPTION}) or any(names_or_uses_something(s) for s in sentences):
         return []
     return [
         "Supported but may not answer: it asks how or what, and the draft names nothing specific (no tool, "
         "standard, figure or name), only what the subject is in general. Check that it says what is done."
     ]
+
+
+def names_or_uses_something(sentence: str) -> bool:
+    return questions.names_something(sentence) or questions.names_a_means(sentence)
 
 
 def adds_a_stated_thing(question: Question, read: questions.Reading, sentences: list[str]) -> bool:

@@ -136,3 +136,10 @@ def test_a_text_on_the_thing_asked_against_alone_speaks_only_of_the_other():
     assert not contrast.only_the_other("Backups are encrypted with AES-256 before they are stored.")
     assert not contrast.only_the_other("Backups are copied to a second site.")  # neither: other checks' business
     assert questions.read("Are backups encrypted?").contrasts == ()
+
+
+def test_a_means_is_what_something_is_done_with():
+    assert questions.names_a_means("Each disk is copied with dd and kept as evidence.")
+    assert questions.names_a_means("Files are synchronised using rsync.")
+    assert not questions.names_a_means("Traffic is sent through a tunnel.")
+    assert not questions.names_a_means("Servers work together with the primary.")
