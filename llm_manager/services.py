@@ -242,8 +242,9 @@ def _align_words(queries: list[TokenVectors], texts: list[TokenVectors]) -> np.n
     pieces = np.concatenate([texts[i].vectors for i in filled]).astype(np.float32)
     starts = np.cumsum([0] + [len(texts[i].pieces) for i in filled[:-1]])
     for row, query in enumerate(queries):
-        closest = np.maximum.reduceat(_content_rows(query) @ pieces.T, starts, axis=1)
-        scores[row, filled] = closest.mean(axis=0) if len(closest) else 0.0
+        rows, weights = _content_rows(query)
+        closest = np.maximum.reduceat(rows @ pieces.T, starts, axis=1)
+        scores[row, filled] = weights @ closest / weights.sum() if len(closest) else 0.0
     return scores
 
 
@@ -251,10 +252,18 @@ def _half(found: list[TokenVectors]) -> list[TokenVectors]:
     return [TokenVectors(t.pieces, np.asarray(t.vectors, dtype=np.float16)) for t in found]
 
 
-def _content_rows(query: TokenVectors) -> np.ndarray:
-    """The query's vectors of word pieces that carry meaning; all of them when none does ("How is it done?")."""
-    keep = [i for i, piece in enumerate(query.pieces) if piece.isalnum() and piece not in STOPWORDS]
-    return (query.vectors[keep] if keep else query.vectors).astype(np.float32)
+def _content_rows(query: TokenVectors) -> tuple[np.ndarray, np.ndarray]:
+    """(vectors, weights) of the query's word pieces that carry meaning; all of them when none does ("How is it
+    done?"). Each word counts once: a word the encoder splits ("penetration": "pen", "##et", "##ration", where
+    "##" marks a piece's place in the word) shares its weight among its pieces."""
+    words = np.cumsum([not piece.startswith("##") for piece in query.pieces])  # each piece's word
+    keep = [i for i, piece in enumerate(query.pieces) if _carries_meaning(piece)] or list(range(len(query.pieces)))
+    _, word_of, pieces_of_word = np.unique(words[keep], return_inverse=True, return_counts=True)
+    return query.vectors[keep].astype(np.float32), 1.0 / pieces_of_word[word_of]
+
+
+def _carries_meaning(piece: str) -> bool:
+    return piece.removeprefix("##").isalnum() and piece not in STOPWORDS
 
 
 def chat(

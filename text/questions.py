@@ -199,6 +199,12 @@ class Reading:
     def follows_up(self) -> bool:
         return bool(FOLLOW_UP.match(self.text))
 
+    @property
+    def asked(self) -> str:
+        """The question as the word-by-word checks read it: a follow-up ("If yes, describe…") with the question it
+        follows, whose subject it answers about."""
+        return _with_parent(self.text, self.parent)
+
     def weighed(self, weights: dict[str, float]) -> "Reading":
         return replace(self, weights=dict(weights))
 
@@ -214,15 +220,18 @@ def read(question: "str | Reading", parent: str = "") -> Reading:
 def _read(text: str, parent: str) -> Reading:
     parent = parent if FOLLOW_UP.match(text) else ""
     # A follow-up's subject is its parent's: "If yes, describe how they are tested" is about what the parent asks.
-    subject_text = f"{parent} {text}" if parent else text
     return Reading(
         text=text,
         asks=asks(text),
-        subject=frozenset(stems(subject_text, subject_only=True)),
+        subject=frozenset(stems(_with_parent(text, parent), subject_only=True)),
         parts=tuple(_parts(text, parent)),
         parent=parent,
         contrasts=contrasts(text),
     )
+
+
+def _with_parent(text: str, parent: str) -> str:
+    return f"{parent} {text}" if parent else text
 
 
 def asks(text: str) -> frozenset[str]:

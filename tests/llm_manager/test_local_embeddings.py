@@ -163,6 +163,22 @@ def test_word_alignment_meets_each_content_word_of_the_query_with_its_closest_wo
 
 
 @pytest.mark.django_db
+def test_a_word_the_encoder_splits_counts_once_with_each_of_its_pieces(tiny_model):
+    api = LLMApi.objects.create(name="Tiny local models", kind=LLMApi.KIND_LOCAL)
+    assert services.validate_api(api.pk).success
+    model = LLMModel.objects.get(api=api, name="tiny-bert")
+    query, text = BertEncoder(local.model_folder("tiny-bert")).token_vectors(["backups key", "data , the key"])
+    assert query.pieces == ("backup", "##s", "key")
+    closest = (query.vectors.astype(np.float32) @ text.vectors.T).max(axis=1)
+    assert abs(closest[0] - closest[1]) > 0.01  # the "##s" piece changes the score
+    each_word_once = ((closest[0] + closest[1]) / 2 + closest[2]) / 2
+    assert abs(each_word_once - closest.mean()) > 0.005  # weighed by pieces, "backups" would count twice
+    assert services.word_alignment(["backups key"], ["data , the key"], model)[0, 0] == pytest.approx(
+        each_word_once, abs=2e-3
+    )
+
+
+@pytest.mark.django_db
 def test_a_model_without_word_vectors_gives_no_word_alignment():
     offline = LLMModel.objects.get(api__kind=LLMApi.KIND_OFFLINE, model_type=LLMModel.TYPE_EMBEDDING)
     assert services.word_alignment(["backups"], ["backups are encrypted"], offline) is None

@@ -97,8 +97,8 @@ WEAK = "Analysing a compromised system while it runs is best avoided [1]."
 
 def test_a_supported_draft_that_meets_little_of_the_question_word_by_word_is_not_approved(minilm_default, user):
     question = make_rfp(user, ["How are copies of a compromised disk kept as evidence?"]).questions.get()
-    bar = answering.WORD_MATCH_MINIMUMS["all-MiniLM-L6-v2"]
-    assert answering.word_match(question, WEAK) < bar <= answering.word_match(question, ANSWER)
+    bar, read = answering.WORD_MATCH_MINIMUMS["all-MiniLM-L6-v2"], answering.reading(question)
+    assert answering.word_match(read, WEAK) < bar <= answering.word_match(read, ANSWER)
 
     weak = answering.judge(question, WEAK, PASSAGES, model=offline_chat())
     assert weak["verdict"] != "approved"
@@ -111,30 +111,30 @@ def test_a_draft_that_states_the_asked_kind_of_thing_is_not_held_to_the_word_mat
     weekly = "Copies are checked weekly [1]."
     passages = [{"n": 1, "text": "Copies are checked weekly."}]
     read = answering.reading(question)
-    assert answering.word_match(question, weekly) < answering.WORD_MATCH_MINIMUMS["all-MiniLM-L6-v2"]
-    assert answering.word_match_problems(question, read, weekly, [weekly]) == []  # it says how often
+    assert answering.word_match(read, weekly) < answering.WORD_MATCH_MINIMUMS["all-MiniLM-L6-v2"]
+    assert answering.word_match_problems(read, weekly, [weekly]) == []  # it says how often
     unsaid = "Copies are checked [1]."
-    assert answering.word_match_problems(question, read, unsaid, [unsaid])
+    assert answering.word_match_problems(read, unsaid, [unsaid])
     assert "may not answer" not in answering.judge(question, weekly, passages, model=offline_chat())["feedback"]
 
 
 def test_a_word_match_under_the_bar_never_reads_as_the_bar(minilm_default, user, monkeypatch):
     """0.366 under a bar of 0.37 reads "0.36, where drafts that answer reach 0.37", not "0.37, … reach 0.37"."""
     question = make_rfp(user, ["How are images of compromised disks kept?"]).questions.get()
-    met = answering.word_match(question, WEAK)
+    met = answering.word_match(answering.reading(question), WEAK)
     bar = math.ceil(met * 100) / 100
     assert round(met, 2) == bar  # rounded, this draft's figure would read as the bar itself
     monkeypatch.setitem(answering.WORD_MATCH_MINIMUMS, "all-MiniLM-L6-v2", bar)
 
-    (problem,) = answering.word_match_problems(question, answering.reading(question), WEAK, [WEAK])
+    (problem,) = answering.word_match_problems(answering.reading(question), WEAK, [WEAK])
     shown, reach = re.search(r"\((\d\.\d\d), where drafts that answer reach (\d\.\d\d)\)", problem).groups()
     assert float(shown) < float(reach) == bar
 
 
 def test_with_an_embedding_api_the_word_match_is_not_checked(llm_api, fake_llm, user):
     question = make_rfp(user, [QUESTION]).questions.get()
-    assert answering.word_match(question, WEAK) is None
-    assert answering.word_match_problems(question, answering.reading(question), WEAK, [WEAK]) == []
+    assert answering.word_match(answering.reading(question), WEAK) is None
+    assert answering.word_match_problems(answering.reading(question), WEAK, [WEAK]) == []
 
 
 KEYS_QUESTION = "How are encryption keys kept out of the application's configuration files?"
@@ -145,7 +145,10 @@ def test_a_draft_that_says_the_question_back_is_not_approved(minilm_default, use
     """It meets the question word by word only because its words are the question's: it adds no answer."""
     question = make_rfp(user, [KEYS_QUESTION]).questions.get()
     passages = [{"n": 1, "text": "Encryption keys should never be kept in the application's configuration files."}]
-    assert answering.word_match(question, SAID_BACK) >= answering.WORD_MATCH_MINIMUMS["all-MiniLM-L6-v2"]
+    assert (
+        answering.word_match(answering.reading(question), SAID_BACK)
+        >= answering.WORD_MATCH_MINIMUMS["all-MiniLM-L6-v2"]
+    )
 
     review = answering.judge(question, SAID_BACK, passages, model=offline_chat())
     assert review["verdict"] == "needs_revision"
@@ -166,13 +169,13 @@ def test_a_figure_the_question_does_not_hold_is_no_question_said_back(minilm_def
     question = make_rfp(user, ["State your recovery point objective for the production database."]).questions.get()
     read = answering.reading(question)
     stated = "Recovery point objective for the production database: 1 hour."
-    assert answering.echo_problems(question, read, [stated]) == []
-    assert answering.echo_problems(question, read, [stated.replace("1 hour", "as agreed")])
+    assert answering.echo_problems(read, [stated]) == []
+    assert answering.echo_problems(read, [stated.replace("1 hour", "as agreed")])
 
 
 def test_with_an_embedding_api_no_draft_is_held_for_saying_the_question_back(llm_api, fake_llm, user):
     question = make_rfp(user, [KEYS_QUESTION]).questions.get()
-    assert answering.echo_problems(question, answering.reading(question), [SAID_BACK]) == []
+    assert answering.echo_problems(answering.reading(question), [SAID_BACK]) == []
 
 
 def offline_chat():

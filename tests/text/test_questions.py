@@ -70,6 +70,13 @@ def test_a_follow_up_is_read_with_its_parent_question():
     assert questions.read("Describe how findings are fixed.", parent).parent == ""  # not a follow-up: no parent
 
 
+def test_what_a_follow_up_asks_is_read_with_its_parent_and_a_question_alone_as_written():
+    parent = "Do you run penetration tests on the platform?"
+    follow_up = questions.read("If yes, describe how findings are fixed.", parent)
+    assert follow_up.asked == f"{parent} If yes, describe how findings are fixed."
+    assert questions.read("Describe how findings are fixed.", parent).asked == "Describe how findings are fixed."
+
+
 @pytest.mark.parametrize(
     ("kind", "sentence", "states"),
     [
