@@ -28,7 +28,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import warnings
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -122,7 +121,6 @@ def main() -> None:
     parser.add_argument("--json", help="write the figures here as JSON")
     parser.add_argument("--write-test-vectors", action="store_true", help=f"write {TEST_VECTORS.relative_to(ROOT)}")
     args = parser.parse_args()
-    warnings.filterwarnings("ignore", message=".*XMLParsedAsHTMLWarning.*|.*looks like you're using an HTML parser.*")
     setup_django()
     import numpy as np
 

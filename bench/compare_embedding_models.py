@@ -24,7 +24,6 @@ import os
 import sys
 import tempfile
 import time
-import warnings
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -69,7 +68,6 @@ def main() -> None:
     parser.add_argument("models", nargs="+", help="NAME=FOLDER")
     parser.add_argument("--questions", default=str(ROOT / "evaluation" / "questions.json"))
     args = parser.parse_args()
-    warnings.filterwarnings("ignore", message=".*XMLParsedAsHTMLWarning.*|.*looks like you're using an HTML parser.*")
     setup_django()
     import numpy as np
 

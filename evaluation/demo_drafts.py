@@ -14,7 +14,6 @@ import argparse
 import json
 import shutil
 import tempfile
-import warnings
 from pathlib import Path
 
 from .run import ROOT, setup_django
@@ -74,7 +73,6 @@ def main(argv=None) -> None:
     parser.add_argument("--fresh", action="store_true", help="store and process the demo library again")
     parser.add_argument("--out", default=str(ROOT / "var" / "demo-drafts.json"))
     args = parser.parse_args(argv)
-    warnings.filterwarnings("ignore", message=".*XMLParsedAsHTMLWarning.*|.*looks like you're using an HTML parser.*")
     if args.fresh:
         shutil.rmtree(FOLDER, ignore_errors=True)
     FOLDER.mkdir(parents=True, exist_ok=True)

@@ -11,7 +11,6 @@ its question's key facts by the matcher (facts.answers).
 import argparse
 import json
 import tempfile
-import warnings
 from pathlib import Path
 
 from .run import ROOT, setup_django
@@ -55,7 +54,6 @@ def main(argv=None) -> None:
     parser.add_argument("--out", default=str(ROOT / "var" / "drafts-dev.json"))
     parser.add_argument("--offline-only", action="store_true", help="skip the local model even when it is installed")
     args = parser.parse_args(argv)
-    warnings.filterwarnings("ignore", message=".*XMLParsedAsHTMLWarning.*|.*looks like you're using an HTML parser.*")
     with tempfile.TemporaryDirectory(prefix="spelunker-drafts-") as folder:
         setup_django(folder)
         drafts = dump(args.split, use_local_model=not args.offline_only)

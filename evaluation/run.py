@@ -36,7 +36,6 @@ import subprocess  # noqa: E402
 import sys  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
-import warnings  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -144,7 +143,6 @@ def measure(database: str, folder: str, args, *, int8: bool, review: bool, judge
 
 def measure_in_this_process(args) -> None:
     os.environ["LOCAL_EMBEDDING_INT8"] = args.int8 or "false"
-    warnings.filterwarnings("ignore", message=".*XMLParsedAsHTMLWarning.*|.*looks like you're using an HTML parser.*")
     with tempfile.TemporaryDirectory(prefix="spelunker-eval-") as folder, database_url(args.measure, folder) as url:
         setup_django(folder, url)
         figures = evaluate(use_local_model=not args.offline_only, review=not args.skip_review, judged=args.judged)

@@ -8,11 +8,12 @@ meant for the person who uploaded the file.
 
 import io
 import re
+import warnings
 import zipfile
 from contextlib import contextmanager
 
 import filetype
-from bs4 import BeautifulSoup, NavigableString
+from bs4 import BeautifulSoup, NavigableString, XMLParsedAsHTMLWarning
 from pypdf.errors import LimitReachedError
 
 from core import file_limits
@@ -268,9 +269,17 @@ def _html_text(data: bytes) -> str:
     return html_to_text(data)
 
 
+def html_soup(data: bytes | str) -> BeautifulSoup:
+    """The page parsed as HTML, XHTML included: an XHTML page (an `<?xml …?>` line first) is HTML to lxml's HTML
+    parser, which reads it right, so bs4's warning that it looks like XML is noise in every worker's log."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", XMLParsedAsHTMLWarning)
+        return BeautifulSoup(data, "lxml")
+
+
 def html_to_text(data: bytes | str) -> str:
     """Visible text of an HTML page; block elements become paragraphs."""
-    soup = BeautifulSoup(data, "lxml")
+    soup = html_soup(data)
     for tag in soup(["script", "style", "noscript", "template", "nav", "header", "footer", "svg"]):
         tag.decompose()
     for string in soup.find_all(string=headings.BODY_HASH):
@@ -285,7 +294,7 @@ def html_to_text(data: bytes | str) -> str:
 
 
 def html_title(data: bytes | str) -> str:
-    soup = BeautifulSoup(data, "lxml")
+    soup = html_soup(data)
     heading = soup.title or soup.find("h1")
     return heading.get_text(" ", strip=True)[:300] if heading else ""
 

@@ -1,6 +1,7 @@
 """File recognition, text extraction and chunking, on real files."""
 
 import io
+import warnings
 
 import pytest
 
@@ -73,6 +74,23 @@ def test_text_is_extracted(data, file_type):
 def test_html_extraction_drops_scripts_styles_and_navigation():
     text = extract_text(files.html_bytes("Guide", PARAGRAPHS), DocumentType.HTML)
     assert "var x" not in text and "color: red" not in text and "Home | Docs" not in text
+
+
+def test_an_xhtml_page_is_read_as_html_without_a_warning_in_the_log():
+    # bs4 warns "looks like XML" on an XHTML page longer than the 512 bytes it hands lxml at a time, as real ones are
+    paragraph = "Quotas limit the disk space a user may use."
+    page = (
+        b'<?xml version="1.0" encoding="UTF-8" standalone="no"?>\n<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 '
+        b'Strict//EN" "http://www.w3.org/TR/xhtml1/DTD/xhtml1-strict.dtd"><html xmlns="http://www.w3.org/1999/xhtml">'
+        b"<head><title>Quotas</title></head><body><h1>Quotas</h1>"
+        + f"<p>{paragraph}</p>".encode() * 12
+        + b"</body></html>"
+    )
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        text = extract_text(page, DocumentType.HTML)
+    assert text == "\n\n".join(["# Quotas", *[paragraph] * 12])
+    assert [str(w.message)[:60] for w in caught] == []
 
 
 def test_chunks_cover_the_text_with_overlap_on_sentence_boundaries():
