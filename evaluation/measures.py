@@ -181,7 +181,7 @@ def question_rows(questions: list[EvalQuestion], user) -> dict:
 
 def draft_answers(questions: list[EvalQuestion], document_names: dict[int, str], chat_model, user) -> list[Draft]:
     """Every question answered by the responder service, as in an RFP's batch job."""
-    from rfp_manager.services.answering import generate_answer, meaning_evidence
+    from rfp_manager.services.answering import gate_passages, generate_answer, meaning_evidence
 
     rows = question_rows(questions, user)
     drafts = []
@@ -197,7 +197,7 @@ def draft_answers(questions: list[EvalQuestion], document_names: dict[int, str],
                 answer.confidence,
                 answer.evidence,
                 cites_relevant=any(document_names.get(p["document_id"]) in item.relevant for p in cited),
-                meaning_evidence=meaning_evidence(item.text, answer.citations)
+                meaning_evidence=meaning_evidence(item.text, gate_passages(answer.citations))
                 if answer.library_entry_id is None
                 else None,
             )

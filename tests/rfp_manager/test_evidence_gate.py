@@ -59,6 +59,29 @@ def test_a_reworded_question_whose_words_the_library_lacks_is_still_drafted(user
     assert chat_requests(fake_llm) == 1  # the gate let it through to the model
 
 
+def _passage(n: int, rank: int | None, title: str, text: str) -> dict:
+    return {"n": n, "rank": rank, "chunk_id": n, "document_id": n, "document_title": title, "heading": "", "text": text}
+
+
+@pytest.mark.parametrize("rank, drafted", [(6, False), (2, True), (None, True)])
+def test_whether_the_library_answers_is_read_from_the_questions_own_first_five_passages(
+    user, chat_model, fake_llm, rank, drafted
+):
+    """A passage the question's search ranks sixth or seventh gives the draft sentences to choose from, but does not
+    let a question through the gate: one whose words only it holds gets "no supporting content". The same passage
+    among the first five, or as a part's nearest (no rank), does."""
+    question = make_rfp(user, ["How often are backups taken and how long are they kept?"]).questions.get()
+    desks = [_passage(n, n, "Office guide", f"Desk {n} stands by the window with a lamp.") for n in range(1, 6)]
+    operations = _passage(6, rank, "Operations guide", LIBRARY["Operations guide"])
+    passages = sorted([*desks, operations], key=lambda p: p["rank"] or 0)
+
+    share = answering.evidence(question.text, answering.gate_passages(passages))
+    text, needs_expert = answering.draft(question, passages, share, model=chat_model)
+
+    assert chat_requests(fake_llm) == int(drafted)
+    assert needs_expert is not drafted and (text == NO_PASSAGE_ANSWER) is not drafted
+
+
 def test_a_model_without_a_tuned_threshold_keeps_the_subject_word_gate(user, library):
     """The fake server's embedding model has no meaning threshold: the share of subject words decides."""
     passages = [{"document_title": "Operations guide", "heading": "", "text": LIBRARY["Operations guide"]}]

@@ -1,7 +1,7 @@
 """A question of several parts is also searched part by part: a part that another document answers gets its evidence.
 
-With all-MiniLM-L6-v2 (the default embedding model) on a library where the question's first part fills the first
-five passages by itself.
+With all-MiniLM-L6-v2 (the default embedding model) on a library where the question's first part fills the
+question's own passages by itself.
 """
 
 import pytest
@@ -48,7 +48,7 @@ def _titles(passages) -> list[str]:
 
 def test_a_part_answered_by_another_document_brings_its_passage(user, library):
     question = make_rfp(user, [QUESTION]).questions.get()
-    # The question as a whole: the five nearest passages are all about backups.
+    # The question as a whole: its nearest passages are all about backups.
     assert "Replication runbook" not in _titles(search_passages(QUESTION, limit=answering.PASSAGES_PER_QUESTION))
 
     passages = answering.retrieve_passages(question)
@@ -64,3 +64,14 @@ def test_a_question_of_one_part_keeps_its_own_passages(user, library):
     passages = answering.retrieve_passages(question)
 
     assert _titles(passages) == _titles(search_passages(question.text, limit=answering.PASSAGES_PER_QUESTION))
+
+
+def test_each_passage_keeps_its_place_in_the_questions_own_search_and_the_gate_reads_the_first_five(user, library):
+    question = make_rfp(user, [QUESTION]).questions.get()
+
+    passages = answering.retrieve_passages(question)
+
+    own = search_passages(QUESTION, limit=answering.PASSAGES_PER_QUESTION)
+    assert len(own) == answering.PASSAGES_PER_QUESTION == 7
+    assert [p["rank"] for p in passages] == [1, 2, 3, 4, 5, 6, 7, None]  # the runbook: a part's nearest
+    assert [p["rank"] for p in answering.gate_passages(passages)] == [1, 2, 3, 4, 5, None]
