@@ -87,6 +87,9 @@ NUMBERS = (
 # "a day", "several weeks": a duration or time, though no count.
 NUMBER_WORDS = rf"(?:{NUMBERS}|an?|several|few)"
 TIME_UNIT = r"(?:second|minute|hour|day|week|fortnight|month|quarter|year)s?"
+# The capitalised keywords of a requirement ("the CSP SHALL", "MUST NOT"; RFC 2119's) are emphasis: neither a
+# name nor a standard.
+NOT_A_REQUIREMENT_KEYWORD = r"(?!(?:MUST|SHALL|SHOULD|MAY|NOT|REQUIRED|RECOMMENDED|OPTIONAL)\b)"
 STATES = {
     FREQUENCY: re.compile(
         r"\b(?:hourly|daily|nightly|weekly|fortnightly|monthly|quarterly|yearly|annual(?:ly)?|bi-?annual(?:ly)?"
@@ -128,10 +131,13 @@ STATES = {
         r"|locations?)|on-prem\w*|off-?site|on-?site|abroad|locally|remotely)\b)",
     ),
     STANDARD: re.compile(
-        r"\b[A-Z][A-Z0-9]{1,}(?:[-/ ]?[0-9][\w.:-]*)?\b|\bversion \d|\b\d+(?:\.\d+)+\b"
+        rf"\b{NOT_A_REQUIREMENT_KEYWORD}[A-Z][A-Z0-9]{{1,}}(?:[-/ ]?[0-9][\w.:-]*)?\b|\bversion \d|\b\d+(?:\.\d+)+\b"
         r"|\b(?:standards?|certif\w+|complian\w+|accredit\w+|algorithms?|protocols?)\b",
     ),
 }
+
+# A time set by an event: "at the time of authentication", "at the end of each session".
+AT_AN_EVENT = re.compile(r"\bat (?:the )?(?:end|start|beginning|time) of (?:the |an? |each |every )?([a-z]+)", re.I)
 
 # What reads as a figure or a place but is neither: a citation marker ("[2]"), a reference ("in Section 5.2.2",
 # "see Table 3"), a clause number ("4.1.2") or a heading's own number ("9.10. Backup").
@@ -154,7 +160,9 @@ GENERAL_WORD = re.compile(
     r"ups|al|ic|ive|ure|ance|ence|ics|ies|es|ts|ks|ds|rs|ls|ns|ms|ys|ps|age|ate|ise|ize|or|le|se|ce)$",
     re.IGNORECASE,
 )
-NAMES_A_THING = re.compile(r"\d|\b[A-Z]{2,}|\b[A-Za-z][a-z]+[A-Z]\w*|\w[_/]\w|\w\.\w|(?<=[a-z,;] )[A-Z][a-z]+")
+NAMES_A_THING = re.compile(
+    rf"\d|\b{NOT_A_REQUIREMENT_KEYWORD}[A-Z]{{2,}}|\b[A-Za-z][a-z]+[A-Z]\w*|\w[_/]\w|\w\.\w|(?<=[a-z,;] )[A-Z][a-z]+"
+)
 
 
 @dataclass(frozen=True)
@@ -261,14 +269,24 @@ def _subordinate(match: re.Match, text: str) -> bool:
     return not opens or (word == "when" and not PRONOUN_NEXT.match(after))
 
 
-def states(kind: str, sentence: str) -> bool:
-    """Whether the sentence states that kind of thing at all (always, for a kind no pattern can check)."""
+def states(kind: str, sentence: str, about: str = "") -> bool:
+    """Whether the sentence states that kind of thing at all (always, for a kind no pattern can check).
+
+    `about`: the words of the part asked, when known; a time set by the very event it asks about ("at the time
+    of authentication" for "when does a user have to authenticate again?") says nothing of when.
+    """
     if kind == NAME:
         return names_something(sentence)
     pattern = STATES.get(kind)
     if kind in READ_WITHOUT_REFERENCES:
         sentence = REFERENCE.sub(" ", sentence)
+    if kind == TIME and about:
+        sentence = _without_events_of(stems(about, subject_only=True), sentence)
     return pattern is None or bool(pattern.search(sentence))
+
+
+def _without_events_of(subject: set[str], sentence: str) -> str:
+    return AT_AN_EVENT.sub(lambda m: " " if stem(m.group(1).lower()) in subject else m.group(0), sentence)
 
 
 # A means stated in plain words: "copied with dd", "synchronised using rsync", "sent through a VPN" is not, which

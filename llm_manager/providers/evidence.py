@@ -437,7 +437,7 @@ def states_asked(part: questions.Part, candidate: Candidate) -> float:
     return (
         1.0
         if any(
-            questions.states(kind, candidate.text if kind == questions.NAME else candidate.in_context)
+            questions.states(kind, candidate.text if kind == questions.NAME else candidate.in_context, part.words)
             for kind in part.checkable
         )
         else -1.0
@@ -657,7 +657,7 @@ def answers_part(part: questions.Part, sentences: list[str]) -> bool:
     """
     if not part.checkable:
         return True
-    return any(any(questions.states(kind, sentence) for kind in part.checkable) for sentence in sentences)
+    return any(any(questions.states(kind, sentence, part.words) for kind in part.checkable) for sentence in sentences)
 
 
 def _context_of(sentence: str, cited: list[str]) -> str:

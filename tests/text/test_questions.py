@@ -111,6 +111,27 @@ def test_a_reference_or_a_place_is_no_figure(kind, sentence):
     assert not questions.states(kind, sentence)
 
 
+def test_a_time_set_by_the_event_asked_about_says_nothing_of_when():
+    """ "At the time of authentication" does not say when a user authenticates again; it does say when an
+    identity is checked, and a time by the clock says when whatever is asked."""
+    again = questions.read("During a long session, when does a user have to authenticate again?").parts[-1]
+    secret = "A session secret is issued by the verifier at the time of authentication."
+    assert questions.TIME in again.checkable
+    assert not questions.states(questions.TIME, secret, again.words)
+    assert questions.states(questions.TIME, secret, "When is the session secret issued?")
+    assert questions.states(questions.TIME, "Reauthentication is required at least once per 12 hours.", again.words)
+
+
+@pytest.mark.parametrize("keyword", ["SHALL", "MUST", "SHOULD NOT", "MAY"])
+def test_a_requirement_keyword_is_neither_a_name_nor_a_standard(keyword):
+    """Standards write their requirements in capitals ("the records SHALL be kept"); the capitals name nothing.
+    Read as a name, they let a general sentence answer "which standard?" or "which tool?"."""
+    sentence = f"The records {keyword} be kept by the service."
+    assert not questions.states(questions.STANDARD, sentence)
+    assert not questions.states(questions.NAME, sentence)
+    assert questions.states(questions.STANDARD, f"The records {keyword} be signed with SHA-256.")
+
+
 def test_the_draft_says_what_it_is_when_it_states_no_checkable_kind():
     assert questions.what_it_says("Backups are copies of data.") == "what it is"
     assert questions.what_it_says("Backups run nightly.") == "how often"
