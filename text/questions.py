@@ -42,6 +42,8 @@ SAID_AS = {
     DESCRIPTION: "a description",
 }
 
+# An imperative that asks for the things themselves, opening the part: "State the algorithms…", "List any tools…".
+NAME_THE = r"^(?:please )?(?:state|name|list|specify|give|identify|indicate)(?: (?:the|your|any|all|each))?"
 # Earlier alternatives win where two start at the same place: "how many days" asks for a time, as "how soon"
 # does, "how many" alone for a count.
 ASKS = re.compile(
@@ -55,9 +57,9 @@ ASKS = re.compile(
     r"|(?P<duration>how long|for what period|retention period)"
     r"|(?P<count>how (?:many|much)|what (?:(?!high )\w+ )?(?:percentage|proportion|share|number|availability|uptime"
     r"|limits?|amount|price|cost|fees?|capacity))"
-    r"|(?P<standard>(?:which|what) (?:\w+ )?(?:standards?|certifications?|algorithms?|protocols?|versions?"
+    rf"|(?P<standard>(?:which|what|{NAME_THE}) (?:\w+ )?(?:standards?|certifications?|algorithms?|protocols?|versions?"
     r"|ciphers?|frameworks?|accreditations?))"
-    r"|(?P<name>(?:which|what) (?:\w+ )?(?:tools?|tooling|software|products?|programs?|packages?|utilit(?:y|ies)"
+    rf"|(?P<name>(?:which|what|{NAME_THE}) (?:\w+ )?(?:tools?|tooling|software|products?|programs?|packages?|utilit(?:y|ies)"
     r"|commands?|technolog(?:y|ies)|vendors?|providers?|mechanisms?)|describe the (?:\w+ )?(?:tools?|tooling"
     r"|software|programs?|mechanisms?|technolog(?:y|ies))))\b",
     re.IGNORECASE,

@@ -524,12 +524,16 @@ def _full(chosen: list) -> bool:
 
 def _repeats(text: str, chosen: list[Candidate]) -> bool:
     """Overlapping chunks repeat sentences: quote each once."""
-    return any(_same_sentence(text, c.text) for c in chosen)
+    return any(same_sentence(text, c.text) for c in chosen)
 
 
-def _same_sentence(text: str, other: str) -> bool:
+def same_sentence(text: str, other: str) -> bool:
+    """Nearly the same words and no figure of its own: "…encrypted in transit with TLS 1.3" is not "…also encrypted
+    with mutual TLS"."""
     own = stems(text)
-    return bool(own) and len(own & stems(other)) >= 0.8 * len(own)
+    return (
+        bool(own) and len(own & stems(other)) >= 0.8 * len(own) and grounding.figures(text) <= grounding.figures(other)
+    )
 
 
 # --- does an answer address the question -----------------------------------------------------
@@ -610,7 +614,7 @@ def addressing_problems(
         if not answering:
             continue
         best = max(answering, key=lambda i: available_row[i])
-        quoted = any(_same_sentence(found[best].text, sentence) for sentence in sentences)
+        quoted = any(same_sentence(found[best].text, sentence) for sentence in sentences)
         if (
             available_row[best] >= part_minimum(similarity)
             and available_row[best] - max(given_row) > BETTER_BY

@@ -516,3 +516,11 @@ def test_an_alignment_orders_the_sentences_but_relevance_decides_which_are_relev
 def test_a_score_under_a_bar_is_cut_not_rounded(score, shown):
     """So the reviewer never writes "relevance 0.30" for a draft it turned down for falling under 0.30."""
     assert evidence.under_bar(score) == shown
+
+
+def test_a_sentence_with_a_figure_of_its_own_is_not_a_repeat_of_one_with_nearly_its_words():
+    """Overlapping chunks repeat sentences, quoted once; but "…encrypted in transit with TLS 1.3" and "…also
+    encrypted with mutual TLS" share nearly all their words, and only the first says which version."""
+    versioned = "All traffic to and from the service is encrypted in transit with TLS 1.3."
+    assert not evidence.same_sentence(versioned, "Traffic between the service's components is encrypted with TLS.")
+    assert evidence.same_sentence(versioned, "all traffic to and from the service is encrypted in transit with TLS 1.3")

@@ -21,10 +21,21 @@ from text import questions
         ("Which of the following certifications do you hold?", questions.LIST),
         ("On what date was your last external audit?", questions.TIME),
         ("Describe your incident response plan.", questions.DESCRIPTION),
+        ("State the algorithms and protocol versions.", questions.STANDARD),
+        ("Name your certifications.", questions.STANDARD),
+        ("List the tools you use to monitor the service.", questions.NAME),
     ],
 )
 def test_what_a_question_asks_for_is_read_from_its_question_words(question, kind):
     assert kind in questions.read(question).asks
+
+
+def test_an_imperative_asks_for_the_things_it_names_only_where_it_opens_a_part():
+    """ "State the algorithms…" after a yes/no question asks for a standard; "the name of the protocols" inside a
+    question is no imperative."""
+    parts = questions.read("Is data encrypted in transit? State the algorithms and protocol versions.").parts
+    assert [p.checkable for p in parts] == [set(), {questions.STANDARD}]
+    assert questions.read("Is the name of the protocols logged?").checkable == set()
 
 
 def test_which_and_one_thing_asks_for_no_list():
