@@ -168,6 +168,8 @@ def _line_kind(line: str, previous: str, following: str) -> tuple[str, str]:
         # "Fact: Founded. Value: 2011." → "Founded: 2011."; with more columns their labels stay ("Standard: No").
         others = [cell.split(": ", 1)[-1] for cell in others] if len(others) == 1 else others
         return ITEM, _row([first.split(": ", 1)[-1], *others])
+    if not any(character.isalnum() for character in stripped):
+        return SENTENCE, ""  # a line of marks alone ("”", an HTML page's <quote>) is neither a heading nor text
     mark = LIST_ITEM.match(stripped)
     if mark:
         return ITEM, _ended(stripped[mark.end() :])

@@ -104,6 +104,14 @@ def test_heading_fragments_are_context_never_quoted():
     assert not answer.startswith("Multi-factor authentication [1]")
 
 
+def test_a_line_of_quotation_marks_alone_heads_nothing():
+    """An HTML page's <quote> sets “ and ” on lines of their own: neither is read as a heading of the sentences
+    after it (the heading a sentence is read with counts towards its relevance)."""
+    page = "## Authentication Methods\n\n“\n\nIdentification Protocol\n\n”\n\nLDAP authentication relies on a server."
+    units = grounding.passage_units(page)
+    assert {u.heading for u in units} == {"Authentication Methods", "Identification Protocol"}
+
+
 # --- sentence choice -------------------------------------------------------------------------------
 def test_each_part_is_answered_by_the_sentence_about_it_not_by_one_that_shares_a_word():
     """The price list names "the API"; the rate limits are in the API guide, under their heading."""
