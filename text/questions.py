@@ -321,6 +321,19 @@ def what_it_says(sentence: str) -> str:
     return "what it is"
 
 
+# A sentence that says what a word means: "Monitoring is a generic term…", "SSO refers to…", "…is defined as…".
+DEFINES = re.compile(
+    r"\b(?:is|are) (?:a|an|the) (?:\w+ ){0,2}(?:term|word|name|concept|notion)s?\b|\brefers? to\b"
+    r"|\b(?:is|are) defined as\b|\bstands? for\b",
+    re.IGNORECASE,
+)
+
+
+def defines(sentence: str) -> bool:
+    """Whether the sentence says what a word means: that says what a thing is, never whether it is done."""
+    return bool(DEFINES.search(sentence))
+
+
 # --- what it asks about rather than something else -----------------------------------------------
 
 # "Are they hashed rather than kept in clear text?": what is asked about is "hashed"; "kept in clear text" is what

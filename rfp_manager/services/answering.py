@@ -657,6 +657,7 @@ def judge(question: Question, answer_text: str, passages: list[dict], *, model, 
         ("needs_revision", echo_problems(read, [c for c, _ in claims], embedding_model)),
         ("needs_revision", contrast_problems(read, [c for c, _ in claims])),
         ("needs_revision", vague_problems(read, [c for c, _ in claims])),
+        ("needs_revision", definition_problems(read, [c for c, _ in claims])),
         ("rejected" if unsupported and len(unsupported) == len(claims) else "needs_revision", unsupported),
     ]
     review = rubric_review(question, answer_text, passages, model, read)
@@ -750,6 +751,18 @@ def vague_problems(read: questions.Reading, sentences: list[str]) -> list[str]:
     return [
         "Supported but may not answer: it asks how or what, and the draft names nothing specific (no tool, "
         "standard, figure or name), only what the subject is in general. Check that it says what is done."
+    ]
+
+
+def definition_problems(read: questions.Reading, sentences: list[str]) -> list[str]:
+    """Supported but may not answer: a yes/no question ("Are administrators alerted automatically…?") answered by
+    what a word means ("Monitoring is a generic term, and the various involved activities have several goals…"),
+    every sentence a definition (questions.defines): it says what the subject is, not whether it is done."""
+    if questions.YES_NO not in read.asks or not sentences or not all(questions.defines(s) for s in sentences):
+        return []
+    return [
+        "Supported but may not answer: it asks whether it is so, and the draft only says what a word means (a "
+        "definition). Check that it says whether it is done."
     ]
 
 

@@ -175,6 +175,26 @@ def test_a_draft_that_names_nothing_for_a_how_question_is_flagged_in_words(user,
     assert answering.vague_problems(answering.reading("Is access to production controlled?"), [IN_GENERAL]) == []
 
 
+MONITORING = (
+    "Monitoring is a generic term for the activities that follow the resources a machine uses and the services "
+    "it runs.\n\nNagios checks each service every minute and alerts the administrators by e-mail and text message."
+)
+
+
+def test_a_yes_no_question_answered_by_a_definition_is_flagged_in_words(user, library, chat_model):
+    """ "Are administrators alerted…?" is not answered by what monitoring means; the sentence that says they are
+    alerted, and how, is approved."""
+    question = make_rfp(user, ["Are administrators alerted automatically when a service becomes unavailable?"])
+    question = question.questions.get()
+    given = passages(MONITORING)
+    definition = MONITORING.split("\n\n")[0].replace(".", " [1].")
+    defined = answering.judge(question, definition, given, model=chat_model)
+    assert defined["verdict"] != "approved"
+    assert "the draft only says what a word means (a definition)" in defined["feedback"]
+    answer = MONITORING.split("\n\n")[1].replace(".", " [1].")
+    assert "definition" not in answering.judge(question, answer, given, model=chat_model)["feedback"]
+
+
 def test_the_reviewer_prompt_says_what_the_question_asks_for(rfp):
     """A chat model reviewing is told what kind of thing each part asks, as the responder is."""
     question = rfp.questions.get(text=BACKUP_QUESTION)

@@ -143,6 +143,20 @@ def test_a_requirement_keyword_is_neither_a_name_nor_a_standard(keyword):
     assert questions.states(questions.STANDARD, f"The records {keyword} be signed with SHA-256.")
 
 
+@pytest.mark.parametrize(
+    ("sentence", "defines"),
+    [
+        ("Monitoring is a generic term for watching resources and services.", True),
+        ("Single sign-on refers to signing in once for every application.", True),
+        ("RPO stands for recovery point objective.", True),
+        ("Nagios checks each service every minute and sends alerts by e-mail.", False),
+        ("The term of the contract is three years.", False),
+    ],
+)
+def test_a_sentence_that_says_what_a_word_means_is_a_definition(sentence, defines):
+    assert questions.defines(sentence) is defines
+
+
 def test_the_draft_says_what_it_is_when_it_states_no_checkable_kind():
     assert questions.what_it_says("Backups are copies of data.") == "what it is"
     assert questions.what_it_says("Backups run nightly.") == "how often"
