@@ -650,14 +650,15 @@ def judge(question: Question, answer_text: str, passages: list[dict], *, model, 
         else ("", [])
     )
     unsupported = grounding.support_problems(claims, texts)
+    sentences = [sentence for sentence, _ in claims]
     findings = [
         ("rejected", citation_problems(answer_text, passages)),
         (addressing, addressing_reasons),
-        ("needs_revision", word_match_problems(read, answer_text, [c for c, _ in claims], embedding_model)),
-        ("needs_revision", echo_problems(read, [c for c, _ in claims], embedding_model)),
-        ("needs_revision", contrast_problems(read, [c for c, _ in claims])),
-        ("needs_revision", vague_problems(read, [c for c, _ in claims])),
-        ("needs_revision", definition_problems(read, [c for c, _ in claims])),
+        ("needs_revision", word_match_problems(read, answer_text, sentences, embedding_model)),
+        ("needs_revision", echo_problems(read, sentences, embedding_model)),
+        ("needs_revision", contrast_problems(read, sentences)),
+        ("needs_revision", vague_problems(read, sentences)),
+        ("needs_revision", definition_problems(read, sentences)),
         ("rejected" if unsupported and len(unsupported) == len(claims) else "needs_revision", unsupported),
     ]
     review = rubric_review(question, answer_text, passages, model, read)

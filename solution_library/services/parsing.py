@@ -27,6 +27,7 @@ from . import pdf_text
 MARKDOWN_EXTENSIONS = (".md", ".markdown", ".mdown")
 HTML_START = re.compile(rb"^\s*(<!--.*?-->\s*)*<(!doctype\s+html|html|head|body)\b", re.IGNORECASE | re.DOTALL)
 HTML_TAGS = re.compile(r"<(p|div|h[1-6]|ul|table|article|section|a\s)[\s>]", re.IGNORECASE)
+MARKDOWN_HTML_TAG = re.compile(r"<!--.*?-->|</?[A-Za-z][\w-]*(?:\s[^<>]*)?>")
 MARKDOWN_MARKERS = re.compile(r"^(#{1,6}\s|```|\s*[-*+]\s|\s*\d+\.\s|>\s)|\[[^\]]+\]\([^)]+\)", re.MULTILINE)
 DOCX_MIME = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
 # Word's outline levels run 0 (a top heading) to 8; 9 is body text. Markdown marks six levels of heading.
@@ -301,17 +302,26 @@ def html_title(data: bytes | str) -> str:
 
 def _markdown_text(data: bytes) -> str:
     """The Markdown as written, but for the `#` lines of its fenced code blocks (shell prompts, comments), which are
-    escaped: only the document's own headings read as headings."""
+    escaped: only the document's own headings read as headings; and without its HTML tags (`<a name="…"></a>`
+    before a heading, `<div markdown="1">`), which are markup: the section "4.2.3 Reauthentication" is not
+    `<a name="aal2reauth"></a>4.2.3 Reauthentication` on the pages, in citations or to search."""
     from markdown_it import MarkdownIt
 
     text = _plain_text(data)
     lines = text.split("\n")
     for token in MarkdownIt("commonmark").parse(text):
-        if token.type == "fence" and token.map:
-            first, end = token.map
+        if not token.map:
+            continue
+        first, end = token.map
+        if token.type == "fence":
             closed = end - 1 > first and lines[end - 1].strip().startswith(token.markup)  # else it runs to the end
             inside = slice(first + 1, end - 1 if closed else end)
             lines[inside] = [headings.as_body(line) for line in lines[inside]]
+        elif token.type == "html_block":
+            lines[first:end] = [MARKDOWN_HTML_TAG.sub("", line) for line in lines[first:end]]
+        elif token.type == "inline":
+            for tag in {child.content for child in token.children or [] if child.type == "html_inline"}:
+                lines[first:end] = [line.replace(tag, "") for line in lines[first:end]]
     return "\n".join(lines)
 
 

@@ -397,3 +397,21 @@ def test_a_shell_prompt_or_comment_in_the_body_is_not_read_as_a_heading(data, fi
 def test_a_markdown_code_block_left_open_is_still_code():
     text = extract_text(b"## Setup\n\n```\n# apt install nftables\n# nft list ruleset", DocumentType.MARKDOWN)
     assert text.splitlines()[-2:] == ["\\# apt install nftables", "\\# nft list ruleset"]
+
+
+def test_markdown_html_tags_are_markup_not_text():
+    """NIST's Markdown puts an anchor before each heading (`<a name="aal2reauth"></a>4.2.3 Reauthentication`) and
+    wraps tables in `<div markdown="1">`: the section, the citation and search read the words alone, while a code
+    span that shows a tag keeps it."""
+    data = (
+        b'<a name="sec4"></a>\n\n#### <a name="aal2reauth"></a>4.2.3 Reauthentication\n\n'
+        b'<div class="text-center" markdown="1">\n\nAt AAL2, authentication SHALL be repeated at least once per '
+        b"12 hours.<br/> Write `<table>` in the page.\n\n</div>\n"
+    )
+    text = extract_text(data, DocumentType.MARKDOWN)
+
+    assert "<a" not in text and "<div" not in text and "</div>" not in text and "<br/>" not in text
+    assert "Write `<table>` in the page." in text
+    (chunk,) = chunk_text(text)
+    assert chunk.heading == "4.2.3 Reauthentication"
+    assert "repeated at least once per 12 hours." in chunk.text
