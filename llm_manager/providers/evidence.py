@@ -58,7 +58,10 @@ RANK_PENALTY = 0.02
 LIST_BONUS = 0.15
 ENUMERATION_NAMES = 4
 # A part that asks how often, how long, where… prefers a sentence that states that kind of thing by this much, and
-# passes over one that states none of it by as much: a definition does not answer "how often".
+# passes over one that states none of it by as much: a definition does not answer "how often". A yes/no question
+# ("Are administrators alerted…?") passes over a sentence that says what a word means ("Monitoring is a generic
+# term…") by as much: it says what the subject is, never whether it is done (the reviewer's definition check,
+# answering.definition_problems, flags a draft made only of them). On dev, the key fact stated: 0.496 -> 0.504.
 KIND_BONUS = 0.2
 # A sentence that names a thing (a tool, a standard, a figure) answers more often than one that talks about the
 # subject in general: it counts this much more, when it is relevant enough to the part without it: naming things
@@ -275,6 +278,7 @@ def choose(
     if not found:
         return []
     least, chosen = part_minimum(similarity), []
+    asks_whether = questions.YES_NO in reading.asks
 
     def bonused(scores):  # what the sentence says (how often, a name, a list) counts on either scale
         scores = _read_with_what_they_point_to(parts, found, scores, weights)
@@ -285,6 +289,7 @@ def choose(
                 score
                 + KIND_BONUS * states_asked(part, c)
                 + SPECIFIC_BONUS * (names_something(c.text) and score >= least)
+                - KIND_BONUS * (asks_whether and questions.defines(c.text))
                 - (0.0 if reading.wants_list else 1.0) * terse(c)
                 for score, c in zip(row, found)
             ]

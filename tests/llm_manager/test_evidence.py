@@ -382,6 +382,17 @@ def test_how_often_is_answered_by_the_sentence_that_says_how_often_not_by_a_defi
     assert chosen == ["Each system owner repeats the access review every quarter."]
 
 
+def test_a_yes_no_question_is_answered_by_what_is_done_not_by_what_a_word_means():
+    """The definition shares more of the question's words; the sentence that says it is done answers whether."""
+    passage = (
+        "## Monitoring\n\nMonitoring is a generic term: it covers following the resources a service uses and "
+        "alerting administrators when a service is unavailable.\n\n"
+        "Nagios alerts the administrators automatically when a service check fails."
+    )
+    chosen = chosen_texts("Are administrators alerted automatically when a service becomes unavailable?", {1: passage})
+    assert chosen == ["Nagios alerts the administrators automatically when a service check fails."]
+
+
 # --- does an answer address the question -------------------------------------------------------------
 def test_a_draft_that_states_what_each_part_asks_is_not_told_it_misses_a_part():
     """ "Browser-based" shares a word with "where it is based"; "in Bristol" says where the company is."""
