@@ -35,8 +35,11 @@ PART_MIN = 0.35
 LEXICAL_PART_MIN = 0.5
 # With no sentence above those, the best one for the whole question is taken from this share of them up.
 FALLBACK_SHARE = 0.5
-# A second sentence for the same part must be nearly as relevant as the part's best and hold a subject word of
-# the part that the first does not: no padding.
+# A second sentence for the same part must be nearly as relevant as the part's first and hold a subject word of
+# the part that the first does not: no padding. The first need only be relevant enough (PART_MIN): with an
+# alignment, the sentence it puts first is not passed over because cosine and words put another far above it
+# ("Nagios covers the second area, … alerting the administrators" under "Monitoring is a generic term…"; on dev,
+# the key fact stated: 0.504 -> 0.513).
 CLOSE_TO_BEST = 0.7
 # The words of a sentence's heading count this much: "Rate limits" tells what the sentence under it is about,
 # but not every sentence under "Product roadmap" is the roadmap.
@@ -268,7 +271,7 @@ def choose(
     that says it over one that only says what the subject is. A list question
     takes the chosen item's siblings: the rows of its table, the points of its list.
     `alignment`: a word-by-word match (llm.word_alignment) that orders the sentences in place of `similarity`;
-    whether a sentence is relevant enough, and nearly as relevant as the best, is still read on the scale of
+    whether a sentence is relevant enough, and a second nearly as relevant as the first, is still read on the scale of
     `similarity` and words, which PART_MIN and CLOSE_TO_BEST are set on (word by word, an unrelated sentence
     still meets each word somewhere, so its scores sit higher and closer together).
     """
@@ -312,14 +315,14 @@ def choose(
             range(len(found)),
             key=lambda i: (-(order[i] - RANK_PENALTY * found[i].rank), found[i].rank, found[i].position),
         )
-        best, wanted, held, first = max(row), stems(parts[part].words, subject_only=True), None, 0.0
+        wanted, held, first = stems(parts[part].words, subject_only=True), None, 0.0
         if stating[ranked[0]] and _repeats(found[ranked[0]].text, [c for _, c in chosen]):
             continue  # the sentence that says what this part asks (how long…) is quoted already, for an earlier part
         for i in ranked:
             if _full(chosen):
                 break
-            if row[i] < max(least, CLOSE_TO_BEST * best):
-                continue  # not nearly as relevant as the most relevant sentence
+            if row[i] < (least if held is None else max(least, CLOSE_TO_BEST * first)):
+                continue  # not relevant enough, or not nearly as relevant as the part's first sentence
             if _repeats(found[i].text, [c for _, c in chosen]):
                 continue  # already quoted (for an earlier part, or from an overlapping chunk)
             if not about_the_question[i] or not about_the_head(parts[part], found[i], passages):

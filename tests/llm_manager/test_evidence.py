@@ -531,6 +531,21 @@ def test_an_alignment_orders_the_sentences_but_relevance_decides_which_are_relev
     assert chosen == [answer]
 
 
+def test_the_sentence_an_alignment_puts_first_is_quoted_when_relevant_enough(minilm_similarity):
+    """Cosine and words put the sentence that repeats the question's words (0.94) far above the one that names
+    what does it (0.45, over PART_MIN): the alignment's first is quoted, not passed over for being under 0.7 of that."""
+    question = "Are administrators alerted automatically when a service becomes unavailable?"
+    repeats = "Administrators can be alerted automatically when a service becomes unavailable, a goal of monitoring."
+    names = "Nagios e-mails the on-call administrator when a service check fails."
+
+    def alignment(queries, texts):  # the sentence that names the tool first
+        return [[0.9 if text == names else 0.8 for text in texts] for _ in queries]
+
+    chosen = [c.text for c in evidence.choose(question, {1: repeats, 2: names}, minilm_similarity, None, alignment)]
+
+    assert names in chosen
+
+
 @pytest.mark.parametrize(("score", "shown"), [(0.6496, "0.64"), (0.57, "0.57"), (0.299, "0.29"), (0.0, "0.00")])
 def test_a_score_under_a_bar_is_cut_not_rounded(score, shown):
     """So the reviewer never writes "relevance 0.30" for a draft it turned down for falling under 0.30."""
