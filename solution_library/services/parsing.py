@@ -27,6 +27,11 @@ from . import pdf_text
 MARKDOWN_EXTENSIONS = (".md", ".markdown", ".mdown")
 HTML_START = re.compile(rb"^\s*(<!--.*?-->\s*)*<(!doctype\s+html|html|head|body)\b", re.IGNORECASE | re.DOTALL)
 HTML_TAGS = re.compile(r"<(p|div|h[1-6]|ul|table|article|section|a\s)[\s>]", re.IGNORECASE)
+# HTML elements that sit inside a line of text (html_to_text joins their words to the sentence around them).
+INLINE_TAGS = [
+    *("a", "abbr", "acronym", "b", "bdi", "bdo", "cite", "code", "data", "dfn", "em", "font", "i", "kbd", "mark"),
+    *("q", "s", "samp", "small", "span", "strong", "sub", "sup", "time", "tt", "u", "var"),
+]
 MARKDOWN_HTML_TAG = re.compile(r"<!--.*?-->|</?[A-Za-z][\w-]*(?:\s[^<>]*)?>")
 MARKDOWN_MARKERS = re.compile(r"^(#{1,6}\s|```|\s*[-*+]\s|\s*\d+\.\s|>\s)|\[[^\]]+\]\([^)]+\)", re.MULTILINE)
 DOCX_MIME = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
@@ -279,10 +284,11 @@ def html_soup(data: bytes | str) -> BeautifulSoup:
 
 
 def html_to_text(data: bytes | str) -> str:
-    """Visible text of an HTML page; block elements become paragraphs."""
+    """Visible text of an HTML page; block elements become paragraphs, a list's items Markdown's `- ` items."""
     soup = html_soup(data)
     for tag in soup(["script", "style", "noscript", "template", "nav", "header", "footer", "svg"]):
         tag.decompose()
+    _join_inline_text(soup)
     for string in soup.find_all(string=headings.BODY_HASH):
         if type(string) is NavigableString:  # not a comment or a doctype, which get_text leaves out
             string.replace_with(soup.new_string(headings.as_body(str(string))))
@@ -292,6 +298,22 @@ def html_to_text(data: bytes | str) -> str:
             heading.replace_with(soup.new_string("#" * level + " " + heading.get_text(" ", strip=True)))
     body = soup.body or soup
     return body.get_text("\n\n", strip=True)
+
+
+def _join_inline_text(soup: BeautifulSoup) -> None:
+    """A sentence's links, code and emphasis stay in its line: "<a>LDAP authentication</a>, which relies on an LDAP
+    server" is one sentence, where reading each element's text as a paragraph of its own cut it in three. A line
+    break in the page's source is a space (but in `<pre>`), and each list item starts `- ` as Markdown's do."""
+    for tag in soup.find_all(INLINE_TAGS):
+        tag.unwrap()
+    soup.smooth()
+    for string in list(soup.find_all(string=True)):
+        if type(string) is NavigableString and not string.find_parent("pre"):
+            string.replace_with(soup.new_string(re.sub(r"\s+", " ", str(string))))
+    for item in soup.find_all("li"):
+        first = next((string for string in item.find_all(string=True) if string.strip()), None)
+        if type(first) is NavigableString:
+            first.replace_with(soup.new_string("- " + first.lstrip()))
 
 
 def html_title(data: bytes | str) -> str:

@@ -415,3 +415,25 @@ def test_markdown_html_tags_are_markup_not_text():
     (chunk,) = chunk_text(text)
     assert chunk.heading == "4.2.3 Reauthentication"
     assert "repeated at least once per 12 hours." in chunk.text
+
+
+def test_an_html_sentence_keeps_its_links_and_code_in_its_line_and_a_list_reads_as_a_list():
+    """PostgreSQL's manual marks the method in each item (`<a>LDAP authentication</a>, which…`) and wraps its
+    lines in the source: each item is one sentence, a Markdown `- ` item, and `<pre>` keeps its lines."""
+    page = (
+        b"<html><body><h2>Authentication Methods</h2><p><span>PostgreSQL</span> provides various methods for\n"
+        b"   authenticating users:</p><ul><li><p><a href='#ldap'>LDAP authentication</a>, which\n"
+        b"      relies on an <em>LDAP</em> authentication server.</p></li>"
+        b"<li><p><a href='#radius'>RADIUS authentication</a>, which relies on a RADIUS server.</p></li></ul>"
+        b"<p>Run <code>psql -h db</code> to connect.</p><pre>host  all  all\nlocal all  all</pre></body></html>"
+    )
+    text = extract_text(page, DocumentType.HTML)
+
+    assert text.split("\n\n") == [
+        "## Authentication Methods",
+        "PostgreSQL provides various methods for authenticating users:",
+        "- LDAP authentication, which relies on an LDAP authentication server.",
+        "- RADIUS authentication, which relies on a RADIUS server.",
+        "Run psql -h db to connect.",
+        "host  all  all\nlocal all  all",
+    ]
