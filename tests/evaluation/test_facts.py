@@ -89,11 +89,13 @@ def test_a_key_fact_file_holds_every_answerable_question_of_its_split_in_id_orde
 
 
 def test_every_key_fact_is_stated_by_its_own_source_sentence_found_in_its_document():
-    texts = {path.stem: " ".join(document_text(path).split()) for path in document_paths()}
+    """Found whatever the spacing extraction gives it ("LDAP authentication , which…" where an HTML page's link
+    ended), as make eval finds a source in a draft's passages."""
+    texts = {path.stem: "".join(document_text(path).split()) for path in document_paths()}
     for split in _key_fact_files():
         for qid, facts in load_key_facts(split).items():
             for fact in facts:
-                assert " ".join(fact.source.split()) in texts[fact.document], f"{qid}: source not in {fact.document}"
+                assert "".join(fact.source.split()) in texts[fact.document], f"{qid}: source not in {fact.document}"
                 assert states(fact.source, fact), f"{qid}: its source does not state {fact.fact!r}"
 
 
