@@ -13,7 +13,7 @@ import zipfile
 from contextlib import contextmanager
 
 import filetype
-from bs4 import BeautifulSoup, NavigableString, XMLParsedAsHTMLWarning
+from bs4 import BeautifulSoup, NavigableString, Tag, XMLParsedAsHTMLWarning
 from pypdf.errors import LimitReachedError
 
 from core import file_limits
@@ -28,10 +28,12 @@ MARKDOWN_EXTENSIONS = (".md", ".markdown", ".mdown")
 HTML_START = re.compile(rb"^\s*(<!--.*?-->\s*)*<(!doctype\s+html|html|head|body)\b", re.IGNORECASE | re.DOTALL)
 HTML_TAGS = re.compile(r"<(p|div|h[1-6]|ul|table|article|section|a\s)[\s>]", re.IGNORECASE)
 # HTML elements that sit inside a line of text (html_to_text joins their words to the sentence around them).
-INLINE_TAGS = [
+INLINE_TAGS = {
     *("a", "abbr", "acronym", "b", "bdi", "bdo", "cite", "code", "data", "dfn", "em", "font", "i", "kbd", "mark"),
     *("q", "s", "samp", "small", "span", "strong", "sub", "sup", "time", "tt", "u", "var"),
-]
+}
+HIDDEN_TAGS = {"script", "style", "noscript", "template", "nav", "header", "footer", "svg"}
+_HEADING_MARKS = {f"h{level}": "#" * level + " " for level in range(1, 7)}
 MARKDOWN_HTML_TAG = re.compile(r"<!--.*?-->|</?[A-Za-z][\w-]*(?:\s[^<>]*)?>")
 MARKDOWN_MARKERS = re.compile(r"^(#{1,6}\s|```|\s*[-*+]\s|\s*\d+\.\s|>\s)|\[[^\]]+\]\([^)]+\)", re.MULTILINE)
 DOCX_MIME = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
@@ -284,36 +286,63 @@ def html_soup(data: bytes | str) -> BeautifulSoup:
 
 
 def html_to_text(data: bytes | str) -> str:
-    """Visible text of an HTML page; block elements become paragraphs, a list's items Markdown's `- ` items."""
+    """Visible text of an HTML page: each block element a paragraph, its links, code and emphasis in its line
+    ("<a>LDAP authentication</a>, which relies on…" is one sentence), a list's items Markdown's `- ` items and
+    its headings Markdown heading lines, which tell the chunker which section a passage is in.
+
+    One walk over the page in reading order, the tree left as parsed: unwrapping each inline element in place
+    costs a pass over its parent's children, so a page of 20,000 links took over a minute.
+    """
     soup = html_soup(data)
-    for tag in soup(["script", "style", "noscript", "template", "nav", "header", "footer", "svg"]):
-        tag.decompose()
-    _join_inline_text(soup)
-    for string in soup.find_all(string=headings.BODY_HASH):
-        if type(string) is NavigableString:  # not a comment or a doctype, which get_text leaves out
-            string.replace_with(soup.new_string(headings.as_body(str(string))))
-    for level in range(1, 7):
-        for heading in soup.find_all(f"h{level}"):
-            # A Markdown heading line tells the chunker which section a passage is in.
-            heading.replace_with(soup.new_string("#" * level + " " + heading.get_text(" ", strip=True)))
-    body = soup.body or soup
-    return body.get_text("\n\n", strip=True)
+    page = _PageText()
+    for node in (soup.body or soup).descendants:
+        if isinstance(node, Tag):
+            page.enter(node)
+        elif type(node) is NavigableString:  # not a comment or a doctype
+            page.add(node)
+    return page.text()
 
 
-def _join_inline_text(soup: BeautifulSoup) -> None:
-    """A sentence's links, code and emphasis stay in its line: "<a>LDAP authentication</a>, which relies on an LDAP
-    server" is one sentence, where reading each element's text as a paragraph of its own cut it in three. A line
-    break in the page's source is a space (but in `<pre>`), and each list item starts `- ` as Markdown's do."""
-    for tag in soup.find_all(INLINE_TAGS):
-        tag.unwrap()
-    soup.smooth()
-    for string in list(soup.find_all(string=True)):
-        if type(string) is NavigableString and not string.find_parent("pre"):
-            string.replace_with(soup.new_string(re.sub(r"\s+", " ", str(string))))
-    for item in soup.find_all("li"):
-        first = next((string for string in item.find_all(string=True) if string.strip()), None)
-        if type(first) is NavigableString:
-            first.replace_with(soup.new_string("- " + first.lstrip()))
+class _PageText:
+    """The paragraphs of a page, gathered while walking its elements in reading order (html_to_text)."""
+
+    def __init__(self):
+        self.paragraphs: list[str] = []
+        self.line: list[str] = []
+        self.block = None  # the element whose paragraph `line` is
+        self.prefix = ""  # what the next paragraph starts with: "- " in a list item, "## " in a heading
+        self.context: dict[int, tuple] = {}  # id(element): (its block, hidden, preformatted)
+
+    def enter(self, tag: Tag) -> None:
+        block, hidden, pre = self.context.get(id(tag.parent), (None, False, False))
+        hidden = hidden or tag.name in HIDDEN_TAGS
+        if tag.name not in INLINE_TAGS:
+            block = tag
+            if not hidden:
+                self.flush()
+                self.prefix = _HEADING_MARKS.get(tag.name, "- " if tag.name == "li" else self.prefix)
+        self.context[id(tag)] = (block, hidden, pre or tag.name == "pre")
+
+    def add(self, string: NavigableString) -> None:
+        block, hidden, pre = self.context.get(id(string.parent), (None, False, False))
+        if hidden:
+            return
+        if block is not self.block:
+            self.flush()
+            self.block = block
+        self.line.append(str(string) if pre else re.sub(r"\s+", " ", str(string)))
+
+    def flush(self) -> None:
+        text, self.line = "".join(self.line).strip(), []
+        if not text:
+            return
+        heading = self.prefix.startswith("#")
+        self.paragraphs.append(self.prefix + (text if heading else headings.as_body(text)))
+        self.prefix = ""
+
+    def text(self) -> str:
+        self.flush()
+        return "\n\n".join(self.paragraphs)
 
 
 def html_title(data: bytes | str) -> str:

@@ -249,6 +249,15 @@ def html_nested(depth: int) -> bytes:
     )
 
 
+def html_of_links(links: int) -> bytes:
+    """An HTML page whose one paragraph holds `links` links (under the element limit): one element each to read."""
+    return (
+        b"<html><body><p>Are backups encrypted at rest? "
+        + b"<a href='#a'>See</a> the answer. " * links
+        + b"</p></body></html>"
+    )
+
+
 def csv_one_line(megabytes: int) -> bytes:
     """A CSV whose single line is `megabytes` long: one endless question."""
     return b"Question\n" + b"Do you " * (megabytes * CHUNK // 7) + b"?\n"

@@ -106,6 +106,13 @@ CASES = {
         "FILE_LIMIT_HTML_ELEMENTS",
         NOT_A_QUESTIONNAIRE_TYPE,
     ),
+    "html-49k-links": Case(
+        "an HTML page of 49,000 links in one paragraph, just under the element limit",
+        lambda: hostile_files.html_of_links(49_000),
+        "links.html",
+        PROCESSED,
+        NOT_A_QUESTIONNAIRE_TYPE,
+    ),
     "docx-with-nested-zip-bomb": Case(
         "a Word document carrying a 128 MB ZIP bomb as an embedded object",
         hostile_files.docx_with_nested_bomb,
