@@ -471,8 +471,12 @@ def _siblings(
 ) -> list:
     """The other items of the same list or table as `item` that are about the question at all, when the list is
     one of the things asked: its heading names a subject word of the part (`wanted`) — "Certifications" for
-    "which certifications"; the other rows of a "Summary of controls" ("Encryption at rest: AES-256") are not."""
-    if not wanted & stems(item.unit.heading):
+    "which certifications"; the other rows of a "Summary of controls" ("Encryption at rest: AES-256") are not.
+    A passage cut from the middle of a list has no heading: there an item is one of the things asked when it names
+    the subject word the chosen item names ("LDAP authentication, which…", "RADIUS authentication, which…")."""
+    listed = wanted & stems(item.unit.heading)
+    named = set() if listed or item.unit.heading else wanted & stems(item.text)
+    if not listed and not named:
         return []
     taken = {c for _, c in chosen}
     return [
@@ -484,6 +488,7 @@ def _siblings(
         and c not in taken
         and c != item
         and row[i] >= least
+        and (listed or named & stems(c.text))
     ][:LIST_ITEMS]
 
 

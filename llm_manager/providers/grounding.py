@@ -264,17 +264,22 @@ def closest_unit(sentence: str, passages: list[str]) -> Unit | None:
     """The passages' sentence or item most like `sentence` (by shared content words over all of both)."""
     own = stems(sentence)
     units = [u for p in passages for u in passage_units(p) if u.kind != HEADING]
-
-    def likeness(unit: Unit) -> float:
-        theirs = stems(unit.text)
-        return len(own & theirs) / len(own | theirs) if own | theirs else 0.0
-
-    return max(units, key=likeness, default=None)
+    return max(units, key=lambda unit: _likeness(own, stems(unit.text)), default=None)
 
 
 def closest_sentence(sentence: str, passages: list[str]) -> str:
+    """The passages' sentence most like `sentence`: within the closest unit, as a list item may hold two
+    ("Peer authentication, which… local connection. This is not supported for remote connections.")."""
     unit = closest_unit(sentence, passages)
-    return unit.text if unit else ""
+    if unit is None:
+        return ""
+    own = stems(sentence)
+    return max(sentences(unit.text) or [unit.text], key=lambda each: _likeness(own, stems(each)))
+
+
+def _likeness(own: set[str], theirs: set[str]) -> float:
+    """Shared content words over all of both (Jaccard)."""
+    return len(own & theirs) / len(own | theirs) if own | theirs else 0.0
 
 
 def _negations(text: str) -> list[str]:
@@ -292,5 +297,9 @@ def support_problems(claims: list[tuple[str, list[int]]], passages: dict[int, st
 
 
 def cited_text(chosen: list[tuple[int, str]]) -> str:
-    """Sentences as an answer, each ended by the citation of its passage: "Backups run hourly [2]."."""
-    return " ".join(f"{sentence.rstrip(' .!?;:')} [{n}]." for n, sentence in chosen)
+    """Sentences as an answer, each ended by the citation of its passage: "Backups run hourly [2].".
+
+    A list item of two sentences ("Peer authentication, which… local connection. This is not supported for
+    remote connections.") cites its passage after each: the reviewer reads a draft sentence by sentence
+    (cited_sentences), and an item's first sentence would otherwise cite nothing."""
+    return " ".join(f"{part.rstrip(' .!?;:')} [{n}]." for n, sentence in chosen for part in sentences(sentence))

@@ -350,6 +350,35 @@ def test_a_list_question_reads_a_table_as_a_list():
     assert "Our office is in Bristol." not in chosen
 
 
+def test_a_list_cut_from_its_heading_is_read_by_the_subject_its_items_name():
+    """A passage that begins inside a list has no heading to say the list is what was asked: its items that name
+    the chosen item's subject word are the list ("LDAP authentication…", "RADIUS authentication…"); an item
+    about something else is not."""
+    passage = (
+        "- LDAP authentication, which relies on an LDAP authentication server.\n"
+        "- RADIUS authentication, which relies on a RADIUS authentication server.\n"
+        "- Certificate authentication, which requires an SSL connection.\n"
+        "- Connection limits, which cap the sessions of each role.\n"
+    )
+    chosen = chosen_texts("Which authentication methods are supported, for example LDAP or RADIUS?", {1: passage})
+
+    assert [text.split(",")[0] for text in chosen] == [
+        "LDAP authentication",
+        "RADIUS authentication",
+        "Certificate authentication",
+    ]
+
+
+def test_each_sentence_of_a_quoted_list_item_cites_its_passage_and_is_checked_on_its_own():
+    """An item of two sentences, quoted: each cites the passage, and the second's "not" is not held against the
+    first (the reviewer compares a sentence with the passage's closest sentence, not the whole item)."""
+    item = "Peer authentication relies on operating system facilities. This is not supported for remote connections."
+    claims = grounding.cited_sentences(grounding.cited_text([(1, item)]))
+
+    assert [numbers for _, numbers in claims] == [[1], [1]]
+    assert grounding.support_problems(claims, {1: f"- {item}\n"}) == []
+
+
 def test_a_body_line_extraction_escaped_reads_as_the_document_wrote_it():
     """Extraction escapes a shell prompt (`\\# apt …`) so the chunker does not take it for a heading; a prompt's
     passage shows it as written."""
