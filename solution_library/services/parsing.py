@@ -33,6 +33,9 @@ INLINE_TAGS = {
     *("q", "s", "samp", "small", "span", "strong", "sub", "sup", "time", "tt", "u", "var"),
 }
 HIDDEN_TAGS = {"script", "style", "noscript", "template", "nav", "header", "footer", "svg"}
+# A documentation page's Prev / Up / Home / Next links, in the classes its generator gives them where it uses no
+# <nav>: DocBook's stylesheets (PostgreSQL's manual: a table in "navheader") and Publican (the Debian Handbook).
+NAVIGATION_CLASSES = {"navheader", "navfooter", "docnav"}
 _HEADING_MARKS = {f"h{level}": "#" * level + " " for level in range(1, 7)}
 MARKDOWN_HTML_TAG = re.compile(r"<!--.*?-->|</?[A-Za-z][\w-]*(?:\s[^<>]*)?>")
 MARKDOWN_MARKERS = re.compile(r"^(#{1,6}\s|```|\s*[-*+]\s|\s*\d+\.\s|>\s)|\[[^\]]+\]\([^)]+\)", re.MULTILINE)
@@ -311,16 +314,19 @@ class _PageText:
         self.line: list[str] = []
         self.block = None  # the element whose paragraph `line` is
         self.prefix = ""  # what the next paragraph starts with: "- " in a list item, "## " in a heading
+        self.prefixed = None  # the element that set `prefix`: only the blocks inside it take it
         self.context: dict[int, tuple] = {}  # id(element): (its block, hidden, preformatted)
 
     def enter(self, tag: Tag) -> None:
         block, hidden, pre = self.context.get(id(tag.parent), (None, False, False))
-        hidden = hidden or tag.name in HIDDEN_TAGS
+        hidden = hidden or tag.name in HIDDEN_TAGS or _navigation(tag)
         if tag.name not in INLINE_TAGS:
-            block = tag
             if not hidden:
                 self.flush()
-                self.prefix = _HEADING_MARKS.get(tag.name, "- " if tag.name == "li" else self.prefix)
+                inherited = self.prefix if block is not None and block is self.prefixed else ""
+                self.prefix = _HEADING_MARKS.get(tag.name, "- " if tag.name == "li" else inherited)
+                self.prefixed = tag  # an item's <p> is the item; the <p> after an empty <li></li> is not
+            block = tag
         self.context[id(tag)] = (block, hidden, pre or tag.name == "pre")
 
     def add(self, string: NavigableString) -> None:
@@ -343,6 +349,10 @@ class _PageText:
     def text(self) -> str:
         self.flush()
         return "\n\n".join(self.paragraphs)
+
+
+def _navigation(tag: Tag) -> bool:
+    return tag.get("role") == "navigation" or not NAVIGATION_CLASSES.isdisjoint(tag.get("class") or ())
 
 
 def html_title(data: bytes | str) -> str:

@@ -76,6 +76,27 @@ def test_html_extraction_drops_scripts_styles_and_navigation():
     assert "var x" not in text and "color: red" not in text and "Home | Docs" not in text
 
 
+def test_a_documentation_pages_prev_and_next_links_are_not_text():
+    """PostgreSQL's manual (DocBook) puts them in a table of class "navheader", the Debian Handbook (Publican) in a
+    list of class "docnav"; neither is a <nav>. Read as text, every page began "Prev Up Chapter 21… Home Next"."""
+    page = (
+        b'<html><body><div class="navheader"><table><tr><th>21.3. Authentication Methods</th></tr><tr><td>'
+        b'<a href="p.html">Prev</a></td><td><a href="u.html">Up</a></td></tr></table></div>'
+        b'<ul class="docnav top"><li class="previous"><a href="a.html">Prev</a></li><li class="home">Handbook</li>'
+        b'</ul><div role="navigation"><a href="n.html">Next</a></div>'
+        b"<h2>Authentication Methods</h2><p>PostgreSQL provides various methods.</p></body></html>"
+    )
+    assert extract_text(page, DocumentType.HTML).split("\n\n") == [
+        "## Authentication Methods",
+        "PostgreSQL provides various methods.",
+    ]
+
+
+def test_an_empty_list_item_leaves_no_mark_on_the_paragraph_after_the_list():
+    page = b"<html><body><ul><li><p>A point.</p></li><li></li></ul><p>After the list.</p></body></html>"
+    assert extract_text(page, DocumentType.HTML).split("\n\n") == ["- A point.", "After the list."]
+
+
 def test_an_xhtml_page_is_read_as_html_without_a_warning_in_the_log():
     # bs4 warns "looks like XML" on an XHTML page longer than the 512 bytes it hands lxml at a time, as real ones are
     paragraph = "Quotas limit the disk space a user may use."
