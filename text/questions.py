@@ -79,6 +79,10 @@ LIST_QUESTION = re.compile(
 )
 # "If yes, describe…", "If not, why?": a follow-up, read with the question before it.
 FOLLOW_UP = re.compile(r"^\W*(?:if (?:yes|so|not|no)|where applicable|in that case)\b", re.IGNORECASE)
+# What a question names: a run of capitalised words, acronyms and numbers after a sentence's first word
+# ("Extended Validation", "ISO 27001", "SOC 2", "LDAP"); "I" is no name.
+NAMED = re.compile(r"\b(?!I\b)[A-Z][\w-]*(?:\s+(?:[A-Z][\w-]*|\d+)\b)*")
+SENTENCE_START = re.compile(r"(?:^|(?<=[.?!:]))\s*\S+")
 
 # --- what a sentence states ----------------------------------------------------------------------
 
@@ -194,6 +198,7 @@ class Reading:
     parts: tuple[Part, ...]
     parent: str = ""
     contrasts: tuple["Contrast", ...] = ()
+    names: tuple[str, ...] = ()
     weights: dict = field(default_factory=dict, compare=False, hash=False)
 
     @property
@@ -237,6 +242,7 @@ def _read(text: str, parent: str) -> Reading:
         parts=tuple(_parts(text, parent)),
         parent=parent,
         contrasts=contrasts(text),
+        names=named(text),
     )
 
 
@@ -303,6 +309,24 @@ MEANS = re.compile(
 def names_a_means(sentence: str) -> bool:
     """The sentence says what something is done with: "each disk is copied with dd"."""
     return bool(MEANS.search(sentence))
+
+
+def named(question: str) -> tuple[str, ...]:
+    """The things a question names, each once: "Do your public websites use Extended Validation certificates?" ->
+    ("Extended Validation",). A sentence's first word is capitalised as a sentence starts, not as a name."""
+    body = SENTENCE_START.sub(" ", question)
+    return tuple(dict.fromkeys(match.group(0) for match in NAMED.finditer(body)))
+
+
+def mentions(text: str, name: str) -> bool:
+    """Whether `text` names `name`: its words in any order and spacing ("ISO/IEC 27001:2022" names "ISO 27001"),
+    or an acronym's words written out ("single sign-on" names "SSO")."""
+    said = [word.lower() for word in re.findall(r"[A-Za-z0-9]+", text)]
+    wanted = [word.lower() for word in re.findall(r"[A-Za-z0-9]+", name)]
+    if set(wanted) <= set(said):
+        return True
+    initials = "".join(word[0] for word in said)
+    return len(wanted) == 1 and name.isupper() and len(name) > 1 and wanted[0] in initials
 
 
 def names_something(sentence: str) -> bool:

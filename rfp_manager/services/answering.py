@@ -659,6 +659,7 @@ def judge(question: Question, answer_text: str, passages: list[dict], *, model, 
         ("needs_revision", contrast_problems(read, sentences)),
         ("needs_revision", vague_problems(read, sentences)),
         ("needs_revision", definition_problems(read, sentences)),
+        ("needs_revision", unnamed_problems(read, sentences)),
         ("rejected" if unsupported and len(unsupported) == len(claims) else "needs_revision", unsupported),
     ]
     review = rubric_review(question, answer_text, passages, model, read)
@@ -752,6 +753,21 @@ def vague_problems(read: questions.Reading, sentences: list[str]) -> list[str]:
     return [
         "Supported but may not answer: it asks how or what, and the draft names nothing specific (no tool, "
         "standard, figure or name), only what the subject is in general. Check that it says what is done."
+    ]
+
+
+def unnamed_problems(read: questions.Reading, sentences: list[str]) -> list[str]:
+    """Supported but may not answer: the question names a thing ("Do your public websites use Extended Validation
+    certificates?") and the draft names none of what it names: it speaks of the subject around it ("…if you
+    intend to use the certificate for a website, you need to rely on a trusted CA"), and a library that does not
+    hold the named thing is what a near miss is. One of the names is enough: "for example ISO 27001 or SOC 2"."""
+    said = " ".join(sentences)
+    if not read.names or any(questions.mentions(said, name) for name in read.names):
+        return []
+    return [
+        f"Supported but may not answer: it asks about {' or '.join(read.names)}, and the draft never names "
+        f"{'it' if len(read.names) == 1 else 'any of them'}. Check that the library says anything about "
+        f"{'it' if len(read.names) == 1 else 'them'}."
     ]
 
 

@@ -195,6 +195,33 @@ def test_a_yes_no_question_answered_by_a_definition_is_flagged_in_words(user, li
     assert "definition" not in answering.judge(question, answer, given, model=chat_model)["feedback"]
 
 
+CERTIFICATES = (
+    "## Certificates\n\nIf you intend to use a certificate for a public website, you need to rely on a trusted "
+    "certificate authority. Our public websites use Extended Validation certificates, renewed every year."
+)
+
+
+def test_a_draft_that_never_names_what_the_question_names_is_flagged_in_words(user, library, chat_model):
+    """A near miss: "Extended Validation certificates" asked, the draft about certificates around it. The sentence
+    that names them is approved; so is "ISO/IEC 27001:2022" for "for example ISO 27001 or SOC 2"."""
+    rfp = make_rfp(
+        user,
+        [
+            "Do your public websites use Extended Validation certificates?",
+            "Which security certifications do you hold (for example ISO 27001 or SOC 2)?",
+        ],
+    )
+    extended, certifications = rfp.questions.order_by("order")
+    given = passages(CERTIFICATES)
+    around, naming = (sentence.replace(".", " [1].") for sentence in CERTIFICATES.split("\n\n")[1].split(". "))
+    flagged = answering.judge(extended, around + ".", given, model=chat_model)
+    assert flagged["verdict"] != "approved"
+    assert "it asks about Extended Validation, and the draft never names it" in flagged["feedback"]
+    assert "never names" not in answering.judge(extended, naming, given, model=chat_model)["feedback"]
+    iso = "We are certified to ISO/IEC 27001:2022 [1]."
+    assert "never names" not in answering.judge(certifications, iso, passages(iso), model=chat_model)["feedback"]
+
+
 def test_the_reviewer_prompt_says_what_the_question_asks_for(rfp):
     """A chat model reviewing is told what kind of thing each part asks, as the responder is."""
     question = rfp.questions.get(text=BACKUP_QUESTION)

@@ -196,3 +196,28 @@ def test_a_means_is_what_something_is_done_with():
     assert questions.names_a_means("Files are synchronised using rsync.")
     assert not questions.names_a_means("Traffic is sent through a tunnel.")
     assert not questions.names_a_means("Servers work together with the primary.")
+
+
+@pytest.mark.parametrize(
+    "question, names",
+    [
+        ("Do your public websites use Extended Validation certificates?", ("Extended Validation",)),
+        ("Which security certifications do you hold (for example ISO 27001 or SOC 2)?", ("ISO 27001", "SOC 2")),
+        ("Is an intrusion detection system in place? Please describe.", ()),
+        ("Once I've logged in, how does the system remember me?", ()),
+    ],
+)
+def test_a_question_names_its_capitalised_things_not_its_sentence_starts(question, names):
+    assert questions.read(question).names == names
+
+
+@pytest.mark.parametrize(
+    "text, name, mentioned",
+    [
+        ("We are certified to ISO/IEC 27001:2022.", "ISO 27001", True),
+        ("Staff sign in with single sign-on.", "SSO", True),
+        ("The certificate chain validation is always ensured.", "Extended Validation", False),
+    ],
+)
+def test_a_name_is_mentioned_in_other_spacing_or_written_out(text, name, mentioned):
+    assert questions.mentions(text, name) is mentioned
