@@ -321,8 +321,7 @@ def named(question: str) -> tuple[str, ...]:
 def mentions(text: str, name: str) -> bool:
     """Whether `text` names `name`: its words in any order and spacing ("ISO/IEC 27001:2022" names "ISO 27001"),
     or an acronym's words written out ("single sign-on" names "SSO")."""
-    said = [word.lower() for word in re.findall(r"[A-Za-z0-9]+", text)]
-    wanted = [word.lower() for word in re.findall(r"[A-Za-z0-9]+", name)]
+    said, wanted = WORD.findall(text.lower()), WORD.findall(name.lower())
     if set(wanted) <= set(said):
         return True
     initials = "".join(word[0] for word in said)

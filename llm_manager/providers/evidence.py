@@ -474,9 +474,9 @@ def _siblings(
     "which certifications"; the other rows of a "Summary of controls" ("Encryption at rest: AES-256") are not.
     A passage cut from the middle of a list has no heading: there an item is one of the things asked when it names
     the subject word the chosen item names ("LDAP authentication, which…", "RADIUS authentication, which…")."""
-    listed = wanted & stems(item.unit.heading)
-    named = set() if listed or item.unit.heading else wanted & stems(item.text)
-    if not listed and not named:
+    heading_asked = wanted & stems(item.unit.heading)  # the whole list is what was asked
+    subject_named = set() if item.unit.heading else wanted & stems(item.text)  # no heading: items naming it are
+    if not heading_asked and not subject_named:
         return []
     taken = {c for _, c in chosen}
     return [
@@ -488,7 +488,7 @@ def _siblings(
         and c not in taken
         and c != item
         and row[i] >= least
-        and (listed or named & stems(c.text))
+        and (heading_asked or subject_named & stems(c.text))
     ][:LIST_ITEMS]
 
 
