@@ -31,6 +31,7 @@ import re
 import zipfile
 import zlib
 from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 
 from django.conf import settings
@@ -94,8 +95,27 @@ class FileLimitExceeded(Exception):
     Not a ValueError: the readers turn their parsers' ValueErrors into "the file is damaged", which this is not."""
 
 
+# While `observed_figures` runs: the largest figure compared with each limit, by setting.
+_OBSERVED: ContextVar[dict[str, float] | None] = ContextVar("file_limit_figures", default=None)
+
+
+@contextmanager
+def observed_figures():
+    """The largest figure each limit is compared with while the block runs, by setting: what real files come to
+    (bench/file_limits.py sizes the defaults with it). The limits still apply."""
+    figures: dict[str, float] = {}
+    token = _OBSERVED.set(figures)
+    try:
+        yield figures
+    finally:
+        _OBSERVED.reset(token)
+
+
 def refuse_over(limit: Limit, figure: float) -> None:
     """Refuse when `figure` passes the limit (readers counting as they go call it at each step)."""
+    observed = _OBSERVED.get()
+    if observed is not None:
+        observed[limit.setting] = max(observed.get(limit.setting, 0), figure)
     if figure > limit.allowed:
         allowed = f"{limit.allowed:,} MB" if limit.unit_mb else f"{limit.allowed:,}"
         raise FileLimitExceeded(

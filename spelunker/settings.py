@@ -343,24 +343,24 @@ SOLUTION_LIBRARY_MAX_UPLOAD_MB = env.float("SOLUTION_LIBRARY_MAX_UPLOAD_MB", def
 # --- What an uploaded file may become when read (core/file_limits.py), library and questionnaire import alike.
 # Checked before reading, from what the file declares; a file over one is refused with the limit, its figure
 # and what to do. Sized from the largest real files we have (evaluation/documents/, the shared questionnaire
-# samples; docs/file-limits.md has the figures) with a wide margin: 10 to 100 times.
-# ZIP packages (DOCX, XLSX): members (real: 109), sum of declared uncompressed sizes (real: 1.6 MB), that
-# sum over the file's size (real: 6; a bomb: hundreds), cell formats of a workbook (Excel's own limit: 64,000).
+# samples) with a wide margin: docs/file-limits.md gives each real figure and margin, measured by bench/file_limits.py.
+# ZIP packages (DOCX, XLSX): members, sum of declared uncompressed sizes, that sum over the file's size (a bomb:
+# hundreds), cell formats of a workbook (Excel's own limit: 64,000).
 FILE_LIMIT_ARCHIVE_MEMBERS = env.int("SPELUNKER_FILE_LIMIT_ARCHIVE_MEMBERS", default=5_000)
 FILE_LIMIT_UNCOMPRESSED_MB = env.int("SPELUNKER_FILE_LIMIT_UNCOMPRESSED_MB", default=50)
 FILE_LIMIT_COMPRESSION_RATIO = env.int("SPELUNKER_FILE_LIMIT_COMPRESSION_RATIO", default=100)
 FILE_LIMIT_CELL_FORMATS = env.int("SPELUNKER_FILE_LIMIT_CELL_FORMATS", default=64_000)
-# PDF: pages (real: 16), inflated bytes of one stream (real: 50 KB), entries of one array or dictionary.
+# PDF: pages, inflated bytes of one stream, entries of one array or dictionary.
 FILE_LIMIT_PDF_PAGES = env.int("SPELUNKER_FILE_LIMIT_PDF_PAGES", default=2_000)
 FILE_LIMIT_PDF_STREAM_MB = env.int("SPELUNKER_FILE_LIMIT_PDF_STREAM_MB", default=20)
 FILE_LIMIT_PDF_OBJECTS = env.int("SPELUNKER_FILE_LIMIT_PDF_OBJECTS", default=100_000)
-# What any format gives: characters and paragraphs of text (real: 42,000 and 600), rows and filled cells
-# of a questionnaire (real: 290 and 5,900; the import is built for 10,000 questions).
+# What any format gives: characters and paragraphs of text, rows and filled cells of a questionnaire (the import
+# is built for 10,000 questions).
 FILE_LIMIT_CHARACTERS = env.int("SPELUNKER_FILE_LIMIT_CHARACTERS", default=5_000_000)
 FILE_LIMIT_PARAGRAPHS = env.int("SPELUNKER_FILE_LIMIT_PARAGRAPHS", default=100_000)
 FILE_LIMIT_ROWS = env.int("SPELUNKER_FILE_LIMIT_ROWS", default=100_000)
 FILE_LIMIT_CELLS = env.int("SPELUNKER_FILE_LIMIT_CELLS", default=1_000_000)
-# Elements of an HTML document (real: 674; each costs the parser about 0.1 ms, so the limit bounds it to seconds).
+# Elements of an HTML document (each costs the parser about 0.1 ms, so the limit bounds it to seconds).
 FILE_LIMIT_HTML_ELEMENTS = env.int("SPELUNKER_FILE_LIMIT_HTML_ELEMENTS", default=50_000)
 # Name of an active chat model that re-orders the best search results; empty = no re-ranking.
 SEARCH_RERANK_MODEL = env.str("SEARCH_RERANK_MODEL", default="")
