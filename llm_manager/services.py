@@ -27,7 +27,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from jobs.models import ACTIVE_STATUSES, fail_stale_jobs
-from text.words import STOPWORDS
+from text.words import QUESTIONNAIRE_WORDS, STOPWORDS
 
 from .exceptions import LLMError, NoDefaultModel, TransientLLMError
 from .guard import guarded_call, record_failure, record_success
@@ -40,6 +40,10 @@ EMBED_BATCH_SIZE = 64
 # An active validation run without an update for this long has nobody behind it
 # (validate_single_api's hard limit is 6 minutes): a new Validate replaces it.
 STALE_RUN_MINUTES = 10
+# unmet_words: a question's word whose closest word piece of a draft is under this cosine is one the draft never
+# speaks of. On dev's judged drafts the words a draft leaves out sit at 0.2-0.38 ("central" 0.32 for a draft on
+# logging to stderr; "often" 0.28 for one on how backups are made), the words it says at 0.5 or more.
+UNMET_BELOW = 0.4
 
 __all__ = [
     "ChatResult",
@@ -225,6 +229,34 @@ def word_alignment(queries: list[str], texts: list[str], model: LLMModel | None 
     provider = get_provider(model.api)
     known = _word_vectors.of([*queries, *texts], model, lambda new: _half(provider.token_vectors(model.name, new)))
     return _align_words([known[q] for q in queries], [known[t] for t in texts])
+
+
+def unmet_words(query: str, text: str, model: LLMModel | None = None, below: float = UNMET_BELOW) -> list[str] | None:
+    """The query's words that no word of the text comes close to (closest cosine under `below`; a split word's
+    pieces averaged), least met first: what a person reads as "the draft never speaks of it" — "central" in "Can log
+    messages be sent to a central log server?" for a draft on writing logs to stderr. None as word_alignment.
+    Stopwords and the questionnaire's own words ("describe", "your organisation") are never listed."""
+    model = _usable(model, LLMModel.TYPE_EMBEDDING)
+    if not gives_word_vectors(model):
+        return None
+    provider = get_provider(model.api)
+    known = _word_vectors.of([query, text], model, lambda new: _half(provider.token_vectors(model.name, new)))
+    asked, said = known[query], known[text]
+    if not len(said.pieces):
+        return []
+    closest = (asked.vectors.astype(np.float32) @ said.vectors.astype(np.float32).T).max(axis=1)
+    words: list[tuple[str, list[float]]] = []
+    for piece, score in zip(asked.pieces, closest):
+        if piece.startswith("##") and words:
+            word, scores = words[-1]
+            words[-1] = (word + piece[2:], [*scores, float(score)])
+        else:
+            words.append((piece, [float(score)]))
+    met = {}
+    for word, scores in words:
+        if word.isalnum() and word not in STOPWORDS and word not in QUESTIONNAIRE_WORDS:
+            met[word] = min(met.get(word, 1.0), float(np.mean(scores)))
+    return [word for word, score in sorted(met.items(), key=lambda w: w[1]) if score < below]
 
 
 def gives_word_vectors(model: LLMModel | None = None) -> bool:

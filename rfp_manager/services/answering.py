@@ -77,6 +77,8 @@ ANSWER_MINIMUMS = {"all-MiniLM-L6-v2": 0.5}
 # 14 answers among 21 approvals (0.65: 24; 0.69: 20 with 13 answers), at the cost of one of the demo's right answers
 # ("Master keys are rotated automatically every 12 months…", 0.65).
 WORD_MATCH_MINIMUMS = {"all-MiniLM-L6-v2": 0.67}
+# How many of the question's words a draft never comes close to the word-match reason names (llm.unmet_words).
+UNMET_SHOWN = 3
 # The reviewer's bar for a draft that says the question back (llm.word_alignment the other way: each word of the
 # draft to its closest word of the question), on the local encoder's scale: at or above it, the draft's words are
 # the question's, and it restates what is asked instead of answering it (echo_problems). Chosen on dev's judged
@@ -690,10 +692,26 @@ def word_match_problems(
     met = word_match(read, answer_text, embedding_model)
     if met is None or met >= minimum:
         return []
+    unsaid = _never_spoken_of(read, answer_text, embedding_model)
     return [
         "Supported but may not answer: it meets little of what the question asks, word by word "
-        f"({under_bar(met)}, where drafts that answer reach {minimum:.2f}). Check that it says what is asked."
+        f"({under_bar(met)}, where drafts that answer reach {minimum:.2f}){unsaid}. Check that it says what is asked."
     ]
+
+
+def _never_spoken_of(read: questions.Reading, answer_text: str, embedding_model) -> str:
+    """The words of the question the draft never comes close to, as the reviewer reads them: ': nothing in it comes
+    close to "central"' (at most UNMET_SHOWN of them); nothing when every word is met somewhere."""
+    unmet = llm.unmet_words(read.asked, answer_text, embedding_model) or []
+    shown = list(dict.fromkeys(as_written(read.asked, word) for word in unmet))[:UNMET_SHOWN]
+    return f": nothing in it comes close to {' or '.join(f'“{word}”' for word in shown)}" if shown else ""
+
+
+def as_written(question: str, word: str) -> str:
+    """A word the encoder read in lower case and cut at hyphens, as the question writes it: "siem" -> "SIEM",
+    "processors" -> "sub-processors"."""
+    found = re.search(rf"[\w-]*\b{re.escape(word)}\b[\w-]*", question, re.IGNORECASE)
+    return found.group(0) if found else word
 
 
 def word_match(read: questions.Reading, answer_text: str, embedding_model=None) -> float | None:

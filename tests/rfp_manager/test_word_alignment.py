@@ -106,6 +106,29 @@ def test_a_supported_draft_that_meets_little_of_the_question_word_by_word_is_not
     assert "may not answer" not in answering.judge(question, ANSWER, PASSAGES, model=offline_chat())["feedback"]
 
 
+CENTRAL = "Can log messages be sent to a central log server?"
+STDERR = "Log messages can be written to the standard error of the server process [1]."
+
+
+def test_the_words_of_the_question_a_draft_never_speaks_of_are_found_word_by_word(minilm_default):
+    unmet = llm.unmet_words(CENTRAL, STDERR)
+    assert unmet[0] == "central"
+    assert not {"log", "messages", "server"} & set(unmet)  # said, in the same or another form
+    assert "central" not in llm.unmet_words(CENTRAL, "Logs are collected in a centralized system [1].")
+
+
+def test_the_word_match_reason_names_what_the_draft_never_speaks_of_as_the_question_writes_it(minilm_default, user):
+    """A person reads "nothing in it comes close to “central”" and knows what to look for; a figure alone
+    (0.55, where drafts that answer reach 0.67) says only that something is missing."""
+    question = make_rfp(user, [CENTRAL]).questions.get()
+    collector = "The logging collector writes messages to files in the data directory [1]."
+    passages = [{"n": 1, "text": "The logging collector writes messages to files in the data directory."}]
+    review = answering.judge(question, collector, passages, model=offline_chat())
+    assert "word by word" in review["feedback"] and "nothing in it comes close to “central”" in review["feedback"]
+    assert answering.as_written("Do you export logs to our SIEM or sub-processors?", "siem") == "SIEM"
+    assert answering.as_written("Do you export logs to our SIEM or sub-processors?", "processors") == "sub-processors"
+
+
 def test_a_draft_that_states_the_asked_kind_of_thing_is_not_held_to_the_word_match(minilm_default, user):
     question = make_rfp(user, ["How often are the forensic copies of compromised disks verified?"]).questions.get()
     weekly = "Copies are checked weekly [1]."
