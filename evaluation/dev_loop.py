@@ -33,6 +33,9 @@ def main(argv=None) -> None:
     parser.add_argument("--show", action="store_true", help="print every draft and its verdict")
     parser.add_argument("--only", default="", help="comma-separated question ids")
     parser.add_argument("--judged", action="store_true", help="score the reviewer on the judged dev drafts instead")
+    parser.add_argument(
+        "--current", action="store_true", help="with --judged: the second sample (judged/current/), not the first"
+    )
     parser.add_argument("--postgres", action="store_true", help="on PostgreSQL (bin/stack's) instead of SQLite")
     parser.add_argument(
         "--set", action="append", default=[], help="try a constant: module.NAME=value (e.g. evidence.KIND_BONUS=0.2)"
@@ -53,7 +56,7 @@ def main(argv=None) -> None:
         _try(setting)
     with remembered_embeddings(VECTORS):
         if args.judged:
-            review_judged(args.show)
+            review_judged(args.show, args.current)
         else:
             report(names, args.show, set(filter(None, args.only.split(","))))
 
@@ -177,7 +180,7 @@ def _show(d, review, fact) -> None:
         print(f"   review: {review['feedback'][:300]}")
 
 
-def review_judged(show: bool) -> None:
+def review_judged(show: bool, current: bool = False) -> None:
     """The reviewer on the judged dev drafts (evaluation/judged/), as make eval scores it: approved precision,
     flag rates; with `show`, every draft the reviewer gets wrong."""
     from django.contrib.auth import get_user_model
@@ -186,10 +189,10 @@ def review_judged(show: bool) -> None:
     from rfp_manager.services.answering import judge
 
     from .dataset import load_questions
-    from .judged import ANSWERS, DOES_NOT_ANSWER, NO_ANSWER_IN_LIBRARY, load_judged
+    from .judged import ANSWERS, DOES_NOT_ANSWER, NO_ANSWER_IN_LIBRARY, current_sample, load_judged
     from .measures import question_rows
 
-    judged = [d for d in load_judged() if d.split == "dev"]
+    judged = [d for d in load_judged(*(current_sample() if current else ())) if d.split == "dev"]
     user, _ = get_user_model().objects.get_or_create(username="evaluation")
     rows = question_rows([q for q in load_questions(split="dev") if q.id in {d.question_id for d in judged}], user)
     chat = get_default_model("chat")

@@ -45,8 +45,9 @@ def render(*, runs: dict, seconds, other_precision: dict | None = None, int8_def
     weights (int8 or fp32), without the reviewer."""
     figures = list(runs.values())
     first = figures[0]
-    judged = first["judged"]
+    judged, judged_current = first["judged"], first.get("judged_current")
     judged_scores = [score_judged(judged), *[None] * (len(figures) - 1)]
+    current_scores = [judged_current and score_judged(judged_current), *[None] * (len(figures) - 1)]
     models, questions = first["models"], first["questions"]
     durations = ", ".join(f"{label}: {run['seconds']:.0f} s" for label, run in runs.items())
     bm25 = [f["retrieval"][list(f["retrieval"])[0]] for f in figures]
@@ -123,21 +124,12 @@ def render(*, runs: dict, seconds, other_precision: dict | None = None, int8_def
             "approval_rate",
             CORRECT_APPROVAL,
         ),
-        _at_least(
-            f"judged drafts: of those the reviewer approves, ≥ {JUDGED_APPROVED_ANSWERS:.0%} labelled answers",
-            judged_scores,
-            "approved_precision",
-            JUDGED_APPROVED_ANSWERS,
+        *_judged_rows(judged_scores, "judged drafts"),
+        *(
+            _judged_rows(current_scores, f"judged drafts, second sample ({CURRENT_SAMPLE_COMMIT})")
+            if judged_current
+            else []
         ),
-        *[
-            _at_least(
-                f"judged drafts: reviewer flags ≥ {JUDGED_FLAGS:.0%} of {label}",
-                [s and {split: s[split].flag_rate(label) for split in s} for s in judged_scores],
-                None,
-                JUDGED_FLAGS,
-            )
-            for label in (DOES_NOT_ANSWER, NO_ANSWER_IN_LIBRARY)
-        ],
         _at_most(
             f"answer library wrong automatic reuse ≤ {LIBRARY_WRONG_REUSE} of probes ({models[0]})",
             [{s: f["library"][-1].for_split(s).wrong_reuse_rate for s in (TEST, DEV)} for f in figures],
@@ -166,6 +158,11 @@ def render(*, runs: dict, seconds, other_precision: dict | None = None, int8_def
         *_reviewer_section(runs),
         *_team_section(runs),
         *judged_lines(judged, measured_on=list(runs)[0] if len(runs) > 1 else None),
+        *(
+            judged_lines(judged_current, measured_on=list(runs)[0] if len(runs) > 1 else None, current=True)
+            if judged_current
+            else []
+        ),
         "## Confidence (test split)",
         "",
         'What the RFP page sorts by, after review, for the drafted answers (a "no supporting content" draft '
@@ -676,10 +673,49 @@ def _calibration(drafts_per_database) -> list[str]:
     return rows
 
 
-def judged_lines(verdicts, measured_on: str | None = None) -> list[str]:
-    """The page's section on the reviewer's verdicts on the judged drafts (also printed by evaluation.judged review).
+def _judged_rows(scores: list, name: str) -> list[str]:
+    """The "Must show" rows of one judged sample: approved precision, and the two flag rates."""
+    return [
+        _at_least(
+            f"{name}: of those the reviewer approves, ≥ {JUDGED_APPROVED_ANSWERS:.0%} labelled answers",
+            scores,
+            "approved_precision",
+            JUDGED_APPROVED_ANSWERS,
+        ),
+        *[
+            _at_least(
+                f"{name}: reviewer flags ≥ {JUDGED_FLAGS:.0%} of {label}",
+                [s and {split: s[split].flag_rate(label) for split in s} for s in scores],
+                None,
+                JUDGED_FLAGS,
+            )
+            for label in (DOES_NOT_ANSWER, NO_ANSWER_IN_LIBRARY)
+        ],
+    ]
 
-    `measured_on`: the one database they were measured on, when the page shows several."""
+
+# The second judged sample (evaluation/judged/current/): the product's drafts at this commit, labelled by reading.
+CURRENT_SAMPLE_COMMIT = "b0c900a"
+FIRST_SAMPLE_INTRO = (
+    "## Reviewer on the judged drafts",
+    "Drafts the product made at 13b44de (before issue 33's changes to drafting), stored as fixed texts with "
+    "their passages (evaluation/judged/drafts.json) and each read and labelled by the guide committed before "
+    "the labels (evaluation/judged/GUIDE.md, labels.json).",
+)
+CURRENT_SAMPLE_INTRO = (
+    "## Reviewer on the judged drafts, second sample: the drafts the product makes now",
+    f"Drafts the product made at {CURRENT_SAMPLE_COMMIT}, after issue 33's changes to drafting (all-MiniLM-L6-v2, "
+    "a fresh install's model, one draft per question), stored as fixed texts with their passages "
+    "(evaluation/judged/current/drafts.json) and each read and labelled by the same guide, whose section on this "
+    "sample was committed before its labels (current/labels.json).",
+)
+
+
+def judged_lines(verdicts, measured_on: str | None = None, current: bool = False) -> list[str]:
+    """The page's section on the reviewer's verdicts on one judged sample (also printed by evaluation.judged review).
+
+    `measured_on`: the one database they were measured on, when the page shows several; `current`: the second
+    sample (judged/current/), whose reliability is tabled but not plotted."""
     scores = score_judged(verdicts)
     test, dev = scores[TEST], scores[DEV]
 
@@ -690,12 +726,11 @@ def judged_lines(verdicts, measured_on: str | None = None) -> list[str]:
             f"{dev.flagged(label)} |"
         )
 
+    title, intro = CURRENT_SAMPLE_INTRO if current else FIRST_SAMPLE_INTRO
     return [
-        "## Reviewer on the judged drafts",
+        title,
         "",
-        "Drafts the product made at 13b44de (before issue 33's changes to drafting), stored as fixed texts with "
-        "their passages (evaluation/judged/drafts.json) and each read and labelled by the guide committed before "
-        "the labels (evaluation/judged/GUIDE.md, labels.json). The reviewer (answering.judge) judges each stored "
+        f"{intro} The reviewer (answering.judge) judges each stored "
         'text against its stored passages; a "no supporting content" draft is flagged for an expert without review.',
         *(
             [
@@ -716,10 +751,11 @@ def judged_lines(verdicts, measured_on: str | None = None) -> list[str]:
         "|---|---|---|---|---|---|---|",
         *[label_row(label) for label in LABEL_NAMES],
         "",
-        "### Reliability diagram (judged drafts)",
+        "### Reliability (second sample)" if current else "### Reliability diagram (judged drafts)",
         "",
         "The confidence the RFP page shows after review, in bins, against the share of the bin's drafts labelled "
-        f"answers: a calibrated confidence sits on the diagonal. Plotted in `{RELIABILITY_PLOT}` beside this page.",
+        "answers: a calibrated confidence sits on the diagonal."
+        + ("" if current else f" Plotted in `{RELIABILITY_PLOT}` beside this page."),
         "It is read from how closely the reviewed text meets the question word by word, scaled by the verdict "
         "(answering.reviewed_confidence; with an embedding API, from the retrieval evidence), through the map "
         f"fitted on the dev drafts. How well it sorts answers above the other drafts (AUC; 0.5 sorts nothing): "

@@ -157,7 +157,7 @@ def evaluate(use_local_model: bool = True, review: bool = True, judged: bool = T
     from llm_manager.services import get_default_model
 
     from .dataset import document_formats, document_paths, ingest, load_questions
-    from .judged import load_judged
+    from .judged import current_sample, load_judged
     from .library import evaluate_library
     from .measures import (
         draft_answers,
@@ -201,6 +201,9 @@ def evaluate(use_local_model: bool = True, review: bool = True, judged: bool = T
         "reviewer": reviewer,
         "team": {split: team_view(drafts, split) for split in SPLITS} if review else None,
         "judged": judge_stored_drafts(load_judged(), questions, chat, user) if review and judged else None,
+        "judged_current": (
+            judge_stored_drafts(load_judged(*current_sample()), questions, chat, user) if review and judged else None
+        ),
         "documents": document_formats(),
         "questions": questions,
         "models": (embedding.name, chat.name),

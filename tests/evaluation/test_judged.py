@@ -112,3 +112,30 @@ def test_the_reliability_diagram_is_written_as_a_png(tmp_path):
     path = tmp_path / "reliability.png"
     plot_reliability([_verdict("answers", True, 0.9), _verdict("partly", False, 0.3, split="dev")], path)
     assert path.read_bytes().startswith(b"\x89PNG")
+
+
+def test_every_draft_of_the_second_sample_is_labelled_and_an_unanswerable_questions_by_its_kind():
+    """The second sample (judged/current/) is labelled whole, and by the guide's first rule: a question the library
+    cannot answer is no_answer_in_library whatever its draft says."""
+    from evaluation.judged import current_sample
+
+    drafts_path, labels_path = current_sample()
+    drafts = json.loads(drafts_path.read_text())
+    labels = json.loads(labels_path.read_text())
+    assert {row["key"] for row in drafts} == set(labels)
+    kinds = {q["id"]: q["kind"] for q in json.loads((drafts_path.parents[2] / "questions.json").read_text())}
+    for row in drafts:
+        unanswerable = kinds[row["question_id"]] != "answerable"
+        assert (labels[row["key"]]["label"] == "no_answer_in_library") == unanswerable, row["key"]
+        assert labels[row["key"]]["why"].strip(), row["key"]
+
+
+def test_the_second_samples_section_says_which_drafts_it_judges():
+    from evaluation.report import CURRENT_SAMPLE_COMMIT, judged_lines
+
+    verdicts = [_verdict("answers", True, 0.9), _verdict("partly", False, 0.3, split="dev")]
+    first, current = judged_lines(verdicts), judged_lines(verdicts, current=True)
+    assert first[0] == "## Reviewer on the judged drafts" and "13b44de" in first[2]
+    assert current[0].startswith("## Reviewer on the judged drafts, second sample")
+    assert CURRENT_SAMPLE_COMMIT in current[2] and "judged/current/drafts.json" in current[2]
+    assert "- Of the drafts the reviewer approves, labelled answers: test 1 of 1 (100.0%)" in "\n".join(current)
