@@ -3,7 +3,7 @@
     .venv/bin/python -m evaluation.calibrate
 
 Each dev draft of the judged set (evaluation/judged/: drafts the product
-made, read and labelled) is reviewed by today's reviewer (answering.judge);
+made, read and labelled; both samples, the first and judged/current/, the drafts it makes now) is reviewed by today's reviewer (answering.judge);
 each kind of raw confidence (answering.raw_review_score: the evidence, or the
 word match with the question, × the verdict factor) is paired with whether its
 label is `answers`, and an isotonic step map per kind from the one to the other
@@ -36,7 +36,8 @@ def main() -> None:
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
     record = {
         "fitted_by": "python -m evaluation.calibrate",
-        "from": f"{len(points[calibration.EVIDENCE])} dev drafts of evaluation/judged/ (labels.json), reviewed at "
+        "from": f"{len(points[calibration.EVIDENCE])} dev drafts of evaluation/judged/ (labels.json and "
+        "current/labels.json), reviewed at "
         f"commit {commit.stdout.strip()} plus the working tree; answered = labelled answers",
         "maps": {kind: calibration.isotonic(each, least=STEP_DRAFTS) for kind, each in points.items()},
     }
@@ -55,10 +56,10 @@ def judged_points() -> dict[str, list[tuple[float, bool]]]:
     from rfp_manager.services.answering import judge, raw_confidence, raw_review_score
 
     from .dataset import load_questions
-    from .judged import ANSWERS, load_judged
+    from .judged import ANSWERS, current_sample, load_judged
     from .measures import question_rows
 
-    judged = [d for d in load_judged() if d.split == "dev"]
+    judged = [d for d in [*load_judged(), *load_judged(*current_sample())] if d.split == "dev"]
     user, _ = get_user_model().objects.get_or_create(username="evaluation")
     rows = question_rows([q for q in load_questions(split="dev") if q.id in {d.question_id for d in judged}], user)
     chat = get_default_model("chat")
