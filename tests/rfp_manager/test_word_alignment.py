@@ -228,3 +228,26 @@ def test_a_sentence_more_relevant_than_the_first_one_quoted_is_kept_though_it_re
         )
     ]
     assert any("takes 8 to 12 weeks in all" in text for text in chosen), chosen
+
+
+SHADOW_QUESTION = "On a server, where are the hashed passwords kept, and who can read that file?"
+COPY_FIRST = "First, always make a copy of a system file before opening it or changing it [1]."
+SHADOW = "The hashed passwords are kept in /etc/shadow, which only the root user can read [1]."
+SHADOW_PASSAGES = [
+    {
+        "n": 1,
+        "text": "First, always make a copy of a system file before opening it or changing it. The hashed "
+        "passwords are kept in /etc/shadow, which only the root user can read.",
+    }
+]
+
+
+def test_a_draft_that_opens_on_something_else_is_sent_back_and_the_same_draft_answer_first_is_not(minilm_default, user):
+    """The reader takes the first sentence for the answer (the labelling guide's rule 4)."""
+    question = make_rfp(user, [SHADOW_QUESTION]).questions.get()
+    buried = answering.judge(question, f"{COPY_FIRST} {SHADOW}", SHADOW_PASSAGES, model=offline_chat())
+    assert buried["verdict"] == "needs_revision"
+    assert "it opens on something else (“First, always make a copy of a system file" in buried["feedback"]
+    assert "Put what is asked first." in buried["feedback"]
+    first = answering.judge(question, f"{SHADOW} {COPY_FIRST}", SHADOW_PASSAGES, model=offline_chat())
+    assert "opens on something else" not in first["feedback"]
