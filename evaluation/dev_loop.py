@@ -159,7 +159,8 @@ def report(names: dict[int, str], show: bool, only: set[str]) -> None:
         f"{scored.near_misses}; wrong-document drafts approved {view.wrong_document_approved}/"
         f"{view.wrong_document}; drafts without the answer approved {view.without_answer_approved}/"
         f"{view.without_answer}; near misses not approved {view.no_answer - view.no_answer_approved}/"
-        f"{view.no_answer}"
+        f"{view.no_answer}; sentences quoting another document {scored.sentences_elsewhere}/{scored.sentences} in "
+        f"{scored.padded} drafts"
     )
 
 

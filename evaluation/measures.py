@@ -164,6 +164,8 @@ class Draft:
     verdict: str = ""
     reviewed_confidence: float = 0.0
     meaning_evidence: float | None = None  # the evidence gate's score (answering.meaning_evidence)
+    sentences: int = 0  # cited sentences
+    sentences_elsewhere: int = 0  # of them, those citing no document the question lists: another subject, padding
 
 
 def question_rows(questions: list[EvalQuestion], user) -> dict:
@@ -188,6 +190,11 @@ def draft_answers(questions: list[EvalQuestion], document_names: dict[int, str],
     for item in questions:
         answer = generate_answer(rows[item.id], model=chat_model)
         cited = [p for p in answer.citations if p["cited"]]
+        sentences, elsewhere = (
+            (0, 0)
+            if answer.needs_expert
+            else quoted_elsewhere(answer.draft_text, answer.citations, document_names, item.relevant)
+        )
         drafts.append(
             Draft(
                 item,
@@ -200,9 +207,22 @@ def draft_answers(questions: list[EvalQuestion], document_names: dict[int, str],
                 meaning_evidence=meaning_evidence(item.text, gate_passages(answer.citations))
                 if answer.library_entry_id is None
                 else None,
+                sentences=sentences,
+                sentences_elsewhere=elsewhere,
             )
         )
     return drafts
+
+
+def quoted_elsewhere(
+    text: str, citations: list[dict], document_names: dict[int, str], relevant: frozenset[str]
+) -> tuple[int, int]:
+    """(a draft's cited sentences, those citing no document in `relevant`): what it quotes from elsewhere."""
+    from llm_manager.providers import grounding
+
+    documents = {p["n"]: document_names.get(p["document_id"]) for p in citations}
+    cited = [{documents.get(n) for n in numbers} for _, numbers in grounding.cited_sentences(text) if numbers]
+    return len(cited), sum(not sources & relevant for sources in cited)
 
 
 @dataclass
@@ -214,6 +234,10 @@ class DraftScore:
     grounded_in_relevant: int
     near_misses: int = 0
     near_misses_flagged: int = 0
+    # answerable questions' drafts citing a relevant document: their sentences, and those quoting another document
+    sentences: int = 0
+    sentences_elsewhere: int = 0
+    padded: int = 0  # such drafts with at least one sentence quoting another document
 
     @property
     def no_support_precision(self) -> float:
@@ -228,14 +252,18 @@ def score_drafts(drafts: list[Draft], split: str | None = None) -> DraftScore:
     """How the "no supporting content" flag sorts the drafts (of one split, or all)."""
     drafts = [d for d in drafts if split is None or d.question.split == split]
     flagged = [d for d in drafts if d.needs_expert]
+    grounded = [d for d in drafts if d.question.answerable and not d.needs_expert and d.cites_relevant]
     return DraftScore(
         flagged=len(flagged),
         flagged_correctly=sum(not d.question.answerable for d in flagged),
         unanswerable=sum(not d.question.answerable for d in drafts),
         answerable=sum(d.question.answerable for d in drafts),
-        grounded_in_relevant=sum(d.question.answerable and not d.needs_expert and d.cites_relevant for d in drafts),
+        grounded_in_relevant=len(grounded),
         near_misses=sum(d.question.kind == "near_miss" for d in drafts),
         near_misses_flagged=sum(d.question.kind == "near_miss" for d in flagged),
+        sentences=sum(d.sentences for d in grounded),
+        sentences_elsewhere=sum(d.sentences_elsewhere for d in grounded),
+        padded=sum(d.sentences_elsewhere > 0 for d in grounded),
     )
 
 

@@ -481,7 +481,9 @@ def _drafts_section(runs) -> list[str]:
             f"questions the library cannot answer — precision {s.no_support_precision:.3f}, recall "
             f"{s.no_support_recall:.3f} of {s.unanswerable}; near misses flagged {s.near_misses_flagged} of "
             f"{s.near_misses}. Answerable questions drafted from a relevant document (citing one): "
-            f"{s.grounded_in_relevant} of {s.answerable}."
+            f"{s.grounded_in_relevant} of {s.answerable}; of their {s.sentences} sentences, {s.sentences_elsewhere} "
+            f"({s.sentences_elsewhere / max(1, s.sentences):.0%}) quote a document the question does not list, in "
+            f"{s.padded} drafts."
         )
 
     return [
@@ -489,6 +491,11 @@ def _drafts_section(runs) -> list[str]:
         "",
         *[line(database, TEST) for database in runs],
         *[line(database, DEV) + " (dev also holds the off-topic questions)" for database in runs],
+        "",
+        "A sentence quoting a document the question does not list, in a draft that cites one it lists, is padding "
+        "by this page's measure: a sentence about another subject spliced in beside the answer, or true but beside "
+        "the point (a document the question does not list can still say something of its subject, so this counts "
+        "an upper bound on the padding). The drafts should carry none.",
         "",
         *_evidence_gate_sweep(runs),
     ]
@@ -715,7 +722,7 @@ def judged_lines(verdicts, measured_on: str | None = None, current: bool = False
     """The page's section on the reviewer's verdicts on one judged sample (also printed by evaluation.judged review).
 
     `measured_on`: the one database they were measured on, when the page shows several; `current`: the second
-    sample (judged/current/), whose reliability is tabled but not plotted."""
+    sample (judged/current/). Both samples' reliability is plotted in RELIABILITY_PLOT, a panel each."""
     scores = score_judged(verdicts)
     test, dev = scores[TEST], scores[DEV]
 
@@ -751,11 +758,11 @@ def judged_lines(verdicts, measured_on: str | None = None, current: bool = False
         "|---|---|---|---|---|---|---|",
         *[label_row(label) for label in LABEL_NAMES],
         "",
-        "### Reliability (second sample)" if current else "### Reliability diagram (judged drafts)",
+        "### Reliability diagram (second sample)" if current else "### Reliability diagram (judged drafts)",
         "",
         "The confidence the RFP page shows after review, in bins, against the share of the bin's drafts labelled "
-        "answers: a calibrated confidence sits on the diagonal."
-        + ("" if current else f" Plotted in `{RELIABILITY_PLOT}` beside this page."),
+        "answers: a calibrated confidence sits on the diagonal. Plotted in "
+        f"`{RELIABILITY_PLOT}` beside this page ({'right' if current else 'left'} panel).",
         "It is read from how closely the reviewed text meets the question word by word, scaled by the verdict "
         "(answering.reviewed_confidence; with an embedding API, from the retrieval evidence), through the map "
         f"fitted on the dev drafts. How well it sorts answers above the other drafts (AUC; 0.5 sorts nothing): "
@@ -781,32 +788,46 @@ def _reliability_rows(verdicts) -> list[str]:
     return [f"| {t.low:.1f}–{t.high:.1f} | {cells(t)} | {cells(d)} |" for t, d in zip(test, dev, strict=True)]
 
 
-def plot_reliability(verdicts, path) -> None:
-    """The reliability diagram as a PNG: per split, each bin's mean confidence against its share of answers."""
+def reliability_samples(run: dict) -> dict[str, list]:
+    """{panel title: verdicts} of the judged samples one run's reviewer was scored on: the first, and the second
+    (judged/current/) when it was measured."""
+    samples = {"First judged sample (drafts of 13b44de)": run["judged"]}
+    if run.get("judged_current"):
+        samples[f"Second judged sample (drafts of {CURRENT_SAMPLE_COMMIT})"] = run["judged_current"]
+    return samples
+
+
+def plot_reliability(samples: dict[str, list], path) -> None:
+    """The reliability diagram as a PNG, a panel per judged sample ({title: its verdicts}): per split, each bin's
+    mean confidence against its share of answers."""
     import matplotlib
 
     matplotlib.use("Agg")
     from matplotlib import pyplot
 
-    figure, axes = pyplot.subplots(figsize=(5, 5))
-    axes.plot([0, 1], [0, 1], linestyle=":", color="grey", label="calibrated")
-    for split, marker in ((TEST, "o"), (DEV, "s")):
-        rows = [r for r in reliability([v for v in verdicts if v.split == split]) if r.drafts]
-        axes.plot(
-            [r.mean_confidence for r in rows], [r.share_answers for r in rows], marker=marker, label=f"{split} split"
-        )
-        for r in rows:
-            axes.annotate(
-                str(r.drafts), (r.mean_confidence, r.share_answers), textcoords="offset points", xytext=(4, 4)
+    figure, panels = pyplot.subplots(1, len(samples), figsize=(5 * len(samples), 5), squeeze=False)
+    for axes, (title, verdicts) in zip(panels[0], samples.items(), strict=True):
+        axes.plot([0, 1], [0, 1], linestyle=":", color="grey", label="calibrated")
+        for split, marker in ((TEST, "o"), (DEV, "s")):
+            rows = [r for r in reliability([v for v in verdicts if v.split == split]) if r.drafts]
+            axes.plot(
+                [r.mean_confidence for r in rows],
+                [r.share_answers for r in rows],
+                marker=marker,
+                label=f"{split} split",
             )
-    axes.set(
-        xlim=(-0.02, 1.02),
-        ylim=(-0.02, 1.06),
-        xlabel="confidence shown after review (bin mean)",
-        ylabel="share of the bin's drafts labelled answers",
-        title="Reliability on the judged drafts (n per point)",
-    )
-    axes.legend(loc="upper left")
+            for r in rows:
+                axes.annotate(
+                    str(r.drafts), (r.mean_confidence, r.share_answers), textcoords="offset points", xytext=(4, 4)
+                )
+        axes.set(
+            xlim=(-0.02, 1.02),
+            ylim=(-0.02, 1.06),
+            xlabel="confidence shown after review (bin mean)",
+            ylabel="share of the bin's drafts labelled answers",
+            title=f"{title} (n per point)",
+        )
+        axes.legend(loc="upper left")
     figure.tight_layout()
     figure.savefig(path, dpi=100)
     pyplot.close(figure)

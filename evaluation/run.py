@@ -104,7 +104,7 @@ def main(argv=None) -> None:
         setup_django(folder, migrate=False)
         from django.conf import settings
 
-        from .report import RELIABILITY_PLOT, plot_reliability, render
+        from .report import RELIABILITY_PLOT, plot_reliability, reliability_samples, render
 
         databases = list(DATABASES) if args.database == "both" else [args.database]
         review = not args.skip_review
@@ -118,7 +118,7 @@ def main(argv=None) -> None:
         if not review:
             print(summary(runs, other))
             return
-        plot_reliability(next(iter(runs.values()))["judged"], Path(args.out).with_name(RELIABILITY_PLOT))
+        plot_reliability(reliability_samples(next(iter(runs.values()))), Path(args.out).with_name(RELIABILITY_PLOT))
         page = render(
             runs=runs,
             other_precision=other,

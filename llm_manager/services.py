@@ -223,12 +223,8 @@ def word_alignment(queries: list[str], texts: list[str], model: LLMModel | None 
     a general sentence on the question's topic can be as close to it as the sentence that states what it
     asks; word by word, a sentence scores high only by meeting each thing the question names.
     """
-    model = _usable(model, LLMModel.TYPE_EMBEDDING)
-    if not gives_word_vectors(model):
-        return None
-    provider = get_provider(model.api)
-    known = _word_vectors.of([*queries, *texts], model, lambda new: _half(provider.token_vectors(model.name, new)))
-    return _align_words([known[q] for q in queries], [known[t] for t in texts])
+    known = _word_vectors_of([*queries, *texts], model)
+    return None if known is None else _align_words([known[q] for q in queries], [known[t] for t in texts])
 
 
 def unmet_words(query: str, text: str, model: LLMModel | None = None, below: float = UNMET_BELOW) -> list[str] | None:
@@ -236,27 +232,33 @@ def unmet_words(query: str, text: str, model: LLMModel | None = None, below: flo
     pieces averaged), least met first: what a person reads as "the draft never speaks of it" — "central" in "Can log
     messages be sent to a central log server?" for a draft on writing logs to stderr. None as word_alignment.
     Stopwords and the questionnaire's own words ("describe", "your organisation") are never listed."""
-    model = _usable(model, LLMModel.TYPE_EMBEDDING)
-    if not gives_word_vectors(model):
+    known = _word_vectors_of([query, text], model)
+    if known is None:
         return None
-    provider = get_provider(model.api)
-    known = _word_vectors.of([query, text], model, lambda new: _half(provider.token_vectors(model.name, new)))
     asked, said = known[query], known[text]
     if not len(said.pieces):
         return []
     closest = (asked.vectors.astype(np.float32) @ said.vectors.astype(np.float32).T).max(axis=1)
-    words: list[tuple[str, list[float]]] = []
-    for piece, score in zip(asked.pieces, closest):
-        if piece.startswith("##") and words:
-            word, scores = words[-1]
-            words[-1] = (word + piece[2:], [*scores, float(score)])
-        else:
-            words.append((piece, [float(score)]))
-    met = {}
-    for word, scores in words:
-        if word.isalnum() and word not in STOPWORDS and word not in QUESTIONNAIRE_WORDS:
-            met[word] = min(met.get(word, 1.0), float(np.mean(scores)))
-    return [word for word, score in sorted(met.items(), key=lambda w: w[1]) if score < below]
+    spelled: dict[int, str] = {}
+    scores: dict[int, list[float]] = {}
+    for piece, word, score in zip(asked.pieces, _word_of_each_piece(asked.pieces), closest):
+        spelled[word] = spelled.get(word, "") + piece.removeprefix("##")
+        scores.setdefault(word, []).append(float(score))
+    met: dict[str, float] = {}
+    for word, spelling in spelled.items():
+        if _carries_meaning(spelling) and spelling not in QUESTIONNAIRE_WORDS:
+            met[spelling] = min(met.get(spelling, 1.0), float(np.mean(scores[word])))
+    return [spelling for spelling, score in sorted(met.items(), key=lambda w: w[1]) if score < below]
+
+
+def _word_vectors_of(texts: list[str], model: LLMModel | None) -> dict | None:
+    """{text: its word vectors (TokenVectors)}, remembered across drafts; None when the model's provider gives only a
+    vector per text (an embedding API)."""
+    model = _usable(model, LLMModel.TYPE_EMBEDDING)
+    if not gives_word_vectors(model):
+        return None
+    provider = get_provider(model.api)
+    return _word_vectors.of(texts, model, lambda new: _half(provider.token_vectors(model.name, new)))
 
 
 def gives_word_vectors(model: LLMModel | None = None) -> bool:
@@ -288,10 +290,15 @@ def _content_rows(query: TokenVectors) -> tuple[np.ndarray, np.ndarray]:
     """(vectors, weights) of the query's word pieces that carry meaning; all of them when none does ("How is it
     done?"). Each word counts once: a word the encoder splits ("penetration": "pen", "##et", "##ration", where
     "##" marks a piece's place in the word) shares its weight among its pieces."""
-    words = np.cumsum([not piece.startswith("##") for piece in query.pieces])  # each piece's word
+    words = _word_of_each_piece(query.pieces)
     keep = [i for i, piece in enumerate(query.pieces) if _carries_meaning(piece)] or list(range(len(query.pieces)))
     _, word_of, pieces_of_word = np.unique(words[keep], return_inverse=True, return_counts=True)
     return query.vectors[keep].astype(np.float32), 1.0 / pieces_of_word[word_of]
+
+
+def _word_of_each_piece(pieces: list[str]) -> np.ndarray:
+    """Each word piece's word, numbered from 0: a piece marked "##" continues the word before it."""
+    return np.maximum(np.cumsum([not piece.startswith("##") for piece in pieces]) - 1, 0)
 
 
 def _carries_meaning(piece: str) -> bool:

@@ -6,7 +6,7 @@ import pytest
 
 from evaluation.judged import kept_drafts, load_judged
 from evaluation.measures import JudgedVerdict, reliability, score_judged
-from evaluation.report import plot_reliability
+from evaluation.report import plot_reliability, reliability_samples
 
 
 def _verdict(label: str, approved: bool, confidence: float = 0.5, split: str = "test") -> JudgedVerdict:
@@ -108,10 +108,19 @@ def test_load_judged_joins_labels_to_drafts_and_refuses_an_unknown_label(tmp_pat
         load_judged(drafts, labels)
 
 
-def test_the_reliability_diagram_is_written_as_a_png(tmp_path):
+def test_the_reliability_diagram_is_a_png_with_a_panel_for_each_judged_sample(tmp_path):
+    """make eval plots both samples' verdicts (the second, of the drafts the product makes now, beside the first):
+    one 500-pixel-wide panel each."""
+    first = [_verdict("answers", True, 0.9), _verdict("partly", False, 0.3, split="dev")]
+    current = [_verdict("does_not_answer", True, 0.6), _verdict("answers", False, 0.2, split="dev")]
+    samples = reliability_samples({"judged": first, "judged_current": current})
+    assert list(samples.values()) == [first, current]
     path = tmp_path / "reliability.png"
-    plot_reliability([_verdict("answers", True, 0.9), _verdict("partly", False, 0.3, split="dev")], path)
-    assert path.read_bytes().startswith(b"\x89PNG")
+    plot_reliability(samples, path)
+    png = path.read_bytes()
+    assert png.startswith(b"\x89PNG")
+    assert int.from_bytes(png[16:20], "big") == 1000  # IHDR width: two panels of 5 inches at 100 dpi
+    assert list(reliability_samples({"judged": first, "judged_current": None}).values()) == [first]
 
 
 def test_every_draft_of_the_second_sample_is_labelled_and_an_unanswerable_questions_by_its_kind():
