@@ -85,6 +85,11 @@ WHOLE_QUESTION_SHARE = 0.6
 # relevant than the first (which the word-by-word match can put first: "Discover: … Typical duration: 2 weeks" before
 # "A typical implementation takes 10 to 14 weeks" for "a typical timeline").
 NEW_WORDS_SHARE = 0.2
+# A part's second sentence from another document than its first must reach this share of the first's relevance: one
+# nearly as relevant from another document is on the question's topic, seldom on its subject ("Logs may contain
+# personal … information" after a database's recovery). On the dev drafts it cut the sentences quoted from a
+# document the question does not list from 70 to 61 (of 368), every key fact kept; at 0.85 one was lost.
+OTHER_DOCUMENT_SHARE = 0.8
 # List questions take the sibling items (rows of the same table, points of the same list) of a chosen item.
 LIST_ITEMS = 8
 # A chosen sentence of prose is quoted with the sentences either side of it in its paragraph, while
@@ -262,6 +267,7 @@ def choose(
     similarity: Similarity | None = None,
     weights: dict[str, float] | None = None,
     alignment: Similarity | None = None,
+    documents: dict[int, int] | None = None,
 ) -> list[Choice]:
     """The sentences that answer the question, part by part in the question's order, each with its passage.
 
@@ -270,6 +276,8 @@ def choose(
     passage). A part that asks how often, how long, where… takes a sentence
     that says it over one that only says what the subject is. A list question
     takes the chosen item's siblings: the rows of its table, the points of its list.
+    `documents`: {passage number: its document}: a part's second sentence from another document than its first must
+    be nearly as relevant (OTHER_DOCUMENT_SHARE); without it, passages are not told apart by document.
     `alignment`: a word-by-word match (llm.word_alignment) that orders the sentences in place of `similarity`;
     whether a sentence is relevant enough, and a second nearly as relevant as the first, is still read on the scale of
     `similarity` and words, which PART_MIN and CLOSE_TO_BEST are set on (word by word, an unrelated sentence
@@ -315,7 +323,7 @@ def choose(
             range(len(found)),
             key=lambda i: (-(order[i] - RANK_PENALTY * found[i].rank), found[i].rank, found[i].position),
         )
-        wanted, held, first = stems(parts[part].words, subject_only=True), None, 0.0
+        wanted, held, first, first_document = stems(parts[part].words, subject_only=True), None, 0.0, None
         if stating[ranked[0]] and _repeats(found[ranked[0]].text, [c for _, c in chosen]):
             continue  # the sentence that says what this part asks (how long…) is quoted already, for an earlier part
         for i in ranked:
@@ -327,6 +335,12 @@ def choose(
                 continue  # already quoted (for an earlier part, or from an overlapping chunk)
             if not about_the_question[i] or not about_the_head(parts[part], found[i], passages):
                 continue  # about another subject
+            if (
+                held is not None
+                and _elsewhere(found[i], documents, first_document)
+                and row[i] < OTHER_DOCUMENT_SHARE * first
+            ):
+                continue  # another document's, and not nearly as relevant as the part's first: padding from elsewhere
             if held is not None and parts[part].checkable and not stating[i]:
                 continue  # a second sentence for "how often" must say how often too: no padding
             own = wanted & stems(found[i].in_context)
@@ -337,6 +351,7 @@ def choose(
             ):
                 continue  # it says little of the part that the part's first sentence does not already say
             chosen.append((Choice(found[i].n, found[i].text, part, round(row[i], 3)), found[i]))
+            first_document = (documents or {}).get(found[i].n) if held is None else first_document
             first = row[i] if held is None else first
             held = own if held is None else held | own
             if reading.wants_list and enumerates(found[i]):
@@ -524,6 +539,11 @@ def _with_neighbours(chosen: list, found: list[Candidate], reading: questions.Re
             quoted.append(beside)
             length += len(beside.text)
     return widened
+
+
+def _elsewhere(candidate: Candidate, documents: dict[int, int] | None, document: int | None) -> bool:
+    """Whether the sentence comes from another document than `document`, when the passages' documents are known."""
+    return bool(documents) and documents.get(candidate.n) != document
 
 
 def _points_to(candidate: Candidate, step: int) -> bool:

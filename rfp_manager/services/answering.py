@@ -375,7 +375,8 @@ def choose_evidence(
     model = embedding_model or llm.get_default_model("embedding")
     read = reading(question, model)
     similarity = similarity or embedding_similarity(model)
-    return choose(read, _passage_texts(passages), similarity, read.weights, word_similarity(model))
+    documents = {p["n"]: p.get("document_id") for p in passages}
+    return choose(read, _passage_texts(passages), similarity, read.weights, word_similarity(model), documents)
 
 
 def responder_messages(

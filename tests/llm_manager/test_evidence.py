@@ -587,3 +587,20 @@ def test_a_sentence_with_a_figure_of_its_own_is_not_a_repeat_of_one_with_nearly_
     versioned = "All traffic to and from the service is encrypted in transit with TLS 1.3."
     assert not evidence.same_sentence(versioned, "Traffic between the service's components is encrypted with TLS.")
     assert evidence.same_sentence(versioned, "all traffic to and from the service is encrypted in transit with TLS 1.3")
+
+
+def test_a_second_sentence_from_another_document_must_be_nearly_as_relevant_as_the_first(minilm_similarity):
+    """A part's second sentence, 0.75 as relevant as its first, is quoted from the first's document and left out
+    from another: there it is on the question's topic, not its subject (padding, issue 33)."""
+    question = "Can the database be restored to a specific point in time?"
+    passages = {
+        1: "Point-in-time recovery restores the database to its state at any moment since the base backup was taken.",
+        2: "Each specific restore of the database is written to the audit log.",
+    }
+
+    def quoted(documents):
+        return [c.n for c in evidence.choose(question, passages, minilm_similarity, documents=documents)]
+
+    assert quoted({1: 10, 2: 10}) == [1, 2]
+    assert quoted({1: 10, 2: 20}) == [1]
+    assert quoted(None) == [1, 2]  # documents unknown (the offline provider reads only the prompt)
