@@ -808,7 +808,7 @@ def plot_reliability(samples: dict[str, list], path) -> None:
     figure, panels = pyplot.subplots(1, len(samples), figsize=(5 * len(samples), 5), squeeze=False)
     for axes, (title, verdicts) in zip(panels[0], samples.items(), strict=True):
         axes.plot([0, 1], [0, 1], linestyle=":", color="grey", label="calibrated")
-        for split, marker in ((TEST, "o"), (DEV, "s")):
+        for split, marker, offset in ((TEST, "o", (4, 4)), (DEV, "s", (4, -12))):  # counts apart where points meet
             rows = [r for r in reliability([v for v in verdicts if v.split == split]) if r.drafts]
             axes.plot(
                 [r.mean_confidence for r in rows],
@@ -818,14 +818,14 @@ def plot_reliability(samples: dict[str, list], path) -> None:
             )
             for r in rows:
                 axes.annotate(
-                    str(r.drafts), (r.mean_confidence, r.share_answers), textcoords="offset points", xytext=(4, 4)
+                    str(r.drafts), (r.mean_confidence, r.share_answers), textcoords="offset points", xytext=offset
                 )
         axes.set(
             xlim=(-0.02, 1.02),
             ylim=(-0.02, 1.06),
             xlabel="confidence shown after review (bin mean)",
             ylabel="share of the bin's drafts labelled answers",
-            title=f"{title} (n per point)",
+            title=f"{title}\nbeside each point: the drafts it is read from",
         )
         axes.legend(loc="upper left")
     figure.tight_layout()
