@@ -808,7 +808,8 @@ def plot_reliability(samples: dict[str, list], path) -> None:
     figure, panels = pyplot.subplots(1, len(samples), figsize=(5 * len(samples), 5), squeeze=False)
     for axes, (title, verdicts) in zip(panels[0], samples.items(), strict=True):
         axes.plot([0, 1], [0, 1], linestyle=":", color="grey", label="calibrated")
-        for split, marker, offset in ((TEST, "o", (4, 4)), (DEV, "s", (4, -12))):  # counts apart where points meet
+        # the counts set apart where the splits' points meet: the test split's right of its points, the dev's left
+        for split, marker, offset, align in ((TEST, "o", (4, 4), "left"), (DEV, "s", (-4, 4), "right")):
             rows = [r for r in reliability([v for v in verdicts if v.split == split]) if r.drafts]
             axes.plot(
                 [r.mean_confidence for r in rows],
@@ -818,7 +819,11 @@ def plot_reliability(samples: dict[str, list], path) -> None:
             )
             for r in rows:
                 axes.annotate(
-                    str(r.drafts), (r.mean_confidence, r.share_answers), textcoords="offset points", xytext=offset
+                    str(r.drafts),
+                    (r.mean_confidence, r.share_answers),
+                    textcoords="offset points",
+                    xytext=offset,
+                    horizontalalignment=align,
                 )
         axes.set(
             xlim=(-0.02, 1.02),
