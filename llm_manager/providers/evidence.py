@@ -323,7 +323,7 @@ def choose(
             range(len(found)),
             key=lambda i: (-(order[i] - RANK_PENALTY * found[i].rank), found[i].rank, found[i].position),
         )
-        wanted, held, first, first_document = stems(parts[part].words, subject_only=True), None, 0.0, None
+        wanted, held, first = stems(parts[part].words, subject_only=True), None, 0.0
         if stating[ranked[0]] and _repeats(found[ranked[0]].text, [c for _, c in chosen]):
             continue  # the sentence that says what this part asks (how long…) is quoted already, for an earlier part
         for i in ranked:
@@ -337,7 +337,7 @@ def choose(
                 continue  # about another subject
             if (
                 held is not None
-                and _elsewhere(found[i], documents, first_document)
+                and _elsewhere(found[i], _first_of_part(chosen, part), documents)
                 and row[i] < OTHER_DOCUMENT_SHARE * first
             ):
                 continue  # another document's, and not nearly as relevant as the part's first: padding from elsewhere
@@ -351,7 +351,6 @@ def choose(
             ):
                 continue  # it says little of the part that the part's first sentence does not already say
             chosen.append((Choice(found[i].n, found[i].text, part, round(row[i], 3)), found[i]))
-            first_document = (documents or {}).get(found[i].n) if held is None else first_document
             first = row[i] if held is None else first
             held = own if held is None else held | own
             if reading.wants_list and enumerates(found[i]):
@@ -541,9 +540,15 @@ def _with_neighbours(chosen: list, found: list[Candidate], reading: questions.Re
     return widened
 
 
-def _elsewhere(candidate: Candidate, documents: dict[int, int] | None, document: int | None) -> bool:
-    """Whether the sentence comes from another document than `document`, when the passages' documents are known."""
-    return bool(documents) and documents.get(candidate.n) != document
+def _first_of_part(chosen: list, part: int) -> Candidate:
+    """The sentence chosen first for a part (the caller has chosen one)."""
+    return next(candidate for choice, candidate in chosen if choice.part == part)
+
+
+def _elsewhere(candidate: Candidate, first: Candidate, documents: dict[int, int] | None) -> bool:
+    """Whether the sentence comes from another document than the part's `first`, when the passages' documents
+    are known."""
+    return bool(documents) and documents.get(candidate.n) != documents.get(first.n)
 
 
 def _points_to(candidate: Candidate, step: int) -> bool:
