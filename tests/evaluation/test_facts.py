@@ -47,6 +47,17 @@ def test_word_forms_meet_by_their_stems_and_plurals():
     assert not states("Served over HTTP and LDAP.", _fact(["https"])) and not states("LDAP", _fact(["ldaps"]))
 
 
+def test_a_longer_word_is_not_stated_by_a_shorter_word_it_begins_with():
+    """Words are stemmed as English words, not cut to six letters as the product's full-text stems are: a tool or
+    attribute name does not meet the common word it begins with, nor a word the common word of another family."""
+    assert not states("Users are created with adduser.", _fact(["createrole"]))
+    assert not states("The system checks the files.", _fact(["checksecurity"]))
+    assert not states("The auditor certified the process.", _fact(["certificate"]))
+    assert not states("Interconnection of the two sites.", _fact(["interception"]))
+    assert states("The role has the CREATEROLE attribute.", _fact(["createrole"]))
+    assert states("Each host is reinstalled from scratch.", _fact(["reinstallation"]))
+
+
 def test_an_alternative_must_stand_whole_and_in_order():
     assert not states("a day of 90 minutes", _fact(["90 days"]))
     assert not states("keys rotated, logged yearly", _fact(["rotated yearly"]))
