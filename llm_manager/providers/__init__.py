@@ -4,14 +4,18 @@ from .base import ChatResult, ModelInfo, Provider, TokenVectors
 
 
 def get_provider(api) -> Provider:
-    from .local import LocalProvider
-    from .offline import OfflineProvider
-    from .openai_compat import OpenAICompatibleProvider
-
+    # Each provider is imported when first asked for: the OpenAI client takes a second to import, which a web
+    # process whose models are offline or local never needs (a worker imports all three before its pool starts).
     if api.kind == "offline":
+        from .offline import OfflineProvider
+
         return OfflineProvider(api)
     if api.kind == "local":
+        from .local import LocalProvider
+
         return LocalProvider(api)
+    from .openai_compat import OpenAICompatibleProvider
+
     return OpenAICompatibleProvider(api)
 
 

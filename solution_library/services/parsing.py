@@ -8,12 +8,13 @@ meant for the person who uploaded the file.
 
 import io
 import re
-import warnings
 import zipfile
 from contextlib import contextmanager
 
 import filetype
-from bs4 import BeautifulSoup, NavigableString, Tag, XMLParsedAsHTMLWarning
+import lxml.html
+from bs4.dammit import EncodingDetector
+from lxml import etree
 from pypdf.errors import LimitReachedError
 
 from core import file_limits
@@ -280,12 +281,23 @@ def _html_text(data: bytes) -> str:
     return html_to_text(data)
 
 
-def html_soup(data: bytes | str) -> BeautifulSoup:
-    """The page parsed as HTML, XHTML included: an XHTML page (an `<?xml …?>` line first) is HTML to lxml's HTML
-    parser, which reads it right, so bs4's warning that it looks like XML is noise in every worker's log."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", XMLParsedAsHTMLWarning)
-        return BeautifulSoup(data, "lxml")
+def html_tree(data: bytes | str) -> lxml.html.HtmlElement:
+    """The page parsed by lxml's HTML parser, XHTML included (an `<?xml …?>` line first is HTML to it, and read
+    right). Bytes are read in the first encoding that decodes them of those the page's byte-order mark or
+    declaration names, then UTF-8 and Windows-1252 (bs4's detector, which follows the browsers' order)."""
+    if isinstance(data, str):
+        data, encodings = data.encode("utf-8"), ["utf-8"]
+    else:
+        detector = EncodingDetector(data, is_html=True)
+        data, encodings = detector.markup, list(detector.encodings)
+    for encoding in encodings:
+        try:
+            return lxml.html.document_fromstring(data, parser=lxml.html.HTMLParser(encoding=encoding))
+        except (UnicodeDecodeError, LookupError):
+            continue
+        except etree.ParserError:  # "Document is empty": nothing but whitespace or comments
+            break
+    return lxml.html.document_fromstring(b"<html></html>")
 
 
 def html_to_text(data: bytes | str) -> str:
@@ -293,16 +305,20 @@ def html_to_text(data: bytes | str) -> str:
     ("<a>LDAP authentication</a>, which relies on…" is one sentence), a list's items Markdown's `- ` items and
     its headings Markdown heading lines, which tell the chunker which section a passage is in.
 
-    One walk over the page in reading order, the tree left as parsed: unwrapping each inline element in place
-    costs a pass over its parent's children, so a page of 20,000 links took over a minute.
+    One walk over lxml's tree in reading order: an element's own text comes after it opens, its tail (the text
+    after it, up to its next sibling) belongs to its parent. lxml's tree, not bs4's: building bs4's objects for a
+    page of 49,000 links took two of the ten seconds a file may take to be answered.
     """
-    soup = html_soup(data)
+    root = html_tree(data)
+    body = root.find("body")
+    start = root if body is None else body
     page = _PageText()
-    for node in (soup.body or soup).descendants:
-        if isinstance(node, Tag):
+    for event, node in etree.iterwalk(start, events=("start", "end", "comment")):
+        if event == "start":
             page.enter(node)
-        elif type(node) is NavigableString:  # not a comment or a doctype
-            page.add(node)
+            page.add(node.text, node)
+        elif node is not start:  # the end of an element, or a comment (or a processing instruction): its tail
+            page.add(node.tail, node.getparent())
     return page.text()
 
 
@@ -315,28 +331,29 @@ class _PageText:
         self.block = None  # the element whose paragraph `line` is
         self.prefix = ""  # what the next paragraph starts with: "- " in a list item, "## " in a heading
         self.prefixed = None  # the element that set `prefix`: only the blocks inside it take it
-        self.context: dict[int, tuple] = {}  # id(element): (its block, hidden, preformatted)
+        self.context: dict[etree._Element, tuple] = {}  # element: (its block, hidden, preformatted)
 
-    def enter(self, tag: Tag) -> None:
-        block, hidden, pre = self.context.get(id(tag.parent), (None, False, False))
-        hidden = hidden or tag.name in HIDDEN_TAGS or _navigation(tag)
-        if tag.name not in INLINE_TAGS:
+    def enter(self, tag: etree._Element) -> None:
+        block, hidden, pre = self.context.get(tag.getparent(), (None, False, False))
+        hidden = hidden or tag.tag in HIDDEN_TAGS or _navigation(tag)
+        if tag.tag not in INLINE_TAGS:
             if not hidden:
                 self.flush()
                 inherited = self.prefix if block is not None and block is self.prefixed else ""
-                self.prefix = _HEADING_MARKS.get(tag.name, "- " if tag.name == "li" else inherited)
+                self.prefix = _HEADING_MARKS.get(tag.tag, "- " if tag.tag == "li" else inherited)
                 self.prefixed = tag  # an item's <p> is the item; the <p> after an empty <li></li> is not
             block = tag
-        self.context[id(tag)] = (block, hidden, pre or tag.name == "pre")
+        self.context[tag] = (block, hidden, pre or tag.tag == "pre")
 
-    def add(self, string: NavigableString) -> None:
-        block, hidden, pre = self.context.get(id(string.parent), (None, False, False))
-        if hidden:
+    def add(self, string: str | None, parent: etree._Element) -> None:
+        """Text whose element is `parent` (an element's text, or its child's tail)."""
+        block, hidden, pre = self.context.get(parent, (None, False, False))
+        if not string or hidden:
             return
         if block is not self.block:
             self.flush()
             self.block = block
-        self.line.append(str(string) if pre else re.sub(r"\s+", " ", str(string)))
+        self.line.append(string if pre else re.sub(r"\s+", " ", string))
 
     def flush(self) -> None:
         text, self.line = "".join(self.line).strip(), []
@@ -351,14 +368,18 @@ class _PageText:
         return "\n\n".join(self.paragraphs)
 
 
-def _navigation(tag: Tag) -> bool:
-    return tag.get("role") == "navigation" or not NAVIGATION_CLASSES.isdisjoint(tag.get("class") or ())
+def _navigation(tag: etree._Element) -> bool:
+    return tag.get("role") == "navigation" or not NAVIGATION_CLASSES.isdisjoint((tag.get("class") or "").split())
 
 
 def html_title(data: bytes | str) -> str:
-    soup = html_soup(data)
-    heading = soup.title or soup.find("h1")
-    return heading.get_text(" ", strip=True)[:300] if heading else ""
+    """The page's <title>, or its first <h1>, as one line (a no-break space, as in "8.5.\u00a0Creating Accounts",
+    kept)."""
+    root = html_tree(data)
+    heading = next((found for found in (root.find(".//title"), root.find(".//h1")) if found is not None), None)
+    if heading is None:
+        return ""
+    return re.sub(r"[ \t\r\n]+", " ", " ".join(heading.itertext())).strip()[:300]
 
 
 def _markdown_text(data: bytes) -> str:

@@ -24,7 +24,7 @@ from django.utils import timezone
 
 from ..models import Document, DocumentationSource, DocumentType, ReviewStatus
 from .documents import content_hash, delete_document
-from .parsing import html_soup, html_title, html_to_text
+from .parsing import html_title, html_to_text, html_tree
 
 logger = logging.getLogger(__name__)
 
@@ -152,8 +152,8 @@ def _fetch(client: httpx.Client, url: str) -> Page:
 def _links(page: Page) -> Iterator[str]:
     if page.error or page.status >= 400:
         return
-    for anchor in html_soup(page.body).find_all("a", href=True):
-        url = urljoin(page.url, anchor["href"])
+    for anchor in html_tree(page.body).iterfind(".//a[@href]"):
+        url = urljoin(page.url, anchor.get("href"))
         if urlparse(url).scheme in ("http", "https"):
             yield _normalise(url)
 

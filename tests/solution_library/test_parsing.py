@@ -7,7 +7,14 @@ import pytest
 
 from solution_library.models import DocumentType
 from solution_library.services.chunking import chunk_text
-from solution_library.services.parsing import UnsupportedFile, check_readable, detect_type, extract_text
+from solution_library.services.parsing import (
+    UnsupportedFile,
+    check_readable,
+    detect_type,
+    extract_text,
+    html_title,
+    html_to_text,
+)
 
 from . import files
 
@@ -98,7 +105,7 @@ def test_an_empty_list_item_leaves_no_mark_on_the_paragraph_after_the_list():
 
 
 def test_an_xhtml_page_is_read_as_html_without_a_warning_in_the_log():
-    # bs4 warns "looks like XML" on an XHTML page longer than the 512 bytes it hands lxml at a time, as real ones are
+    # an XHTML page (an <?xml …?> line, a namespace) is HTML to the HTML parser, and no parser's "looks like XML"
     paragraph = "Quotas limit the disk space a user may use."
     page = (
         b'<?xml version="1.0" encoding="UTF-8" standalone="no"?>\n<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 '
@@ -458,3 +465,13 @@ def test_an_html_sentence_keeps_its_links_and_code_in_its_line_and_a_list_reads_
         "Run psql -h db to connect.",
         "host  all  all\nlocal all  all",
     ]
+
+
+def test_a_page_is_read_in_the_encoding_it_declares_and_titled_by_its_title_or_first_heading():
+    declared = "<html><head><meta charset='windows-1252'><title>Caf\u00e9\n  menu</title></head><body><p>Na\u00efve \u2019q\u2019</p>"
+    assert html_title(declared.encode("cp1252")) == "Caf\u00e9 menu"
+    assert html_to_text(declared.encode("cp1252")) == "Na\u00efve \u2019q\u2019"
+    assert (
+        html_title(b"<html><body><h1>Backups <em>at</em> rest</h1><h1>Second</h1></body></html>") == "Backups at rest"
+    )
+    assert html_title(b"<p>No heading</p>") == ""
