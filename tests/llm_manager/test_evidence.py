@@ -604,3 +604,43 @@ def test_a_second_sentence_from_another_document_must_be_nearly_as_relevant_as_t
     assert quoted({1: 10, 2: 10}) == [1, 2]
     assert quoted({1: 10, 2: 20}) == [1]
     assert quoted(None) == [1, 2]  # documents unknown (the offline provider reads only the prompt)
+
+
+def fixed_similarity(cosines: dict[str, float]):
+    """Each text's cosine to any query: the value of the first key it contains, else 0."""
+
+    def similarity(queries, texts):
+        return [[next((v for k, v in cosines.items() if k in t), 0.0) for t in texts] for _ in queries]
+
+    return similarity
+
+
+def test_a_second_sentence_nearly_as_relevant_as_the_first_is_quoted_though_the_first_names_its_words():
+    """The first sentence may be the wrong one ("…once it is scanned" for "who can open"): a second one nearly as
+    relevant (NEW_WORDS_NEAR) is quoted even when every subject word it names is the first's. A less relevant one
+    that adds no subject word is not: it says nothing of the question the first does not."""
+    question = "Who can open a file that another user uploaded?"
+    passages = {
+        1: "Any user can open a file that another user uploaded, once it is scanned.\n\n"
+        "Another user may open an upload only after its owner shares the upload."
+    }
+
+    def quoted(second_cosine):
+        similarity = fixed_similarity({"once it is scanned": 0.8, "owner shares": second_cosine})
+        return [c.text.split()[0] for c in evidence.choose(question, passages, similarity)]
+
+    assert quoted(0.8) == ["Any", "Another"]
+    assert quoted(0.5) == ["Any"]
+
+
+def test_another_row_of_the_first_rows_table_must_add_what_is_asked():
+    """Nearly as relevant is not enough for a row of the same table when the question asks for no list: "Train: …
+    2 weeks" after "Discover: … 2 weeks" is one more phase, not the typical implementation's length."""
+    question = "How long does a typical implementation take?"
+    passages = {
+        1: "## Implementation phases\n\n"
+        "- Discover: a typical implementation starts with workshops; duration: 2 weeks.\n"
+        "- Train: a typical implementation trains the administrators; duration: 2 weeks."
+    }
+    chosen = evidence.choose(question, passages, fixed_similarity({"Discover": 0.8, "Train": 0.78}))
+    assert [c.text.split(":")[0] for c in chosen] == ["Discover"]
