@@ -58,7 +58,8 @@ def test_assign_answer_with_an_insert_mention_bulk_approve_export_and_a_viewer_r
     page = logged_in_page(bob, "pw-bob-12345")
     page.click("nav >> text=My questions")
     rows = page.locator("#my-questions tbody tr")
-    assert rows.count() == 5 and "Do you encrypt data at rest?" in rows.first.inner_text()
+    expect(rows).to_have_count(5)  # waits for the page the click opened; count() alone may read the old one
+    assert "Do you encrypt data at rest?" in rows.first.inner_text()
     assert due.isoformat() in rows.first.inner_text()
     shot(page, tmp_path, "my-questions")
 
