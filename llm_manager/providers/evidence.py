@@ -500,9 +500,7 @@ def _siblings(
     return [
         (Choice(c.n, c.text, part, round(row[i], 3)), c)
         for i, c in enumerate(found)
-        if c.n == item.n
-        and c.unit.kind == grounding.ITEM
-        and c.unit.heading == item.unit.heading
+        if _same_list(c, item)
         and c not in taken
         and c != item
         and row[i] >= least
