@@ -281,10 +281,13 @@ def _html_text(data: bytes) -> str:
     return html_to_text(data)
 
 
-def html_tree(data: bytes | str) -> lxml.html.HtmlElement:
+def html_tree(data: bytes | str | lxml.html.HtmlElement) -> lxml.html.HtmlElement:
     """The page parsed by lxml's HTML parser, XHTML included (an `<?xml …?>` line first is HTML to it, and read
     right). Bytes are read in the first encoding that decodes them of those the page's byte-order mark or
-    declaration names, then UTF-8 and Windows-1252 (bs4's detector, which follows the browsers' order)."""
+    declaration names, then UTF-8 and Windows-1252 (bs4's detector, which follows the browsers' order).
+    A page already parsed is returned as it is: a caller that reads its links, text and title parses it once."""
+    if isinstance(data, lxml.html.HtmlElement):
+        return data
     if isinstance(data, str):
         data, encodings = data.encode("utf-8"), ["utf-8"]
     else:
@@ -300,7 +303,7 @@ def html_tree(data: bytes | str) -> lxml.html.HtmlElement:
     return lxml.html.document_fromstring(b"<html></html>")
 
 
-def html_to_text(data: bytes | str) -> str:
+def html_to_text(data: bytes | str | lxml.html.HtmlElement) -> str:
     """Visible text of an HTML page: each block element a paragraph, its links, code and emphasis in its line
     ("<a>LDAP authentication</a>, which relies on…" is one sentence), a list's items Markdown's `- ` items and
     its headings Markdown heading lines, which tell the chunker which section a passage is in.
@@ -372,7 +375,7 @@ def _navigation(tag: etree._Element) -> bool:
     return tag.get("role") == "navigation" or not NAVIGATION_CLASSES.isdisjoint((tag.get("class") or "").split())
 
 
-def html_title(data: bytes | str) -> str:
+def html_title(data: bytes | str | lxml.html.HtmlElement) -> str:
     """The page's <title>, or its first <h1>, as one line (a no-break space, as in "8.5.\u00a0Creating Accounts",
     kept)."""
     root = html_tree(data)

@@ -13,6 +13,7 @@ import logging
 from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from functools import cached_property
 from urllib.parse import urldefrag, urljoin, urlparse
 
 import httpx
@@ -71,6 +72,11 @@ class Page:
     status: int = 0
     body: bytes = b""
     error: str = ""
+
+    @cached_property
+    def tree(self):
+        """The page parsed once: its links, text and title are read from the same tree."""
+        return html_tree(self.body)
 
 
 def sync_documentation_source(
@@ -152,7 +158,7 @@ def _fetch(client: httpx.Client, url: str) -> Page:
 def _links(page: Page) -> Iterator[str]:
     if page.error or page.status >= 400:
         return
-    for anchor in html_tree(page.body).iterfind(".//a[@href]"):
+    for anchor in page.tree.iterfind(".//a[@href]"):
         url = urljoin(page.url, anchor.get("href"))
         if urlparse(url).scheme in ("http", "https"):
             yield _normalise(url)
@@ -191,7 +197,7 @@ def _record_page(source, page: Page, user, result: SyncResult, seen: set[str]) -
         result.failed += 1
         result.errors.append({"item": page.url, "error": page.error or f"HTTP {page.status}"})
         return
-    text = html_to_text(page.body)
+    text = html_to_text(page.tree)
     if not text.strip():
         result.failed += 1
         result.errors.append({"item": page.url, "error": "The page has no text."})
@@ -206,7 +212,7 @@ def _record_page(source, page: Page, user, result: SyncResult, seen: set[str]) -
 def _upsert_page_document(source, page: Page, text: str, user) -> tuple[str, Document]:
     """'created', 'updated' or 'skipped', and the page's document."""
     digest = content_hash(text.encode())
-    title = html_title(page.body) or page.url
+    title = html_title(page.tree) or page.url
     with transaction.atomic():
         document = Document.objects.select_for_update().filter(source=source, source_url=page.url).first()
         if document is not None and document.content_hash == digest:

@@ -225,6 +225,24 @@ def test_redirects_off_the_allowed_host_are_not_followed(website, db):
         assert other.hits("/secret") == 0
 
 
+def test_each_page_is_parsed_once_for_its_links_text_and_title(website, db, monkeypatch):
+    """A crawl reads a page's links, its text and its title from one parse (lxml's), not one parse each."""
+    import lxml.html
+
+    from solution_library.services.sync import sync_documentation_source as sync_service
+
+    parse = lxml.html.document_fromstring
+    parsed = []
+    monkeypatch.setattr(lxml.html, "document_fromstring", lambda data, **kw: parsed.append(data) or parse(data, **kw))
+    docs_site(website, pages=4)
+
+    result = sync_service(make_source(website).pk)
+
+    assert result.created == 5
+    assert len(parsed) == 5
+    assert "Page 3" in Document.objects.values_list("title", flat=True)  # the title read from that same tree
+
+
 def test_a_stale_cache_lock_without_a_database_lease_does_not_block_the_source(offline_embedding, website, settings):
     """A lock key left in memcached (its delete lost, its job long finished) must not strand new jobs pending."""
     from django.core.cache import cache
