@@ -292,7 +292,7 @@ def html_tree(data: bytes | str | lxml.html.HtmlElement) -> lxml.html.HtmlElemen
         data, encodings = data.encode("utf-8"), ["utf-8"]
     else:
         detector = EncodingDetector(data, is_html=True)
-        data, encodings = detector.markup, list(detector.encodings)
+        data, encodings = detector.markup, [e for e in detector.encodings if not _declared_wide(e, detector)]
     for encoding in encodings:
         try:
             return lxml.html.document_fromstring(data, parser=lxml.html.HTMLParser(encoding=encoding))
@@ -301,6 +301,13 @@ def html_tree(data: bytes | str | lxml.html.HtmlElement) -> lxml.html.HtmlElemen
         except etree.ParserError:  # "Document is empty": nothing but whitespace or comments
             break
     return lxml.html.document_fromstring(b"<html></html>")
+
+
+def _declared_wide(encoding: str, detector: EncodingDetector) -> bool:
+    """A UTF-16 or UTF-32 the page's declaration names, but no byte-order mark: the declaration was read as ASCII,
+    so the page is not in it. Browsers then read it as UTF-8 (the HTML standard's prescan), and so does this."""
+    wide = encoding.lower().replace("_", "-").startswith(("utf-16", "utf-32"))
+    return wide and encoding == detector.declared_encoding and not detector.sniffed_encoding
 
 
 def html_to_text(data: bytes | str | lxml.html.HtmlElement) -> str:

@@ -475,3 +475,12 @@ def test_a_page_is_read_in_the_encoding_it_declares_and_titled_by_its_title_or_f
         html_title(b"<html><body><h1>Backups <em>at</em> rest</h1><h1>Second</h1></body></html>") == "Backups at rest"
     )
     assert html_title(b"<p>No heading</p>") == ""
+
+
+def test_a_page_declaring_utf16_without_a_byte_order_mark_is_read_as_utf8_as_browsers_do():
+    """The declaration was read as ASCII, so the page is not UTF-16: read in it, every two bytes became one
+    Chinese-looking character."""
+    page = "<html><head><meta charset='utf-16'><title>Caf\u00e9</title></head><body><p>Na\u00efve</p>"
+    assert html_to_text(page.encode("utf-8")) == "Na\u00efve"
+    assert html_title(page.encode("utf-8")) == "Caf\u00e9"
+    assert html_to_text("\ufeff<p>Real UTF-16</p>".encode("utf-16-le")) == "Real UTF-16"  # its mark says so
