@@ -389,7 +389,9 @@ def test_a_row_says_the_reviewers_verdict_and_a_persons_approval_in_two_differen
     answer(second, draft_text="Hourly [1].", choice="yes", choice_needs_review=True)  # an open question's old guess
     page = user_client.get(reverse("rfp_manager:detail", args=[rfp.pk])).content.decode()
     row = re.search(rf'<tr id="q{first.pk}".*?</tr>', page, re.DOTALL).group(0)
-    assert 'class="verdict-tag verdict-approved"' in row and "Reviewer: supported · 0.90" in row
+    assert 'class="verdict-tag verdict-approved"' in row and "Reviewer: supported</span>" in row
+    # one number per row, the confidence ("this share of such drafts answered"): the review's own score is not shown
+    assert "0.90" not in row
     assert "Approved by" not in row and ">In review<" in row and "<strong>0% approved</strong>" in page
     open_row = re.search(rf'<tr id="q{second.pk}".*?</tr>', page, re.DOTALL).group(0)
     assert "choice to check" not in open_row and 'class="choice"' not in open_row  # "How often …" takes no Yes
