@@ -38,6 +38,7 @@ COLUMNS = [
     "Choice",
 ]
 WRITE_BACK_HEADER = "Answer (Spelunker)"
+DEFAULT_COLUMN_WIDTH = 8.43  # Excel's, in characters, for a column the workbook gives no width
 
 
 def safe_cell(value) -> str:
@@ -149,11 +150,22 @@ class WorkbookCopy:
         if isinstance(cell, MergedCell):
             return False
         cell.value = safe_cell(value)
-        if "\n" in cell.value:
+        if "\n" in cell.value or len(cell.value) > self._width(sheet, cell):
             alignment = copy(cell.alignment)
             alignment.wrap_text = True
             cell.alignment = alignment
         return True
+
+    def _width(self, sheet: str, cell) -> float:
+        """How many characters the cell shows on one line: its column's width (Excel's unit is about one
+        character), or its merged box's columns together. A longer answer is wrapped inside the cell, where
+        left unwrapped it ran on as one line over the client's next columns."""
+        worksheet = self.workbook[sheet]
+        box = next((r for r in worksheet.merged_cells.ranges if cell.coordinate in r), None)
+        first, last = (box.min_col, box.max_col) if box else (cell.column, cell.column)
+        default = worksheet.sheet_format.defaultColWidth or DEFAULT_COLUMN_WIDTH
+        widths = (worksheet.column_dimensions.get(get_column_letter(c)) for c in range(first, last + 1))
+        return sum(dimension.width if dimension and dimension.width else default for dimension in widths)
 
     def new_column(self, sheet: str, header_row: int | None, header: str) -> int:
         column = self.workbook[sheet].max_column + 1

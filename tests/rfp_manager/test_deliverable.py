@@ -522,6 +522,23 @@ def test_the_report_matches_the_written_file_cell_by_cell(rfp, user):
         assert changed == written, which
 
 
+def test_an_answer_longer_than_its_column_is_wide_is_wrapped_in_its_cell_a_short_one_keeps_the_clients_style(rfp):
+    """Left unwrapped, a paragraph runs on as one line over the client's next columns; the column keeps its width."""
+    data, _ = workbooks.vendor_assessment()
+    import_file(rfp, "assessment.xlsx", data)
+    long = "Yes. Customer data is encrypted at rest with AES-256, and keys are rotated every year by the HSM."
+    answer(rfp, "DATA-01", f"{long} [1]", approved=True)
+    answer(rfp, "DATA-02", "Yes [1].", approved=True)
+    content, _, _ = export.export_into_source_file(rfp)
+
+    before, after = load_workbook(io.BytesIO(data))["Data"], load_workbook(io.BytesIO(content))["Data"]
+    written = {q.number: q.answer_cells["text"] for q in rfp.questions.filter(number__in=["DATA-01", "DATA-02"])}
+    assert after[written["DATA-01"]].value == long and after[written["DATA-01"]].alignment.wrap_text
+    assert after[written["DATA-02"]].value == "Yes." and not after[written["DATA-02"]].alignment.wrap_text
+    assert repr(after[written["DATA-02"]].alignment) == repr(before[written["DATA-02"]].alignment)
+    assert dict(after.column_dimensions).keys() == dict(before.column_dimensions).keys()
+
+
 def test_an_open_question_gets_no_choice_proposed_shown_or_exported(rfp, user):
     assert choices.choice_fields("Yes, founded in 2009 [1].", "Describe your company.") == {
         "choice": "",
