@@ -32,7 +32,7 @@ COLUMNS = [
     "Sources",
     "Reviewer verdict",
     "Reviewer feedback",
-    "Reviewer score",
+    "Confidence",
     "Approval (a person)",
     "Goes to the client",
     "Choice",
@@ -77,7 +77,7 @@ def answer_rows(rfp: RFP) -> list[list[str]]:
                 _sources(answer) if answer else "",
                 _verdict(answer),
                 answer.review_feedback if answer else "",
-                "" if not answer or answer.review_score is None else f"{answer.review_score:.2f}",
+                "" if not answer or answer.confidence is None else f"{answer.confidence:.2f}",  # the page's number
                 deliverable.person_behind(answer) if answer else "",
                 "yes" if out.text else f"no: {out.reason}",
                 answer.get_choice_display() if answer and answer.choice and takes_choice(question) else "",

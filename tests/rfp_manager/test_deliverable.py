@@ -549,10 +549,13 @@ def test_an_open_question_gets_no_choice_proposed_shown_or_exported(rfp, user):
     closed = rfp.questions.create(text="Is data encrypted at rest?", import_key="b", number="2", order=1)
     text = "Yes, AES-256 [1]."
     Answer.objects.create(question=open_question, draft_text="Founded in 2009 [1].", choice="yes")  # an old guess
-    Answer.objects.create(question=closed, draft_text=text, choice="yes", **approved_by(user, text))
+    Answer.objects.create(
+        question=closed, draft_text=text, choice="yes", confidence=0.67, review_score=1.0, **approved_by(user, text)
+    )
     header, *rows = csv.reader(io.StringIO(export.export_csv(rfp).decode("utf-8-sig")))
     working = [dict(zip(header, row)) for row in rows]
     assert [row["Choice"] for row in working] == ["", "Yes"]
+    assert working[1]["Confidence"] == "0.67"  # the RFP page's one number, not the review's own score
     assert working[1]["Approval (a person)"].startswith("approved by alice, ")
     assert working[1]["Goes to the client"] == "yes"
     assert working[0]["Goes to the client"] == (
