@@ -133,6 +133,7 @@ class WorkbookCopy:
     def __init__(self, data: bytes):
         self.original, self.workbook = data, load_workbook(io.BytesIO(data))
         self.dropdowns = dropdowns.Dropdowns(data)
+        self._boxes: dict[str, dict[tuple[int, int], object]] = {}  # per sheet: a merged box by its first cell
 
     def has_sheet(self, name: str) -> bool:
         return name in self.workbook.sheetnames
@@ -161,7 +162,9 @@ class WorkbookCopy:
         character), or its merged box's columns together. A longer answer is wrapped inside the cell, where
         left unwrapped it ran on as one line over the client's next columns."""
         worksheet = self.workbook[sheet]
-        box = next((r for r in worksheet.merged_cells.ranges if cell.coordinate in r), None)
+        if sheet not in self._boxes:  # read once per sheet, not once per answer written
+            self._boxes[sheet] = {(r.min_row, r.min_col): r for r in worksheet.merged_cells.ranges}
+        box = self._boxes[sheet].get((cell.row, cell.column))  # a written cell is never inside a box (write())
         first, last = (box.min_col, box.max_col) if box else (cell.column, cell.column)
         default = worksheet.sheet_format.defaultColWidth or DEFAULT_COLUMN_WIDTH
         widths = (worksheet.column_dimensions.get(get_column_letter(c)) for c in range(first, last + 1))
