@@ -88,6 +88,11 @@ class BaseJob(models.Model):
     def is_active(self) -> bool:
         return self.status in ACTIVE_STATUSES
 
+    @property
+    def ended_unfinished(self) -> bool:
+        """Failed or cancelled: what a Retry button is for (a completed job has nothing to retry)."""
+        return self.status in (JobStatus.FAILED, JobStatus.CANCELLED)
+
     def get_progress_percentage(self) -> int:
         if self.total_items == 0:
             return 100 if self.status == JobStatus.COMPLETED else 0

@@ -16,8 +16,10 @@ def document_url(job: DocumentJob) -> str:
 
 
 def document_retry_url(job: DocumentJob) -> str:
-    document = job.document
-    return reverse("solution_library:document_retry", args=[document.pk]) if document.can_retry else ""
+    """Only for a job that failed or was cancelled; the document's page offers "process again" for the rest."""
+    if not job.ended_unfinished or not job.document.can_retry:
+        return ""
+    return reverse("solution_library:document_retry", args=[job.document_id])
 
 
 def newest_job_of_each_document(jobs, user):
@@ -31,7 +33,7 @@ def newest_job_of_each_document(jobs, user):
 
 
 def sync_retry_url(job) -> str:
-    return reverse("solution_library:source_sync", args=[job.source_id]) if not job.is_active else ""
+    return reverse("solution_library:source_sync", args=[job.source_id]) if job.ended_unfinished else ""
 
 
 KINDS = (

@@ -9,7 +9,7 @@ from jobs.kinds import grouped, job_rows
 from jobs.models import SystemCheck
 from llm_manager.models import ValidationRun
 from rfp_manager.models import RFPBatchJob
-from solution_library.models import Document, DocumentJob, EmbedBatchJob
+from solution_library.models import Document, DocumentationSource, DocumentJob, EmbedBatchJob, SyncJob
 from tests.rfp_manager.conftest import make_rfp
 
 pytestmark = pytest.mark.django_db
@@ -67,6 +67,21 @@ def test_staff_see_every_kind_grouped(jobs_of_every_kind, staff_client):
     retry = reverse("rfp_manager:job_retry", args=[jobs["rfp_batch"].pk])
     assert f'action="{retry}"' in html, "a failed job with failed items offers Retry"
     assert reverse("solution_library:document_retry", args=[jobs["document"].document_id]) in html
+
+
+def test_retry_is_offered_for_a_failed_or_cancelled_job_only(staff_user):
+    failed = failed_document_job()
+    done = Document.objects.create(title="Done", content_hash="b" * 64, file_type="text")
+    DocumentJob.objects.filter(document=done).update(status="completed")
+    source = DocumentationSource.objects.create(
+        name="docs", start_url="http://127.0.0.1:9/", allowed_host="127.0.0.1:9"
+    )
+    synced = SyncJob.objects.create(source=source, status="completed")
+    cancelled = SyncJob.objects.create(source=source, status="cancelled")
+    offered = {row.key: bool(row.retry_url) for row in job_rows(staff_user)}
+    assert offered[f"document-{failed.pk}"] and offered[f"sync-{cancelled.pk}"]
+    assert not offered[f"document-{DocumentJob.objects.get(document=done).pk}"], "nothing to retry in a completed job"
+    assert not offered[f"sync-{synced.pk}"]
 
 
 def test_a_user_sees_documents_and_the_jobs_of_their_own_rfps_only(jobs_of_every_kind, user):
