@@ -304,6 +304,9 @@ class Answer(models.Model):
 
     review_verdict = models.CharField(max_length=20, choices=Verdict.choices, blank=True)
     review_feedback = models.TextField(blank=True)
+    # The findings in a few words, as the RFP page lists them ("Opens on something else; names nothing specific.");
+    # "" when the reviewer found nothing, or only a chat model's review has words for it (the feedback then).
+    review_summary = models.TextField(blank=True)
     review_score = models.FloatField(null=True, blank=True)
     reviewer_job = models.ForeignKey("RFPBatchJob", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     reviewed_at = models.DateTimeField(null=True, blank=True)

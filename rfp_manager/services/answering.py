@@ -642,6 +642,8 @@ def judge(question: Question, answer_text: str, passages: list[dict], *, model, 
     every sentence is supported by the passage it cites (its words, figures and
     negations); the answer addresses the question by meaning (the embedding
     model) and by words, and answers each part that a given passage answers.
+    Besides the feedback (every finding in full, with its measure), "summary" says what each finding is in a few
+    words, as the RFP page lists them: "opens on something else; nothing in it comes close to “hosted”".
     """
     embedding_model = embedding_model or llm.get_default_model("embedding")
     claims = grounding.cited_sentences(answer_text)
@@ -661,23 +663,52 @@ def judge(question: Question, answer_text: str, passages: list[dict], *, model, 
     )
     unsupported = grounding.support_problems(claims, texts)
     sentences = [sentence for sentence, _ in claims]
-    findings = [
-        ("rejected", citation_problems(answer_text, passages)),
-        (addressing, addressing_reasons),
-        ("needs_revision", word_match_problems(read, answer_text, sentences, embedding_model)),
-        ("needs_revision", echo_problems(read, sentences, embedding_model)),
-        ("needs_revision", contrast_problems(read, sentences)),
-        ("needs_revision", vague_problems(read, sentences)),
-        ("needs_revision", definition_problems(read, sentences)),
-        ("needs_revision", unnamed_problems(read, sentences)),
-        ("needs_revision", opening_problems(read, sentences, embedding_model)),
-        ("rejected" if unsupported and len(unsupported) == len(claims) else "needs_revision", unsupported),
+    findings = [  # (verdict, reasons, what they are in a few words, or how to say it)
+        ("rejected", citation_problems(answer_text, passages), "cites a passage it was not given"),
+        (
+            addressing,
+            addressing_reasons,
+            "about another topic" if addressing == Answer.Verdict.REJECTED else "does not say what is asked",
+        ),
+        (
+            "needs_revision",
+            word_match_problems(read, answer_text, sentences, embedding_model),
+            lambda: _unmet_in_few_words(read, answer_text, embedding_model),  # read again only when it is met
+        ),
+        ("needs_revision", echo_problems(read, sentences, embedding_model), "says the question back"),
+        ("needs_revision", contrast_problems(read, sentences), "speaks of the other thing only"),
+        ("needs_revision", vague_problems(read, sentences), "names nothing specific"),
+        ("needs_revision", definition_problems(read, sentences), "only says what a word means"),
+        ("needs_revision", unnamed_problems(read, sentences), f"never names {' or '.join(read.names)}"),
+        ("needs_revision", opening_problems(read, sentences, embedding_model), "opens on something else"),
+        (
+            "rejected" if unsupported and len(unsupported) == len(claims) else "needs_revision",
+            unsupported,
+            "a sentence its passage does not support"
+            if len(unsupported) == 1
+            else f"{len(unsupported)} sentences their passages do not support",
+        ),
     ]
     review = rubric_review(question, answer_text, passages, model, read)
-    for verdict, reasons in findings:
+    points = []
+    for verdict, reasons, point in findings:
         if reasons:
             review = _worse(review, verdict, reasons)
-    return {**review, "feedback": review["feedback"] or CHECKS_PASSED}
+            points.append(point() if callable(point) else point)
+    return {**review, "feedback": review["feedback"] or CHECKS_PASSED, "summary": in_few_words(points)}
+
+
+def in_few_words(points: list[str]) -> str:
+    """The findings as the RFP page lists them: "Opens on something else; says the question back." ("" for none)."""
+    said = "; ".join(points)
+    return f"{said[:1].upper()}{said[1:]}." if said else ""
+
+
+def _unmet_in_few_words(read: questions.Reading, answer_text: str, embedding_model) -> str:
+    """What a weak word match is, in a few words: the question's words the draft never comes close to, when the
+    encoder names them ("nothing in it comes close to “hosted” or “environmental”")."""
+    unsaid = _never_spoken_of(read, answer_text, embedding_model)
+    return f"nothing in it comes close to {unsaid}" if unsaid else "meets few of the question's words"
 
 
 def word_match_problems(
@@ -704,16 +735,17 @@ def word_match_problems(
     unsaid = _never_spoken_of(read, answer_text, embedding_model)
     return [
         "Supported but may not answer: it meets little of what the question asks, word by word "
-        f"({under_bar(met)}, where drafts that answer reach {minimum:.2f}){unsaid}. Check that it says what is asked."
+        f"({under_bar(met)}, where drafts that answer reach {minimum:.2f})"
+        f"{f': nothing in it comes close to {unsaid}' if unsaid else ''}. Check that it says what is asked."
     ]
 
 
 def _never_spoken_of(read: questions.Reading, answer_text: str, embedding_model) -> str:
-    """The words of the question the draft never comes close to, as the reviewer reads them: ': nothing in it comes
-    close to "central"' (at most UNMET_SHOWN of them); nothing when every word is met somewhere."""
+    """The words of the question the draft never comes close to, as the reviewer reads them: '“central”' (at most
+    UNMET_SHOWN of them, joined by "or"); "" when every word is met somewhere."""
     unmet = llm.unmet_words(read.asked, answer_text, embedding_model) or []
     shown = list(dict.fromkeys(as_written(read.asked, word) for word in unmet))[:UNMET_SHOWN]
-    return f": nothing in it comes close to {' or '.join(f'“{word}”' for word in shown)}" if shown else ""
+    return " or ".join(f"“{word}”" for word in shown)
 
 
 def as_written(question: str, word: str) -> str:
@@ -882,6 +914,7 @@ def review_answer(question: Question, *, model, job=None) -> Answer:
         "review_verdict": review["verdict"],
         "review_score": review["score"],
         "review_feedback": review["feedback"],
+        "review_summary": review["summary"],
         "confidence": 0.0
         if answer.needs_expert and not answer.final_text
         else reviewed_confidence(question, answer.final_answer, answer.evidence, review["verdict"]),

@@ -125,6 +125,7 @@ def clear(questions: list[Question]) -> int:
         generated_at=None,
         review_verdict="",
         review_feedback="",
+        review_summary="",
         review_score=None,
         reviewed_at=None,
         choice="",

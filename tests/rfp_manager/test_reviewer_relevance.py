@@ -62,6 +62,7 @@ def test_a_correct_answer_is_approved(rfp, chat_model):
         passages(SECURITY, OPERATIONS),
     )
     assert review["verdict"] == "approved", review
+    assert review["summary"] == "", "nothing found: the page shows the feedback that says every check passed"
 
 
 def test_an_answer_from_a_passage_about_another_topic_is_rejected_for_that(rfp, chat_model):
@@ -74,6 +75,7 @@ def test_an_answer_from_a_passage_about_another_topic_is_rejected_for_that(rfp, 
     )
     assert review["verdict"] == "rejected"
     assert "Does not address the question: the answer is about another topic" in review["feedback"]
+    assert review["summary"].startswith("About another topic")
 
 
 def test_an_answer_that_shares_words_but_misses_what_a_given_passage_answers_is_flagged(rfp, chat_model):
@@ -138,6 +140,7 @@ def test_a_supported_answer_that_does_not_say_what_is_asked_is_flagged_in_words(
     assert "Supported but does not answer: asks how often" in review["feedback"]
     assert "the draft says what it is" in review["feedback"]
     assert "Not supported" not in review["feedback"]  # every sentence is supported: this is its own reason
+    assert "Does not say what is asked" in review["summary"] and "does not support" not in review["summary"]
 
 
 KEYS_OVER_PASSWORDS = "Is production access granted with hardware security keys rather than passwords?"
@@ -156,6 +159,7 @@ def test_a_draft_on_what_the_question_asks_against_is_flagged_in_words(user, lib
         "it asks about hardware security keys rather than passwords, and the draft speaks of passwords only"
         in about_the_other["feedback"]
     )
+    assert "speaks of the other thing only" in about_the_other["summary"].lower()
     answer = "Access to production systems requires single sign-on and hardware security keys [1]."
     assert "rather than" not in answering.judge(question, answer, given, model=chat_model)["feedback"]
 
@@ -170,6 +174,7 @@ def test_a_draft_that_names_nothing_for_a_how_question_is_flagged_in_words(user,
     in_general = answering.judge(question, IN_GENERAL.replace(".", " [1]."), given, model=chat_model)
     assert in_general["verdict"] != "approved"
     assert "it asks how or what, and the draft names nothing specific" in in_general["feedback"]
+    assert "names nothing specific" in in_general["summary"].lower()
     answer = "Access to production systems requires single sign-on and hardware security keys [1]."
     assert "names nothing" not in answering.judge(question, answer, given, model=chat_model)["feedback"]
     assert answering.vague_problems(answering.reading("Is access to production controlled?"), [IN_GENERAL]) == []
@@ -191,6 +196,7 @@ def test_a_yes_no_question_answered_by_a_definition_is_flagged_in_words(user, li
     defined = answering.judge(question, definition, given, model=chat_model)
     assert defined["verdict"] != "approved"
     assert "the draft only says what a word means (a definition)" in defined["feedback"]
+    assert "only says what a word means" in defined["summary"].lower()
     answer = MONITORING.split("\n\n")[1].replace(".", " [1].")
     assert "definition" not in answering.judge(question, answer, given, model=chat_model)["feedback"]
 
@@ -217,6 +223,7 @@ def test_a_draft_that_never_names_what_the_question_names_is_flagged_in_words(us
     flagged = answering.judge(extended, around + ".", given, model=chat_model)
     assert flagged["verdict"] != "approved"
     assert "it asks about Extended Validation, and the draft never names it" in flagged["feedback"]
+    assert "never names Extended Validation" in flagged["summary"]
     assert "never names" not in answering.judge(extended, naming, given, model=chat_model)["feedback"]
     iso = "We are certified to ISO/IEC 27001:2022 [1]."
     assert "never names" not in answering.judge(certifications, iso, passages(iso), model=chat_model)["feedback"]
@@ -302,3 +309,33 @@ def test_an_edit_or_a_redraft_makes_the_verdict_stale_until_the_next_review(rfp,
     redrafted = answering.generate_answer(question, model=chat_model)
     assert redrafted.draft_text != edited.reviewed_text and redrafted.review_is_stale
     assert "stale: the answer changed" in user_client.get(f"/rfps/{rfp.pk}/").content.decode()
+
+
+def test_the_rfp_page_lists_the_findings_in_a_few_words_and_the_answer_page_in_full(rfp, chat_model, user_client):
+    """The list's narrow column shows what is wrong in a few words (never a measure cut off mid-word); the full
+    feedback, with its measures, is the row's tooltip and the answer page's."""
+    from django.urls import reverse
+
+    from rfp_manager.models import Answer
+    from rfp_manager.services import workflow
+
+    question = rfp.questions.get(text=BACKUP_QUESTION)
+    definition = (
+        "A backup is a copy of the platform's data kept apart from it, from which the data can be restored [1]."
+    )
+    from solution_library.models import Chunk
+
+    cited = [{**passages(BACKUP_DEFINITION)[0], "chunk_id": Chunk.objects.first().pk}]
+    Answer.objects.create(question=question, draft_text=definition, citations=cited)
+    reviewed = answering.review_answer(question, model=chat_model)
+    assert reviewed.review_summary.startswith("Does not say what is asked")
+    assert "Supported but does not answer: asks how often" in reviewed.review_feedback
+
+    page = user_client.get(reverse("rfp_manager:detail", args=[rfp.pk])).content.decode()
+    shown = page.split('class="muted feedback"', 1)[1].split("</p>", 1)[0]
+    assert shown.endswith(f">{reviewed.review_summary}") and "Supported but does not answer: asks" in shown  # title
+    edit = user_client.get(reverse("rfp_manager:answer_edit", args=[question.pk])).content.decode()
+    assert reviewed.review_summary in edit and "Supported but does not answer: asks how often" in edit
+
+    workflow.clear([question])
+    assert Answer.objects.get(pk=reviewed.pk).review_summary == ""

@@ -134,6 +134,7 @@ def test_the_word_match_reason_names_what_the_draft_never_speaks_of_as_the_quest
     passages = [{"n": 1, "text": "The logging collector writes messages to files in the data directory."}]
     review = answering.judge(question, collector, passages, model=offline_chat())
     assert "word by word" in review["feedback"] and "nothing in it comes close to “central”" in review["feedback"]
+    assert "nothing in it comes close to “central”" in review["summary"] and "0.6" not in review["summary"]
     assert answering.as_written("Do you export logs to our SIEM or sub-processors?", "siem") == "SIEM"
     assert answering.as_written("Do you export logs to our SIEM or sub-processors?", "processors") == "sub-processors"
 
@@ -258,5 +259,6 @@ def test_a_draft_that_opens_on_something_else_is_sent_back_and_the_same_draft_an
     assert buried["verdict"] == "needs_revision"
     assert "it opens on something else (“First, always make a copy of a system file" in buried["feedback"]
     assert "Put what is asked first." in buried["feedback"]
+    assert buried["summary"].startswith("Opens on something else")
     first = answering.judge(question, f"{SHADOW} {COPY_FIRST}", SHADOW_PASSAGES, model=offline_chat())
     assert "opens on something else" not in first["feedback"]
