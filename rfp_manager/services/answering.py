@@ -72,7 +72,7 @@ MEANING_EVIDENCE_THRESHOLDS = {"all-MiniLM-L6-v2": 0.10}
 # 80 % of the drafts labelled does_not_answer (0.48), rounded up; it keeps 16 of the 26 labelled answers approved.
 ANSWER_MINIMUMS = {"all-MiniLM-L6-v2": 0.5}
 # The reviewer's word-by-word bar (llm.word_alignment of the question and the whole draft), on the local encoder's
-# scale: below it, a supported draft may not answer (word_match_problems). Tuned on dev's judged drafts: first set at
+# scale: below it, a supported draft may not answer (word_match_finding). Tuned on dev's judged drafts: first set at
 # 0.65, where the approved drafts labelled answers went 16 -> 14 and does_not_answer approved 24 -> 7. Re-chosen when
 # each word came to count once (a split word's pieces share its weight): 0.67 is the lowest bar that approves those
 # 14 answers among 21 approvals (0.65: 24; 0.69: 20 with 13 answers), at the cost of one of the demo's right answers
@@ -663,18 +663,15 @@ def judge(question: Question, answer_text: str, passages: list[dict], *, model, 
     )
     unsupported = grounding.support_problems(claims, texts)
     sentences = [sentence for sentence, _ in claims]
-    findings = [  # (verdict, reasons, what they are in a few words, or how to say it)
+    weak_match, unmet = word_match_finding(read, answer_text, sentences, embedding_model)
+    findings = [  # (verdict, reasons, what they are in a few words)
         ("rejected", citation_problems(answer_text, passages), "cites a passage it was not given"),
         (
             addressing,
             addressing_reasons,
             "about another topic" if addressing == Answer.Verdict.REJECTED else "does not say what is asked",
         ),
-        (
-            "needs_revision",
-            word_match_problems(read, answer_text, sentences, embedding_model),
-            lambda: _unmet_in_few_words(read, answer_text, embedding_model),  # read again only when it is met
-        ),
+        ("needs_revision", weak_match, unmet),
         ("needs_revision", echo_problems(read, sentences, embedding_model), "says the question back"),
         ("needs_revision", contrast_problems(read, sentences), "speaks of the other thing only"),
         ("needs_revision", vague_problems(read, sentences), "names nothing specific"),
@@ -694,7 +691,7 @@ def judge(question: Question, answer_text: str, passages: list[dict], *, model, 
     for verdict, reasons, point in findings:
         if reasons:
             review = _worse(review, verdict, reasons)
-            points.append(point() if callable(point) else point)
+            points.append(point)
     return {**review, "feedback": review["feedback"] or CHECKS_PASSED, "summary": in_few_words(points)}
 
 
@@ -704,40 +701,36 @@ def in_few_words(points: list[str]) -> str:
     return f"{said[:1].upper()}{said[1:]}." if said else ""
 
 
-def _unmet_in_few_words(read: questions.Reading, answer_text: str, embedding_model) -> str:
-    """What a weak word match is, in a few words: the question's words the draft never comes close to, when the
-    encoder names them ("nothing in it comes close to “hosted” or “environmental”")."""
-    unsaid = _never_spoken_of(read, answer_text, embedding_model)
-    return f"nothing in it comes close to {unsaid}" if unsaid else "meets few of the question's words"
-
-
-def word_match_problems(
+def word_match_finding(
     read: questions.Reading, answer_text: str, sentences: list[str], embedding_model=None
-) -> list[str]:
-    """Supported but may not answer: the draft meets the question's words weakly, word by word (llm.word_alignment
-    below the model's WORD_MATCH_MINIMUMS bar), and nothing else shows that it says what is asked.
+) -> tuple[list[str], str]:
+    """(reasons, the same in a few words): supported but may not answer. The draft meets the question's words weakly,
+    word by word (llm.word_alignment below the model's WORD_MATCH_MINIMUMS bar), and nothing else shows that it says
+    what is asked. No reasons when it meets them, or when something else shows it.
 
     What shows it: a list question answered with the names, every part's asked kind of thing stated (`states_every_part`),
     or a part that asks how often, how long, where… answered by a sentence that says it. Only the local encoder
-    gives word vectors; with an embedding API this check is not made.
+    gives word vectors; with an embedding API this check is not made. The few words name the question's words the
+    draft never comes close to, when the encoder names them ("nothing in it comes close to “hosted”").
     """
     embedding_model = embedding_model or llm.get_default_model("embedding")
     minimum = WORD_MATCH_MINIMUMS.get(embedding_model.name)
     if minimum is None or not sentences:
-        return []
+        return [], ""
     if read.wants_list and any(names_several(sentence) for sentence in sentences):
-        return []
+        return [], ""
     if states_every_part(read, sentences) or any(p.checkable and answers_part(p, sentences) for p in read.parts):
-        return []
+        return [], ""
     met = word_match(read, answer_text, embedding_model)
     if met is None or met >= minimum:
-        return []
+        return [], ""
     unsaid = _never_spoken_of(read, answer_text, embedding_model)
-    return [
+    reason = (
         "Supported but may not answer: it meets little of what the question asks, word by word "
         f"({under_bar(met)}, where drafts that answer reach {minimum:.2f})"
         f"{f': nothing in it comes close to {unsaid}' if unsaid else ''}. Check that it says what is asked."
-    ]
+    )
+    return [reason], f"nothing in it comes close to {unsaid}" if unsaid else "meets few of the question's words"
 
 
 def _never_spoken_of(read: questions.Reading, answer_text: str, embedding_model) -> str:
@@ -765,7 +758,7 @@ def word_match(read: questions.Reading, answer_text: str, embedding_model=None) 
 def echo_problems(read: questions.Reading, sentences: list[str], embedding_model=None) -> list[str]:
     """Supported but may not answer: the draft says the question back. "Database credentials should never be stored
     in the application source code" for "How are the credentials … kept out of the source code?" meets the question
-    word by word (it passes word_match_problems) because every word of it is the question's; it adds nothing.
+    word by word (it passes word_match_finding) because every word of it is the question's; it adds nothing.
 
     Measured the other way round from word_match: how closely the draft's words meet the question's, at or above
     the model's ECHO_MAXIMUMS bar. Not for a yes/no question, where the question said back is the answer

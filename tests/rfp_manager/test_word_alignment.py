@@ -145,9 +145,10 @@ def test_a_draft_that_states_the_asked_kind_of_thing_is_not_held_to_the_word_mat
     passages = [{"n": 1, "text": "Copies are checked weekly."}]
     read = answering.reading(question)
     assert answering.word_match(read, weekly) < answering.WORD_MATCH_MINIMUMS["all-MiniLM-L6-v2"]
-    assert answering.word_match_problems(read, weekly, [weekly]) == []  # it says how often
+    assert answering.word_match_finding(read, weekly, [weekly]) == ([], "")  # it says how often
     unsaid = "Copies are checked [1]."
-    assert answering.word_match_problems(read, unsaid, [unsaid])
+    reasons, few_words = answering.word_match_finding(read, unsaid, [unsaid])
+    assert reasons and few_words
     assert "may not answer" not in answering.judge(question, weekly, passages, model=offline_chat())["feedback"]
 
 
@@ -159,7 +160,7 @@ def test_a_word_match_under_the_bar_never_reads_as_the_bar(minilm_default, user,
     assert round(met, 2) == bar  # rounded, this draft's figure would read as the bar itself
     monkeypatch.setitem(answering.WORD_MATCH_MINIMUMS, "all-MiniLM-L6-v2", bar)
 
-    (problem,) = answering.word_match_problems(answering.reading(question), WEAK, [WEAK])
+    (problem,), _ = answering.word_match_finding(answering.reading(question), WEAK, [WEAK])
     shown, reach = re.search(r"\((\d\.\d\d), where drafts that answer reach (\d\.\d\d)\)", problem).groups()
     assert float(shown) < float(reach) == bar
 
@@ -167,7 +168,7 @@ def test_a_word_match_under_the_bar_never_reads_as_the_bar(minilm_default, user,
 def test_with_an_embedding_api_the_word_match_is_not_checked(llm_api, fake_llm, user):
     question = make_rfp(user, [QUESTION]).questions.get()
     assert answering.word_match(answering.reading(question), WEAK) is None
-    assert answering.word_match_problems(answering.reading(question), WEAK, [WEAK]) == []
+    assert answering.word_match_finding(answering.reading(question), WEAK, [WEAK]) == ([], "")
 
 
 KEYS_QUESTION = "How are encryption keys kept out of the application's configuration files?"
