@@ -584,6 +584,9 @@ class JudgedVerdict:
     approved: bool  # the reviewer's verdict is "approved" on a drafted answer
     # What the RFP page shows after review (answering.reviewed_confidence); 0 for "no supporting content".
     confidence: float
+    # The raw scores it is read from, by kind of map (calibration.EVIDENCE, WORD_MATCH): what evaluation.calibrate
+    # fits the map on. A kind the embedding model cannot give is missing; 0 for "no supporting content".
+    raw: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass
@@ -649,17 +652,20 @@ def judge_stored_drafts(judged: list, questions: list[EvalQuestion], chat_model,
     A "no supporting content" draft is flagged for an expert by the product itself before any review
     (confidence 0), as evaluate_reviewer leaves it unjudged: it counts as not approved.
     """
-    from rfp_manager.services.answering import judge, reviewed_confidence
+    from rfp_manager.services import calibration
+    from rfp_manager.services.answering import judge, raw_confidence, raw_review_score
 
     rows = question_rows(questions, user)
     verdicts = []
     for draft in judged:
-        approved, shown = False, 0.0
+        approved, shown, raw = False, 0.0, dict.fromkeys(calibration.KINDS, 0.0)
         if not draft.needs_expert:
             row = rows[draft.question_id]
             verdict = judge(row, draft.text, list(draft.passages), model=chat_model)["verdict"]
-            approved, shown = verdict == "approved", reviewed_confidence(row, draft.text, draft.evidence, verdict)
-        verdicts.append(JudgedVerdict(draft.split, draft.label, approved, shown))
+            score, kind = raw_review_score(row, draft.text, draft.evidence, verdict)  # what reviewed_confidence reads
+            raw = {calibration.EVIDENCE: raw_confidence(draft.evidence, verdict), kind: score}
+            approved, shown = verdict == "approved", calibration.calibrated(score, kind)
+        verdicts.append(JudgedVerdict(draft.split, draft.label, approved, shown, raw))
     return verdicts
 
 

@@ -5,6 +5,7 @@ thresholds are tuned on, so only test says what the product does on questions
 nobody tuned on.
 """
 
+import json
 from collections import Counter
 from datetime import UTC, datetime
 
@@ -163,6 +164,7 @@ def render(*, runs: dict, seconds, other_precision: dict | None = None, int8_def
             if judged_current
             else []
         ),
+        *_map_check([*judged, *(judged_current or [])]),
         "## Confidence (test split)",
         "",
         'What the RFP page sorts by, after review, for the drafted answers (a "no supporting content" draft '
@@ -772,6 +774,34 @@ def judged_lines(verdicts, measured_on: str | None = None, current: bool = False
         "| dev answers |",
         "|---|---|---|---|---|---|---|",
         *_reliability_rows(verdicts),
+        "",
+    ]
+
+
+MAP_IS_CURRENT = "Fitted again from this run's review of the same drafts, it is the same map."
+
+
+def _map_check(verdicts) -> list[str]:
+    """Whether the committed confidence map is the one today's reviewer fits on the judged dev drafts: a map fitted
+    before the reviewer changed reads other raw scores than the ones it is now given."""
+    from rfp_manager.services import calibration
+
+    from .calibrate import STEP_DRAFTS, fitted_maps
+
+    committed = json.loads(calibration.MAP_FILE.read_text())
+    said = (
+        MAP_IS_CURRENT
+        if fitted_maps(verdicts) == committed["maps"]
+        else "**Fitted again from this run's review of the same drafts, it is NOT the same map: the reviewer changed "
+        "after it was fitted. Run `python -m evaluation.calibrate`, then `make eval`.**"
+    )
+    return [
+        "### The confidence map",
+        "",
+        "The map from raw score to share answered (`rfp_manager/calibration.json`), fitted by "
+        f"`python -m evaluation.calibrate` on the dev drafts of both judged samples: “{committed['from']}”. {said} "
+        "Each step's share is read by the rule of succession, (answered + 1) / (drafts + 2), from at least "
+        f"{STEP_DRAFTS} drafts.",
         "",
     ]
 

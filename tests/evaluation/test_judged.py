@@ -148,3 +148,33 @@ def test_the_second_samples_section_says_which_drafts_it_judges():
     assert current[0].startswith("## Reviewer on the judged drafts, second sample")
     assert CURRENT_SAMPLE_COMMIT in current[2] and "judged/current/drafts.json" in current[2]
     assert "- Of the drafts the reviewer approves, labelled answers: test 1 of 1 (100.0%)" in "\n".join(current)
+
+
+def _scored(split: str, label: str, evidence: float, word_match: float) -> JudgedVerdict:
+    return JudgedVerdict(split, label, False, 0.0, {"evidence": evidence, "word_match": word_match})
+
+
+def test_the_map_is_fitted_on_the_dev_drafts_only_and_the_page_says_when_the_committed_one_differs(
+    tmp_path, monkeypatch
+):
+    from evaluation.calibrate import fitted_maps
+    from evaluation.report import MAP_IS_CURRENT, _map_check
+    from rfp_manager.services import calibration
+
+    dev = [_scored("dev", "answers", 0.9, 0.8)] * 12 + [_scored("dev", "does_not_answer", 0.1, 0.2)] * 30
+    test = [_scored("test", "does_not_answer", 0.95, 0.9)] * 20  # would pull the top step down if it were read
+    maps = fitted_maps(dev + test)
+    assert maps == fitted_maps(dev)
+    assert [(s["answers"], s["drafts"]) for s in maps["word_match"]] == [(0, 30), (12, 12)]
+    assert maps["word_match"][-1]["answered"] == round(13 / 14, 3)
+
+    map_file = tmp_path / "calibration.json"
+    monkeypatch.setattr(calibration, "MAP_FILE", map_file)
+    map_file.write_text(
+        json.dumps({"fitted_by": "python -m evaluation.calibrate", "from": "42 dev drafts", "maps": maps})
+    )
+    assert MAP_IS_CURRENT in "\n".join(_map_check(dev + test))
+
+    reviewer_changed = [_scored("dev", "answers", 0.9, 0.3)] * 12 + dev[12:]
+    said = "\n".join(_map_check(reviewer_changed))
+    assert MAP_IS_CURRENT not in said and "NOT the same map" in said and "python -m evaluation.calibrate" in said

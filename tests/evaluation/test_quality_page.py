@@ -2,6 +2,7 @@
 
 import shutil
 
+from evaluation.report import MAP_IS_CURRENT
 from evaluation.sources import MEASURED_SOURCES, ROOT, measured_files, recorded_hash, source_hash
 
 QUALITY_PAGE = ROOT / "docs" / "quality.md"
@@ -13,6 +14,15 @@ def test_quality_page_was_made_from_the_files_it_measures_now():
     assert recorded == source_hash(), (
         "docs/quality.md is stale: a file it measures (evaluation/sources.py MEASURED_SOURCES) changed after the "
         "page was written — run make eval and commit the new page"
+    )
+
+
+def test_the_confidence_map_is_the_one_todays_reviewer_fits():
+    """make eval fits the map again from its review of the judged dev drafts: a reviewer changed after the map was
+    fitted would show the RFP page's confidences read off another reviewer's scores."""
+    assert MAP_IS_CURRENT in QUALITY_PAGE.read_text(), (
+        "docs/quality.md says rfp_manager/calibration.json is not the map today's reviewer fits: run "
+        "python -m evaluation.calibrate, then make eval"
     )
 
 
