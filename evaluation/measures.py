@@ -587,6 +587,7 @@ class JudgedVerdict:
     # The raw scores it is read from, by kind of map (calibration.EVIDENCE, WORD_MATCH): what evaluation.calibrate
     # fits the map on. A kind the embedding model cannot give is missing; 0 for "no supporting content".
     raw: dict[str, float] = field(default_factory=dict)
+    question: str = ""  # its question's id: evaluation.calibrate keeps a question's drafts in one fold
 
 
 @dataclass
@@ -665,7 +666,7 @@ def judge_stored_drafts(judged: list, questions: list[EvalQuestion], chat_model,
             score, kind = raw_review_score(row, draft.text, draft.evidence, verdict)  # what reviewed_confidence reads
             raw = {calibration.EVIDENCE: raw_confidence(draft.evidence, verdict), kind: score}
             approved, shown = verdict == "approved", calibration.calibrated(score, kind)
-        verdicts.append(JudgedVerdict(draft.split, draft.label, approved, shown, raw))
+        verdicts.append(JudgedVerdict(draft.split, draft.label, approved, shown, raw, draft.question_id))
     return verdicts
 
 

@@ -786,22 +786,27 @@ def _map_check(verdicts) -> list[str]:
     before the reviewer changed reads other raw scores than the ones it is now given."""
     from rfp_manager.services import calibration
 
-    from .calibrate import STEP_DRAFTS, fitted_maps
+    from .calibrate import fitted
 
     committed = json.loads(calibration.MAP_FILE.read_text())
+    fit = fitted(verdicts)
     said = (
         MAP_IS_CURRENT
-        if fitted_maps(verdicts) == committed["maps"]
+        if fit == {key: committed.get(key) for key in fit}
         else "**Fitted again from this run's review of the same drafts, it is NOT the same map: the reviewer changed "
         "after it was fitted. Run `python -m evaluation.calibrate`, then `make eval`.**"
+    )
+    sizes = ", ".join(
+        f"{kind.replace('_', ' ')} {n}" for kind, n in committed.get("fewest_drafts_per_step", {}).items()
     )
     return [
         "### The confidence map",
         "",
         "The map from raw score to share answered (`rfp_manager/calibration.json`), fitted by "
         f"`python -m evaluation.calibrate` on the dev drafts of both judged samples: “{committed['from']}”. {said} "
-        "Each step's share is read by the rule of succession, (answered + 1) / (drafts + 2), from at least "
-        f"{STEP_DRAFTS} drafts.",
+        "Each step's share is read by the rule of succession, (answered + 1) / (drafts + 2), from at least so many "
+        f"drafts ({sizes}): the number whose maps, fitted on four fifths of the dev questions, come closest to the "
+        "labels of the other fifth (Brier score, cross-validated on dev only).",
         "",
     ]
 

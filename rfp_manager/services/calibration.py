@@ -37,6 +37,16 @@ def calibrated(raw: float, kind: str = EVIDENCE) -> float:
     uppers, shares = _steps(kind)
     if not uppers:
         return raw
+    return _read(uppers, shares, raw)
+
+
+def share_at(steps: list[dict], raw: float) -> float:
+    """The share answered that a fitted step map (isotonic's) gives a raw score: how a map is scored before it is
+    committed."""
+    return _read([s["up_to"] for s in steps], [s["answered"] for s in steps], raw)
+
+
+def _read(uppers, shares, raw: float) -> float:
     return shares[min(bisect.bisect_left(uppers, raw), len(shares) - 1)]
 
 

@@ -1,6 +1,8 @@
 """The judged set's bookkeeping and the reviewer's scores on it, on fixed tiny inputs."""
 
 import json
+import random
+from dataclasses import replace
 
 import pytest
 
@@ -150,31 +152,57 @@ def test_the_second_samples_section_says_which_drafts_it_judges():
     assert "- Of the drafts the reviewer approves, labelled answers: test 1 of 1 (100.0%)" in "\n".join(current)
 
 
-def _scored(split: str, label: str, evidence: float, word_match: float) -> JudgedVerdict:
-    return JudgedVerdict(split, label, False, 0.0, {"evidence": evidence, "word_match": word_match})
+def _scored(split: str, label: str, evidence: float, word_match: float, question: str = "q") -> JudgedVerdict:
+    return JudgedVerdict(split, label, False, 0.0, {"evidence": evidence, "word_match": word_match}, question)
+
+
+def _numbered(verdicts: list[JudgedVerdict]) -> list[JudgedVerdict]:
+    return [replace(v, question=f"{v.split}-{i}") for i, v in enumerate(verdicts)]
 
 
 def test_the_map_is_fitted_on_the_dev_drafts_only_and_the_page_says_when_the_committed_one_differs(
     tmp_path, monkeypatch
 ):
-    from evaluation.calibrate import fitted_maps
+    from evaluation.calibrate import fitted
     from evaluation.report import MAP_IS_CURRENT, _map_check
     from rfp_manager.services import calibration
 
-    dev = [_scored("dev", "answers", 0.9, 0.8)] * 12 + [_scored("dev", "does_not_answer", 0.1, 0.2)] * 30
-    test = [_scored("test", "does_not_answer", 0.95, 0.9)] * 20  # would pull the top step down if it were read
-    maps = fitted_maps(dev + test)
-    assert maps == fitted_maps(dev)
+    dev = _numbered([_scored("dev", "answers", 0.9, 0.8)] * 12 + [_scored("dev", "does_not_answer", 0.1, 0.2)] * 30)
+    test = _numbered([_scored("test", "does_not_answer", 0.95, 0.9)] * 20)  # would pull the top step down if read
+    fit = fitted(dev + test)
+    assert fit == fitted(dev)
+    maps = fit["maps"]
     assert [(s["answers"], s["drafts"]) for s in maps["word_match"]] == [(0, 30), (12, 12)]
     assert maps["word_match"][-1]["answered"] == round(13 / 14, 3)
 
     map_file = tmp_path / "calibration.json"
     monkeypatch.setattr(calibration, "MAP_FILE", map_file)
-    map_file.write_text(
-        json.dumps({"fitted_by": "python -m evaluation.calibrate", "from": "42 dev drafts", "maps": maps})
-    )
-    assert MAP_IS_CURRENT in "\n".join(_map_check(dev + test))
+    map_file.write_text(json.dumps({"fitted_by": "python -m evaluation.calibrate", "from": "42 dev drafts", **fit}))
+    said = "\n".join(_map_check(dev + test))
+    assert MAP_IS_CURRENT in said
+    assert f"evidence {fit['fewest_drafts_per_step']['evidence']}, word match" in said
 
-    reviewer_changed = [_scored("dev", "answers", 0.9, 0.3)] * 12 + dev[12:]
+    reviewer_changed = _numbered([_scored("dev", "answers", 0.9, 0.3)] * 12) + dev[12:]
     said = "\n".join(_map_check(reviewer_changed))
     assert MAP_IS_CURRENT not in said and "NOT the same map" in said and "python -m evaluation.calibrate" in said
+
+
+def test_the_fewest_drafts_a_step_is_read_from_is_chosen_by_cross_validation_over_questions():
+    """Labels that do not follow the raw score: only a map of few, wide steps holds on drafts it was not fitted on."""
+    from evaluation.calibrate import STEP_SIZES, chosen_step_size
+
+    draw = random.Random(1)
+    noise = [[(raw, answered)] for raw, answered in ((draw.random(), draw.random() < 0.5) for _ in range(80))]
+    assert chosen_step_size(noise) == max(STEP_SIZES)
+
+    # eight answers, all above sixty non-answers: a step of eight drafts holds, and wider steps would bury it
+    signal = [[(0.1 + i / 1000, False)] for i in range(60)] + [[(0.9 + i / 1000, True)] for i in range(8)]
+    assert chosen_step_size(signal) <= 8
+
+
+def test_a_questions_drafts_are_never_scored_by_a_map_fitted_on_its_other_drafts():
+    """One question holds every answer: held out whole, the map fitted on the rest has never seen an answer."""
+    from evaluation.calibrate import cross_validated_error
+
+    one_answered = [[(0.9, True)] * 10] + [[(0.1 + i / 100, False)] for i in range(10)]
+    assert cross_validated_error(one_answered, least=1) > 0.3  # scored on its own twins, it would be near 0
