@@ -715,11 +715,7 @@ def word_match_finding(
     """
     embedding_model = embedding_model or llm.get_default_model("embedding")
     minimum = WORD_MATCH_MINIMUMS.get(embedding_model.name)
-    if minimum is None or not sentences:
-        return [], ""
-    if read.wants_list and any(names_several(sentence) for sentence in sentences):
-        return [], ""
-    if states_every_part(read, sentences) or any(p.checkable and answers_part(p, sentences) for p in read.parts):
+    if minimum is None or not sentences or _shown_to_answer(read, sentences):
         return [], ""
     met = word_match(read, answer_text, embedding_model)
     if met is None or met >= minimum:
@@ -731,6 +727,15 @@ def word_match_finding(
         f"{f': nothing in it comes close to {unsaid}' if unsaid else ''}. Check that it says what is asked."
     )
     return [reason], f"nothing in it comes close to {unsaid}" if unsaid else "meets few of the question's words"
+
+
+def _shown_to_answer(read: questions.Reading, sentences: list[str]) -> bool:
+    """Something other than word match shows the draft says what is asked (word_match_finding's docstring)."""
+    return (
+        (read.wants_list and any(names_several(sentence) for sentence in sentences))
+        or states_every_part(read, sentences)
+        or any(part.checkable and answers_part(part, sentences) for part in read.parts)
+    )
 
 
 def _never_spoken_of(read: questions.Reading, answer_text: str, embedding_model) -> str:
