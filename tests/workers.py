@@ -12,10 +12,19 @@ import time
 import uuid
 from pathlib import Path
 
+from django.conf import settings
 from django.db import connection
 
 ROOT = Path(__file__).resolve().parent.parent
 ALL_QUEUES = "default,embedding,batch"
+
+
+def logs_folder() -> Path:
+    """Where the processes' logs go: the run's own var folder (SPELUNKER_VAR_DIR), which `make test` throws away
+    with its stack, so that runs leave no logs in the checkout."""
+    folder = Path(settings.VAR_DIR) / "test-processes"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
 
 
 def database_url_for_current_connection() -> str:
@@ -44,7 +53,7 @@ class Worker:
         self.pool = pool
         self.extra_env = env or {}
         self.proc: subprocess.Popen | None = None
-        self.log_path = ROOT / "var" / f"worker-{self.name.split('@')[0]}.log"
+        self.log_path = logs_folder() / f"worker-{self.name.split('@')[0]}.log"
 
     def start(self, timeout: float = 60) -> "Worker":
         self._spawn(
@@ -69,7 +78,6 @@ class Worker:
     def _spawn(self, celery_args: list[str]) -> None:
         env = {**os.environ, "DATABASE_URL": database_url_for_current_connection(), **self.extra_env}
         cmd = [sys.executable, "-m", "celery", "-A", self.app, *celery_args]
-        self.log_path.parent.mkdir(exist_ok=True)
         self._log = open(self.log_path, "wb")
         self.proc = subprocess.Popen(
             cmd, cwd=ROOT, env=env, stdout=self._log, stderr=subprocess.STDOUT, start_new_session=True
@@ -137,7 +145,7 @@ class Beat(Worker):
 
     def __init__(self):
         super().__init__()
-        self.log_path = ROOT / "var" / f"beat-{uuid.uuid4().hex[:8]}.log"
+        self.log_path = logs_folder() / f"beat-{uuid.uuid4().hex[:8]}.log"
 
     def start(self, timeout: float = 0) -> "Beat":
         self._spawn(["beat", "--loglevel=INFO", "--scheduler", "django_celery_beat.schedulers:DatabaseScheduler"])

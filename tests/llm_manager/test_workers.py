@@ -4,10 +4,6 @@ Tests that start their own workers use private queues, so the session worker
 (serving default/embedding/batch) cannot take their messages.
 """
 
-import os
-import signal
-import subprocess
-import sys
 from datetime import timedelta
 
 import pytest
@@ -21,7 +17,7 @@ from llm_manager.tasks import validate_single_api
 from llm_manager.testing.fixtures import register_fake_api
 from spelunker.celery import app
 from tests.llm_manager.conftest import run_data_migration
-from tests.workers import ROOT, database_url_for_current_connection, wait_for
+from tests.workers import Beat, wait_for
 
 pytestmark = [pytest.mark.integration]
 
@@ -109,36 +105,11 @@ def test_validate_button_runs_on_a_worker_and_the_page_shows_the_result(live_wor
 
 @pytest.fixture
 def beat_process(transactional_db):
-    """A real `celery beat` with the DatabaseScheduler, on the test database."""
-    env = {**os.environ, "DATABASE_URL": database_url_for_current_connection()}
-    log_path = ROOT / "var" / "beat-llm-test.log"
-    log = open(log_path, "wb")
-    cmd = [
-        sys.executable,
-        "-m",
-        "celery",
-        "-A",
-        "spelunker",
-        "beat",
-        "--loglevel=INFO",
-        "--pidfile=",
-        "--scheduler",
-        "django_celery_beat.schedulers:DatabaseScheduler",
-    ]
-    holder = {"proc": None}
-
-    def start():
-        holder["proc"] = subprocess.Popen(
-            cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
-        )
-        return holder["proc"]
-
-    yield start
-    proc = holder["proc"]
-    if proc and proc.poll() is None:
-        os.killpg(proc.pid, signal.SIGTERM)
-        proc.wait(20)
-    log.close()
+    """Starts a real `celery beat` with the DatabaseScheduler, on the test database, when called."""
+    started = []
+    yield lambda: started.append(Beat().start())
+    for beat in started:
+        beat.stop()
 
 
 def recreate_migrated_schedule() -> PeriodicTask:
