@@ -38,6 +38,8 @@ def database_url_for_current_connection() -> str:
 class Worker:
     """One `celery -A spelunker worker` subprocess, started and awaited."""
 
+    LOG_PREFIX = "worker"  # its log: <prefix>-test-<8 hex>.log in the run's logs folder
+
     def __init__(
         self,
         queues: str = ALL_QUEUES,
@@ -53,7 +55,7 @@ class Worker:
         self.pool = pool
         self.extra_env = env or {}
         self.proc: subprocess.Popen | None = None
-        self.log_path = logs_folder() / f"worker-{self.name.split('@')[0]}.log"
+        self.log_path = logs_folder() / f"{self.LOG_PREFIX}-{self.name.split('@')[0]}.log"
 
     def start(self, timeout: float = 60) -> "Worker":
         self._spawn(
@@ -143,9 +145,7 @@ class Worker:
 class Beat(Worker):
     """One `celery beat` process with the database scheduler, on the test database (a Worker's process handling)."""
 
-    def __init__(self):
-        super().__init__()
-        self.log_path = logs_folder() / f"beat-{uuid.uuid4().hex[:8]}.log"
+    LOG_PREFIX = "beat"
 
     def start(self, timeout: float = 0) -> "Beat":
         self._spawn(["beat", "--loglevel=INFO", "--scheduler", "django_celery_beat.schedulers:DatabaseScheduler"])

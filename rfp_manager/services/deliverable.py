@@ -17,6 +17,7 @@ format:
 """
 
 import re
+import textwrap
 from dataclasses import dataclass, field
 
 from django.utils import timezone
@@ -200,6 +201,9 @@ def answered_name(original: str, suffix: str) -> str:
     return f"{stem}-answered.{suffix}"
 
 
+REPORT_QUESTION_CHARS = 80  # of a question's text in the report: enough to know it beside its label
+
+
 @dataclass
 class ReportLine:
     question: str  # its label and the start of its text
@@ -218,7 +222,8 @@ class ExportReport:
 
     def add(self, question: Question, where: str, outcome: str, detail: str = "", unapproved: bool = False) -> None:
         name = question.number if question.number and not question.number[0].isdigit() else question.label
-        self.lines.append(ReportLine(f"{name} {question.text[:80]}", where, outcome, detail, unapproved))
+        start = textwrap.shorten(question.text, REPORT_QUESTION_CHARS, placeholder=" …")  # cut at a word, and says so
+        self.lines.append(ReportLine(f"{name} {start}", where, outcome, detail, unapproved))
 
     @property
     def unapproved(self) -> list[str]:

@@ -9,12 +9,13 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 from django.utils import timezone
+from docx import Document
 from openpyxl import Workbook, load_workbook
 
 from llm_manager.providers.offline import NO_PASSAGE_ANSWER
 from questionnaires import dropdowns
 from rfp_manager.models import RFP, Answer, QuestionImport
-from rfp_manager.services import choices, deliverable, export, importing
+from rfp_manager.services import choices, deliverable, export, importing, workflow
 from rfp_manager.testing import approved_by, verdict_on
 
 from ..questionnaires import workbooks
@@ -571,3 +572,38 @@ def test_the_sources_name_each_document_once_by_its_title_never_a_passage_id():
         {"n": 4, "chunk_id": 40, "document_title": "Retrieved, not cited", "cited": False},
     ]
     assert deliverable.sources_text(Answer(citations=cited)) == "Security handbook; Backup policy"
+
+
+def test_the_report_names_a_long_question_by_its_start_cut_at_a_word_and_marked_as_cut(rfp):
+    """A person reads "how many people …", not "how many peopl", and knows the question goes on."""
+    long_text = "Describe your company: when it was founded, where it is based and how many people it employs today."
+    question = rfp.questions.create(number="A.1", text=long_text, order=1, import_key="A.1")
+    short = rfp.questions.create(number="A.2", text="Where are you based?", order=2, import_key="A.2")
+    report = deliverable.ExportReport()
+    report.add(question, "Sheet!C2", "empty")
+    report.add(short, "Sheet!C3", "empty")
+    named = [line.question for line in report.lines]
+    assert named[0].endswith(" …") and len(named[0]) <= len("A.1 ") + deliverable.REPORT_QUESTION_CHARS
+    assert long_text.startswith(named[0].removeprefix("A.1 ").removesuffix(" …") + " ")  # whole words only
+    assert named[1] == "A.2 Where are you based?"
+
+
+def test_the_rfp_page_says_the_docx_holds_approved_answers_only_and_that_none_is_approved_yet(rfp, user_client):
+    """Before, "Export DOCX" with nothing approved gave a file of empty answers and no word of why."""
+    rfp.questions.create(number="1", text="Is data encrypted at rest?", order=1, import_key="1")
+    rfp.questions.create(number="2", text="Where is it hosted?", order=2, import_key="2")
+    answer(rfp, "1", "Yes, AES-256 [1].", review_verdict="approved")  # the reviewer's verdict is no approval
+    page = user_client.get(reverse("rfp_manager:detail", args=[rfp.pk])).content.decode()
+    assert "Export DOCX (approved answers)" in page and 'id="export-nothing-approved"' in page
+    docx_answers = [p.text for p in Document(io.BytesIO(export_docx(user_client, rfp))).paragraphs[2::2]]
+    assert docx_answers == ["", ""]
+
+    workflow.sync_answer(answer(rfp, "2", "Frankfurt [1].", approved=True))  # as approving on the page does
+    page = user_client.get(reverse("rfp_manager:detail", args=[rfp.pk])).content.decode()
+    assert 'id="export-nothing-approved"' not in page
+    docx_answers = [p.text for p in Document(io.BytesIO(export_docx(user_client, rfp))).paragraphs[2::2]]
+    assert docx_answers == ["", "Frankfurt."]
+
+
+def export_docx(client, rfp) -> bytes:
+    return client.get(reverse("rfp_manager:export_docx", args=[rfp.pk])).content
