@@ -147,7 +147,13 @@ def access_page(request, slug, token):
     visitors.log(
         center, Kind.LINK_OPENED, request, email=access_request.email, document=document, access_request=access_request
     )
-    context = {"center": center, "document": document, "access_request": access_request, "token": token}
+    context = {
+        "center": center,
+        "document": document,
+        "access_request": access_request,
+        "token": token,
+        "mark_note": access.mark_note(access_request),
+    }
     return render(request, "trust_center/access.html", context)
 
 

@@ -9,9 +9,12 @@ from pypdf import PdfReader
 
 from audit.models import AuditEvent
 from jobs.models import OutboxMessage
-from trust_center.models import AccessRequest, VisitorEvent
+from solution_library.models import DocumentType
+from trust_center.models import AccessRequest, PublishedDocument, VisitorEvent
 from trust_center.services import access
 from trust_center.tasks import send_access_link
+
+from .conftest import add_document
 
 pytestmark = pytest.mark.django_db
 
@@ -143,3 +146,25 @@ def test_another_centers_document_is_not_reachable_through_this_center(client, a
     assert client.get(f"/trust/other/documents/{theirs.uuid}/").status_code == 200
     assert client.get(f"{acme.url}documents/{theirs.uuid}/").status_code == 404
     assert client.get(f"{acme.url}documents/00000000-0000-0000-0000-000000000000/").status_code == 404
+
+
+def test_a_document_that_cannot_carry_the_mark_is_never_said_to_be_marked(client, acme, team, mailoutbox):
+    """Only a PDF gets the visitor's address written into it: the email and the link's page said "Your copy is marked
+    with your email address" of a text file served as it is."""
+    word = add_document("Security policy", b"Plain policy text.", DocumentType.TEXT, "policy.txt")
+    policy = PublishedDocument.objects.create(
+        center=acme.center, document=word, title="Security policy", access=PublishedDocument.Access.ON_REQUEST
+    )
+    for published in (acme.on_request, policy):
+        access.decide(access.request_access(published, name="V", company="P", email="v@p.example"), team, approve=True)
+    send_access_link.apply(args=[AccessRequest.objects.get(document=acme.on_request).pk]).get()
+    send_access_link.apply(args=[AccessRequest.objects.get(document=policy).pk]).get()
+    pdf_email, text_email = mailoutbox
+    assert "Your copy is marked with your email address, v@p.example." in pdf_email.body
+    assert "marked with" not in text_email.body and "only PDF files carry the mark" in text_email.body
+
+    page = client.get(f"{acme.url}access/{access.make_token(AccessRequest.objects.get(document=policy))}/")
+    assert "recorded against your email address" in page.content.decode()
+    assert "marked with" not in page.content.decode()
+    download = client.get(f"{acme.url}access/{access.make_token(AccessRequest.objects.get(document=policy))}/download/")
+    assert b"".join(download) == b"Plain policy text."  # served as it is: nothing in it says otherwise

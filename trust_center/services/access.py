@@ -96,7 +96,7 @@ def message_for(access_request: AccessRequest) -> EmailMessage:
         f"{center.name} approved your request for “{access_request.document.title}”.\n"
         f"Download it here (the link works for {center.link_valid_days} days and only for you):\n\n"
         f"{link_for(access_request)}\n\n"
-        f"The copy is marked with your email address, {access_request.email}.\n"
+        f"{mark_note(access_request)}\n"
     )
     subject = f"{center.name}: your access to {access_request.document.title}"[:200]
     return EmailMessage(subject=subject, body=body, to=[access_request.email])
@@ -105,12 +105,26 @@ def message_for(access_request: AccessRequest) -> EmailMessage:
 # --- the watermark -------------------------------------------------------------------------------
 
 
+def carries_mark(file_type: str) -> bool:
+    """Only a PDF gets the recipient's mark written into it (`watermarked`); other formats are served as they are."""
+    return file_type == "pdf"
+
+
+def mark_note(access_request: AccessRequest) -> str:
+    """What the visitor is told of the mark, in the email and on the link's page: never that a file is marked when
+    it is not."""
+    email = access_request.email
+    if carries_mark(access_request.document.document.file_type):
+        return f"Your copy is marked with your email address, {email}."
+    return f"Your copy is recorded against your email address, {email} (only PDF files carry the mark inside)."
+
+
 def watermarked(data: bytes, file_type: str, email: str, company_name: str) -> tuple[bytes, bool]:
     """The document marked for `email`: a PDF gets it in its metadata and a footer line on every page.
 
     Other formats are served as they are (False): writing into them would need a parser per format.
     """
-    if file_type != "pdf":
+    if not carries_mark(file_type):
         return data, False
     reader = PdfReader(io.BytesIO(data))
     writer = PdfWriter(clone_from=reader)
