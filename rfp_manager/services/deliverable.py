@@ -17,10 +17,11 @@ format:
 """
 
 import re
-import textwrap
 from dataclasses import dataclass, field
 
 from django.utils import timezone
+
+from core.excerpts import excerpt
 
 from ..models import Answer, Question
 from . import choices as choice_rules
@@ -222,8 +223,9 @@ class ExportReport:
 
     def add(self, question: Question, where: str, outcome: str, detail: str = "", unapproved: bool = False) -> None:
         name = question.number if question.number and not question.number[0].isdigit() else question.label
-        start = textwrap.shorten(question.text, REPORT_QUESTION_CHARS, placeholder=" …")  # cut at a word, and says so
-        self.lines.append(ReportLine(f"{name} {start}", where, outcome, detail, unapproved))
+        self.lines.append(
+            ReportLine(f"{name} {excerpt(question.text, REPORT_QUESTION_CHARS)}", where, outcome, detail, unapproved)
+        )
 
     @property
     def unapproved(self) -> list[str]:

@@ -7,12 +7,15 @@ from django.db import transaction
 from django.urls import reverse
 from django.utils import timezone
 
+from core.excerpts import excerpt
 from rfp_manager.models import RFP
 
 from ..events import questions_assigned
 from ..models import Assignment, Notification
 from . import roles
 from .notifications import notify
+
+ASKED_CHARS = 120  # of a question assigned alone, in the notification and its email: enough to know what to answer
 
 
 class AssignmentRefused(Exception):
@@ -46,13 +49,12 @@ def assign_questions(rfp, questions, assignee, due: date | None, by) -> list[Ass
             )[0]
             for q in questions
         ]
-        labels = [q.label for q in questions]
         questions_assigned.send(Assignment, rfp=rfp, questions=questions, assignee=assignee, due=due, by=by)
         if assignee != by:
             notify(
                 assignee,
                 Notification.Kind.ASSIGNED,
-                _assigned_text(rfp, labels, due, by),
+                _assigned_text(rfp, questions, due, by),
                 # One question: its page; several: the assignee's list of them.
                 url=reverse("rfp_manager:answer_edit", args=[questions[0].pk])
                 if len(questions) == 1
@@ -62,14 +64,17 @@ def assign_questions(rfp, questions, assignee, due: date | None, by) -> list[Ass
     return assignments
 
 
-def _assigned_text(rfp, labels: list[str], due: date | None, by) -> str:
+def _assigned_text(rfp, questions: list, due: date | None, by) -> str:
+    """One question is named with the start of its text (the email then says what to answer); several by label."""
+    labels = [q.label for q in questions]
     what = (
         labels[0]
         if len(labels) == 1
         else f"{len(labels)} questions ({', '.join(labels[:5])}{'…' if len(labels) > 5 else ''})"
     )
     when = f", due {due:%Y-%m-%d}" if due else ""
-    return f"{by.get_username()} assigned you {what} of “{rfp.name}”{when}."
+    asked = f": “{excerpt(questions[0].text, ASKED_CHARS)}”" if len(questions) == 1 else "."
+    return f"{by.get_username()} assigned you {what} of “{rfp.name}”{when}{asked}"
 
 
 def my_questions(user, show_done: bool = False):

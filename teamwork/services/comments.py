@@ -5,6 +5,8 @@ import re
 from django.db import transaction
 from django.urls import reverse
 
+from core.excerpts import excerpt
+
 from ..events import comment_posted
 from ..models import Comment, Notification
 from . import roles
@@ -12,6 +14,7 @@ from .notifications import notify
 
 # @name as Django usernames are spelled (letters, digits, . + - _ @); not inside an email address.
 MENTION = re.compile(r"(?<![\w.+-])@([\w.+-]+)")
+MENTION_CHARS = 200  # of the comment, in the notification: its start, to know what it is about
 
 
 def mentioned_names(text: str) -> set[str]:
@@ -38,7 +41,7 @@ def add_comment(question, author, text: str) -> tuple[Comment, list[str]]:
                 notify(
                     user,
                     Notification.Kind.MENTIONED,
-                    f"{author.get_username()} mentioned you on {question.label} of “{rfp.name}”: {text[:200]}",
+                    f"{author.get_username()} mentioned you on {question.label} of “{rfp.name}”: {excerpt(text, MENTION_CHARS)}",
                     url=url,
                     question=question,
                 )

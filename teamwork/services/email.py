@@ -12,6 +12,8 @@ from django.conf import settings
 from django.core.mail import EmailMessage, get_connection
 from django.utils import timezone
 
+from core.excerpts import SUBJECT_CHARS, excerpt
+
 from ..models import Notification
 
 
@@ -39,7 +41,7 @@ def message_for(notification: Notification) -> EmailMessage:
     """The e-mail of a notification, with the absolute link to what it is about (the site's public address)."""
     link = f"{settings.SPELUNKER_SITE_URL.rstrip('/')}{notification.url}" if notification.url else ""
     body = f"{notification.text}\n\nOpen it in Spelunker: {link}\n" if link else f"{notification.text}\n"
-    subject = f"[Spelunker] {notification.get_kind_display()}: {notification.text}"[:200]
+    subject = excerpt(f"[Spelunker] {notification.get_kind_display()}: {notification.text}", SUBJECT_CHARS)
     return EmailMessage(subject=subject, body=body, to=[notification.recipient.email])
 
 

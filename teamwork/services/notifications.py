@@ -8,6 +8,8 @@ waits for, or fails with, the mail server.
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from core.excerpts import excerpt
+
 from ..models import Notification
 
 
@@ -17,7 +19,7 @@ def notify(recipient, kind: str, text: str, url: str = "", question=None, dedupe
     values = {
         "recipient": recipient,
         "kind": kind,
-        "text": text[:500],
+        "text": excerpt(text, Notification._meta.get_field("text").max_length),
         "url": url,
         "question": question,
         "dedupe_key": dedupe_key,

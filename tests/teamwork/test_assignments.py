@@ -139,3 +139,17 @@ def test_the_reminders_run_from_a_beat_schedule_that_expires():
     task = PeriodicTask.objects.get(task="teamwork.send_due_reminders")
     assert task.enabled and task.interval.every == 1 and task.interval.period == "hours"
     assert 0 < task.expire_seconds < 3600
+
+
+def test_one_question_assigned_is_named_with_the_start_of_its_text_cut_at_a_word(rfp, user_client, bob):
+    """The assignee's notification and email say what to answer, not only "Q1"; a long question ends " …"."""
+    question = rfp.questions.order_by("order").first()
+    question.text = "Describe how administrators are granted access to production systems, " * 4
+    question.save(update_fields=["text"])
+    _assign(user_client, rfp, [question], bob)
+
+    text = Notification.objects.get(recipient=bob).text
+    assert text.startswith(f"alice assigned you Q1 of “{rfp.name}”: “Describe how administrators are granted")
+    quoted = text.split(": “", 1)[1].removesuffix("”")
+    assert quoted.endswith(" …") and len(quoted) <= assignments.ASKED_CHARS
+    assert question.text.startswith(quoted.removesuffix(" …") + " ")  # whole words only

@@ -6,6 +6,7 @@ from django.urls import reverse
 from audit.models import AuditEvent
 from rfp_manager.models import Answer
 from teamwork.models import Comment, Notification
+from teamwork.services import comments
 from teamwork.services.comments import mentioned_names
 
 pytestmark = pytest.mark.django_db
@@ -67,3 +68,14 @@ def test_comments_are_shown_escaped(rfp, user_client):
 )
 def test_mentions_are_read_like_usernames(text, names):
     assert mentioned_names(text) == names
+
+
+def test_a_long_comment_is_quoted_in_the_mention_up_to_a_whole_word(rfp, user, bob, client):
+    question = rfp.questions.get(number="1")
+    client.force_login(bob)
+    words = "@alice please check the retention wording against the policy before we send it " * 5
+    _comment(client, question, words)
+
+    quoted = Notification.objects.get(recipient=user).text.split(f"of “{rfp.name}”: ", 1)[1]
+    assert quoted.endswith(" …") and len(quoted) <= comments.MENTION_CHARS
+    assert " ".join(words.split()).startswith(quoted.removesuffix(" …") + " ")

@@ -18,6 +18,7 @@ from reportlab.lib.colors import Color
 from reportlab.pdfgen import canvas
 
 from audit import services as audit
+from core.excerpts import SUBJECT_CHARS, excerpt
 
 from ..models import AccessRequest, PublishedDocument
 
@@ -98,7 +99,7 @@ def message_for(access_request: AccessRequest) -> EmailMessage:
         f"{link_for(access_request)}\n\n"
         f"{mark_note(access_request)}\n"
     )
-    subject = f"{center.name}: your access to {access_request.document.title}"[:200]
+    subject = excerpt(f"{center.name}: your access to {access_request.document.title}", SUBJECT_CHARS)
     return EmailMessage(subject=subject, body=body, to=[access_request.email])
 
 
