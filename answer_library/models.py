@@ -12,6 +12,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
+from core.excerpts import excerpt
 from jobs.models import ACTIVE_STATUSES, BaseJob
 
 CHOICES = [("yes", "Yes"), ("no", "No"), ("na", "N/A")]
@@ -74,7 +75,7 @@ class Entry(models.Model):
         permissions = [("edit_library", "Can approve, edit, retire and merge entries and decide conflicts")]
 
     def __str__(self):
-        return f"Entry {self.pk}: {self.question[:60]}"
+        return f"Entry {self.pk}: {excerpt(self.question, 60)}"
 
     @property
     def phrasings(self) -> list[str]:

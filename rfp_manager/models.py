@@ -5,6 +5,7 @@ from django.db import models
 from django.db.models import Count, Q
 from django.utils import timezone
 
+from core.excerpts import excerpt
 from jobs.models import ACTIVE_STATUSES, BaseJob, JobStatus
 
 
@@ -230,7 +231,7 @@ class Question(models.Model):
         indexes = [models.Index(fields=["rfp", "status"], name="rfp_question_status")]
 
     def __str__(self):
-        return f"{self.label}: {self.text[:60]}"
+        return f"{self.label}: {excerpt(self.text, 60)}"
 
     @property
     def label(self) -> str:

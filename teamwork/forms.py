@@ -1,6 +1,8 @@
 from django import forms
 from django.contrib.auth import get_user_model
 
+from core.excerpts import excerpt
+
 from .models import Role
 
 
@@ -14,7 +16,7 @@ class AssignForm(forms.Form):
     def __init__(self, *args, rfp, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["questions"].queryset = rfp.questions.order_by("order", "pk")
-        self.fields["questions"].label_from_instance = lambda q: f"{q.label}: {q.text[:120]}"
+        self.fields["questions"].label_from_instance = lambda q: f"{q.label}: {excerpt(q.text, 120)}"
         # Everyone active: assigning to someone who cannot answer is refused with the reason, not hidden.
         self.fields["assignee"].queryset = get_user_model().objects.filter(is_active=True).order_by("username")
 

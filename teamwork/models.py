@@ -9,6 +9,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
+from core.excerpts import excerpt
 from rfp_manager import access
 
 
@@ -122,4 +123,4 @@ class Notification(models.Model):
         indexes = [models.Index(fields=["recipient", "read_at"], name="notification_unread")]
 
     def __str__(self):
-        return f"{self.get_kind_display()} for {self.recipient}: {self.text[:60]}"
+        return f"{self.get_kind_display()} for {self.recipient}: {excerpt(self.text, 60)}"

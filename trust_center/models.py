@@ -16,6 +16,8 @@ from django.conf import settings
 from django.core.validators import FileExtensionValidator, RegexValidator
 from django.db import models
 
+from core.excerpts import excerpt
+
 HEX_COLOUR = RegexValidator(r"^#[0-9a-fA-F]{6}$", "A colour as #rrggbb.")
 
 
@@ -82,7 +84,7 @@ class PublishedEntry(models.Model):
         constraints = [models.UniqueConstraint(fields=["section", "entry"], name="trust_entry_once_per_section")]
 
     def __str__(self):
-        return self.question[:80] or f"Entry {self.entry_id}"
+        return excerpt(self.question, 80) or f"Entry {self.entry_id}"
 
 
 class PublishedDocument(models.Model):
@@ -179,4 +181,4 @@ class VisitorQuestion(models.Model):
         ordering = ["-created_at", "-pk"]
 
     def __str__(self):
-        return self.text[:80]
+        return excerpt(self.text, 80)

@@ -13,6 +13,7 @@ from contextlib import contextmanager
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
+from core.excerpts import excerpt
 from core.storage import save_or_refuse
 from questionnaires import row_walk
 from questionnaires.analysis import cell_text
@@ -65,7 +66,12 @@ def answered_rows(workbook, mapping: dict) -> tuple[list[dict], list[dict]]:
         choice = CHOICE_WORDS.get(raw_choice.strip().lower(), "")
         if not text and not choice:
             skipped.append(
-                {"sheet": row["sheet"], "row": row["row"], "reason": "no answer in this row", "text": row["text"][:200]}
+                {
+                    "sheet": row["sheet"],
+                    "row": row["row"],
+                    "reason": "no answer in this row",
+                    "text": excerpt(row["text"], 200),
+                }
             )
             continue
         rows.append({**row, "answer": text or raw_choice, "choice": choice})

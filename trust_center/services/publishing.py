@@ -14,6 +14,7 @@ from django.db.models import Prefetch
 from django.utils import timezone
 
 from answer_library.models import Entry
+from core.excerpts import excerpt
 
 from ..models import PublishedEntry, Section, TrustCenter
 
@@ -28,7 +29,9 @@ def approve_text(published: PublishedEntry, user) -> PublishedEntry:
     """Show the entry's current text from now on (`user` approved it for the page)."""
     entry = published.entry
     if entry.status != Entry.Status.ACTIVE:
-        raise NotApprovable(f"“{entry.question[:60]}” is {entry.get_status_display().lower()}: review it first.")
+        raise NotApprovable(
+            f"“{excerpt(entry.question, 60)}” is {entry.get_status_display().lower()}: review it first."
+        )
     published.question = entry.question
     published.answer_text = entry.answer_text
     published.choice = entry.choice

@@ -11,6 +11,7 @@ import hashlib
 from django.db import transaction
 
 from answer_library.services import matching
+from core.excerpts import excerpt
 from llm_manager import services as llm
 from rfp_manager.models import RFP, Question
 
@@ -35,7 +36,7 @@ def send_to_team(center: TrustCenter, text: str, email: str = "") -> VisitorQues
     """The question lands in the team's RFP list: a one-question RFP owned by the center's inbox owner."""
     text = " ".join(text.split())
     rfp = RFP.objects.create(
-        name=f"Trust center question: {text[:80]}",
+        name=f"Trust center question: {excerpt(text, 80)}",
         client=email or "Anonymous visitor",
         owner=center.inbox_owner,
     )
