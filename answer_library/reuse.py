@@ -9,6 +9,7 @@ retired while it runs within RECHECK_SECONDS.
 from django.db.models import Count, Exists, IntegerField, OuterRef, Subquery
 from django.db.models.functions import Coalesce
 
+from core.excerpts import excerpt
 from rfp_manager.reuse import ApprovedAnswers, ListedEntry, SuggestedEntry
 
 from .models import Entry, Suggestion
@@ -64,7 +65,7 @@ class AnswerLibrary(ApprovedAnswers):
 
     def citations(self, entry_ids):
         return {
-            entry.pk: {"document_title": f"Answer library: {entry.question[:80]}", "text": entry.answer_text}
+            entry.pk: {"document_title": f"Answer library: {excerpt(entry.question, 80)}", "text": entry.answer_text}
             for entry in Entry.objects.filter(pk__in=entry_ids)
         }
 

@@ -337,7 +337,8 @@ def test_inserted_passages_and_entries_keep_their_citations(rfp, user, user_clie
     question = rfp.questions.get(order=0)
     answer(question, draft_text="Draft [1].", citations=[{"n": 1, "chunk_id": 0, "document_title": "x", "cited": True}])
     chunk = Chunk.objects.filter(text__contains="AES-256").first()
-    entry = Entry.objects.create(question="Encryption?", answer_text="We encrypt everything.", owner=user)
+    asked = "How is customer data encrypted at rest and in transit, and who holds the keys for each tenant's data?"
+    entry = Entry.objects.create(question=asked, answer_text="We encrypt everything.", owner=user)
     sources = user_client.get(reverse("rfp_manager:answer_sources", args=[question.pk]), {"q": "encrypted at rest"})
     assert f'data-id="{chunk.pk}"' in sources.content.decode() and "<mark>encrypted</mark>" in sources.content.decode()
 
@@ -359,6 +360,8 @@ def test_inserted_passages_and_entries_keep_their_citations(rfp, user, user_clie
     assert sorted(citations) == [1, 2, 3]
     assert citations[2]["chunk_id"] == chunk.pk and citations[2]["cited"] and "AES-256" in citations[2]["text"]
     assert citations[3]["entry_id"] == entry.pk
+    title = citations[3]["document_title"].removeprefix("Answer library: ")  # as the sources column names it
+    assert title.endswith(" …") and asked.startswith(title.removesuffix(" …") + " ")  # cut at a word, marked
     page = user_client.get(reverse("rfp_manager:detail", args=[rfp.pk])).content.decode()
     assert reverse("answer_library:entry", args=[entry.pk]) in page
 
