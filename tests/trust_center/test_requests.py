@@ -161,7 +161,7 @@ def test_a_document_that_cannot_carry_the_mark_is_never_said_to_be_marked(client
     send_access_link.apply(args=[AccessRequest.objects.get(document=policy).pk]).get()
     pdf_email, text_email = mailoutbox
     assert "Your copy is marked with your email address, v@p.example." in pdf_email.body
-    assert "marked with" not in text_email.body and "only PDF files carry the mark" in text_email.body
+    assert "marked with" not in text_email.body and "download is recorded against your email address" in text_email.body
 
     page = client.get(f"{acme.url}access/{access.make_token(AccessRequest.objects.get(document=policy))}/")
     assert "recorded against your email address" in page.content.decode()

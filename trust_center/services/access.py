@@ -117,7 +117,7 @@ def mark_note(access_request: AccessRequest) -> str:
     email = access_request.email
     if carries_mark(access_request.document.document.file_type):
         return f"Your copy is marked with your email address, {email}."
-    return f"Your copy is recorded against your email address, {email} (only PDF files carry the mark inside)."
+    return f"Your download is recorded against your email address, {email}."
 
 
 def watermarked(data: bytes, file_type: str, email: str, company_name: str) -> tuple[bytes, bool]:
