@@ -164,6 +164,13 @@ def _unapproved_state(answer: Answer) -> str:
 
 
 UNAPPROVED_NOTE = "no person approved this answer"
+GUESSED_NOTE = "guessed from the draft: no person chose it"
+
+
+def guessed_choice(answer: Answer | None) -> bool:
+    """The answer's Yes/No/N/A was read from its draft and no person chose or confirmed it (the page's "choice to
+    check"): the report says so beside the cell, as approving the text does not check its choice."""
+    return bool(answer and answer.choice and answer.choice_needs_review)
 
 
 def sources_text(answer: Answer | None) -> str:

@@ -261,7 +261,14 @@ class _Writer:
             return None, False
 
     def put(
-        self, question, sheet: str, coordinate: str, value: str, normalised: str = "", unapproved: bool = False
+        self,
+        question,
+        sheet: str,
+        coordinate: str,
+        value: str,
+        normalised: str = "",
+        unapproved: bool = False,
+        guessed: bool = False,
     ) -> None:
         """Write one value, unless the cell's own list forbids it or it lies inside another cell's merged box."""
         options, readable = self._options(question, sheet, coordinate)
@@ -272,7 +279,11 @@ class _Writer:
             return self.report.add(question, where, "empty", "the cell's drop-down does not allow this text")
         if not self.target.write(sheet, coordinate, value):
             return self.report.add(question, where, "empty", "the cell lies inside a merged box")
-        note = normalised or (deliverable.UNAPPROVED_NOTE if unapproved else "")
+        notes = (
+            normalised or (deliverable.UNAPPROVED_NOTE if unapproved else ""),
+            guessed and deliverable.GUESSED_NOTE,
+        )
+        note = "; ".join(note for note in notes if note)
         self.report.add(question, where, "normalised" if normalised else "written", note, unapproved)
 
     def choice(self, question, sheet: str, coordinate: str, answer, text: str) -> None:
@@ -283,7 +294,7 @@ class _Writer:
             return
         value, why_empty, normalised = deliverable.choice_value(question, answer, options, text)
         if value:
-            self.put(question, sheet, coordinate, value, normalised)
+            self.put(question, sheet, coordinate, value, normalised, guessed=deliverable.guessed_choice(answer))
         else:
             self.report.add(question, self.where(sheet, coordinate), "empty", why_empty)
 

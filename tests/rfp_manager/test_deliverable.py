@@ -607,3 +607,19 @@ def test_the_rfp_page_says_the_docx_holds_approved_answers_only_and_that_none_is
 
 def export_docx(client, rfp) -> bytes:
     return client.get(reverse("rfp_manager:export_docx", args=[rfp.pk])).content
+
+
+def test_a_choice_guessed_from_the_draft_is_written_and_reported_as_no_persons_choice(rfp, user):
+    """Approving a text does not check its Yes/No: the page marks a guess "choice to check", and the report says
+    beside its cell that no person chose it, until someone does."""
+    data, _ = workbooks.vendor_assessment()
+    import_file(rfp, "assessment.xlsx", data)
+    guessed = answer(rfp, "DATA-01", "Encrypted with AES-256 [1].", "yes", approved=True, choice_needs_review=True)
+    cell = f"Data!{guessed.question.answer_cells['choice']}"
+
+    _, _, report = export.export_into_source_file(rfp, deliverable.ExportChoices())
+    assert outcomes(report)[cell] == ("written", deliverable.GUESSED_NOTE)
+
+    choices.save_choice(guessed, "yes")  # a person confirms it
+    _, _, report = export.export_into_source_file(rfp, deliverable.ExportChoices())
+    assert outcomes(report)[cell] == ("written", "")

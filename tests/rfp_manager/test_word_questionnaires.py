@@ -419,7 +419,8 @@ def test_content_controls_take_the_answer_and_an_item_of_their_own_drop_down(rfp
     record = import_file(user_client, rfp, "compliance.docx", original)
     table = next(s for s in record.mapping["sheets"] if s["include"])
     assert table["roles"] == {"1": "id", "2": "question", "3": "choice", "4": "text"}  # the drop-downs say "choice"
-    answer(rfp, "R1", draft_text="Yes, with AES-256 [1].", approved=True, choice="yes")
+    # R1's Yes was read from its draft and nobody checked it: written, and the report says whose it is
+    answer(rfp, "R1", draft_text="Yes, with AES-256 [1].", approved=True, choice="yes", choice_needs_review=True)
     answer(
         rfp,
         "R2",
@@ -449,8 +450,8 @@ def test_content_controls_take_the_answer_and_an_item_of_their_own_drop_down(rfp
             or sdt.find(qn("w:sdtPr") + "/" + qn("w:text")) is not None
         )
     assert_other_parts_unchanged(original, exported)
-    assert "Yes in Table 1, row 2, column C" in report
-    assert "Not applicable in Table 1, row 3, column C (“N/A” → “Not applicable”)" in report
+    assert "Yes in Table 1, row 2, column C (guessed from the draft: no person chose it)" in report
+    assert "Not applicable in Table 1, row 3, column C (“N/A” → “Not applicable”)<" in report
 
 
 def test_a_choice_the_drop_down_cannot_say_is_left_empty_with_the_reason(rfp, user_client):
