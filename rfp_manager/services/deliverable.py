@@ -239,6 +239,11 @@ class ExportReport:
         """The answers written that no person approved or wrote (each named once, in file order)."""
         return list(dict.fromkeys(line.question for line in self.lines if line.unapproved))
 
+    @property
+    def guessed(self) -> list[str]:
+        """The questions whose Yes/No/N/A is written as guessed from the draft, that no person chose (in file order)."""
+        return list(dict.fromkeys(line.question for line in self.lines if GUESSED_NOTE in line.detail))
+
     def count(self, outcome: str) -> int:
         return sum(1 for line in self.lines if line.outcome == outcome)
 

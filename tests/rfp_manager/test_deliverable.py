@@ -609,7 +609,7 @@ def export_docx(client, rfp) -> bytes:
     return client.get(reverse("rfp_manager:export_docx", args=[rfp.pk])).content
 
 
-def test_a_choice_guessed_from_the_draft_is_written_and_reported_as_no_persons_choice(rfp, user):
+def test_a_choice_guessed_from_the_draft_is_written_and_reported_as_no_persons_choice(rfp, user, user_client):
     """Approving a text does not check its Yes/No: the page marks a guess "choice to check", and the report says
     beside its cell that no person chose it, until someone does."""
     data, _ = workbooks.vendor_assessment()
@@ -619,7 +619,9 @@ def test_a_choice_guessed_from_the_draft_is_written_and_reported_as_no_persons_c
 
     _, _, report = export.export_into_source_file(rfp, deliverable.ExportChoices())
     assert outcomes(report)[cell] == ("written", deliverable.GUESSED_NOTE)
+    page = user_client.get(reverse("rfp_manager:export_choices", args=[rfp.pk])).content.decode()
+    assert re.search(r'id="guessed-choices"><p><strong>1 Yes/No choice guessed .*<li>DATA-01 ', page, re.DOTALL)
 
     choices.save_choice(guessed, "yes")  # a person confirms it
     _, _, report = export.export_into_source_file(rfp, deliverable.ExportChoices())
-    assert outcomes(report)[cell] == ("written", "")
+    assert outcomes(report)[cell] == ("written", "") and report.guessed == []

@@ -7,6 +7,7 @@ canonical XML, element by element).
 """
 
 import io
+import re
 import zipfile
 
 import pytest
@@ -451,6 +452,7 @@ def test_content_controls_take_the_answer_and_an_item_of_their_own_drop_down(rfp
         )
     assert_other_parts_unchanged(original, exported)
     assert "Yes in Table 1, row 2, column C (guessed from the draft: no person chose it)" in report
+    assert re.search(r'id="guessed-choices"><p><strong>1 Yes/No choice guessed .*</strong>[^<]*R1</p>', report)
     assert "Not applicable in Table 1, row 3, column C (“N/A” → “Not applicable”)<" in report
 
 
