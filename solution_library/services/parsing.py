@@ -51,6 +51,9 @@ DAMAGED_PDF = (
     "This PDF is damaged and cannot be read. Open it in a PDF reader, save (or print) it again as PDF and upload "
     "that copy."
 )
+DAMAGED_DOCX = (
+    "This Word document is damaged and cannot be read. Open it in Word, save it again as .docx and upload that copy."
+)
 
 
 class UnsupportedFile(ValueError):
@@ -67,6 +70,8 @@ def detect_type(data: bytes, filename: str = "") -> str:
             return DocumentType.PDF
         if kind.mime == DOCX_MIME or (kind.extension == "zip" and _is_docx_zip(data)):
             return DocumentType.DOCX
+        if kind.extension == "zip" and filename.lower().endswith(".docx"):  # a Word package that does not open as one
+            raise refusal(UnsupportedFile, DAMAGED_DOCX, mime=kind.mime, file_name=filename)
         raise refusal(
             UnsupportedFile,
             f"A .{kind.extension} file holds no document the library can read. {UPLOADABLE}",
@@ -197,12 +202,7 @@ def _open_docx(data: bytes):
         return docx.Document(io.BytesIO(data))
     except Exception as exc:  # python-docx raises KeyError/ValueError/BadZipFile on damaged files
         file_limits.reraise_memory_error(exc)
-        raise refusal(
-            UnsupportedFile,
-            "This Word document is damaged and cannot be read. Open it in Word, save it again as .docx and upload "
-            "that copy.",
-            exc,
-        ) from exc
+        raise refusal(UnsupportedFile, DAMAGED_DOCX, exc) from exc
 
 
 def _docx_text(data: bytes) -> str:

@@ -31,6 +31,8 @@ REFUSED = [
     ("manual.pdf", b"%PDF-1.4\n" + b"garbage " * 50, "This PDF is damaged and cannot be read.", "PdfStreamError"),
     ("setup.pdf", b"MZ\x90\x00" + b"\x00" * 200, "A .exe file holds no document the library can read. Upload PDF", "application/x-msdownload"),
     ("notes.docx", docx_with_broken_parts(), "This Word document is damaged and cannot be read. Open it in Word", "AttributeError"),
+    # cut short in a download: it starts as a zip but opens as none ("A .zip file…" told the uploader of a .docx)
+    ("report.docx", b"PK\x03\x04" + b"cut short" * 20, "This Word document is damaged and cannot be read.", "application/zip"),
 ]  # fmt: skip
 
 
