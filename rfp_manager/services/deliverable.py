@@ -167,10 +167,16 @@ UNAPPROVED_NOTE = "no person approved this answer"
 GUESSED_NOTE = "guessed from the draft: no person chose it"
 
 
-def guessed_choice(answer: Answer | None) -> bool:
-    """The answer's Yes/No/N/A was read from its draft and no person chose or confirmed it (the page's "choice to
-    check"): the report says so beside the cell, as approving the text does not check its choice."""
-    return bool(answer and answer.choice and answer.choice_needs_review)
+def guess_note(answer: Answer | None) -> str:
+    """GUESSED_NOTE when the answer's Yes/No/N/A was read from its draft and no person chose or confirmed it (the
+    page's "choice to check"), else "": the report says so beside the cell, as approving the text does not check
+    its choice."""
+    return GUESSED_NOTE if answer and answer.choice and answer.choice_needs_review else ""
+
+
+def notes_text(*notes: str) -> str:
+    """A report line's notes, the empty ones left out: "“N/A” → “Not applicable”; guessed from the draft: …"."""
+    return "; ".join(note for note in notes if note)
 
 
 def sources_text(answer: Answer | None) -> str:

@@ -96,8 +96,8 @@ def _place_choice(writer: WordWriter, question, answer, place: str, text: str) -
     written, where = writer.write_choice(question.sheet, place, value)
     if not written:
         return f"not written: {where}"
-    notes = [note for note in (normalised, deliverable.guessed_choice(answer) and deliverable.GUESSED_NOTE) if note]
-    return f"{value} in {where}" + (f" ({'; '.join(notes)})" if notes else "")
+    notes = deliverable.notes_text(normalised, deliverable.guess_note(answer))
+    return f"{value} in {where}" + (f" ({notes})" if notes else "")
 
 
 # --- a fresh Word file --------------------------------------------------------------------------------

@@ -268,7 +268,7 @@ class _Writer:
         value: str,
         normalised: str = "",
         unapproved: bool = False,
-        guessed: bool = False,
+        guess_note: str = "",
     ) -> None:
         """Write one value, unless the cell's own list forbids it or it lies inside another cell's merged box."""
         options, readable = self._options(question, sheet, coordinate)
@@ -279,11 +279,7 @@ class _Writer:
             return self.report.add(question, where, "empty", "the cell's drop-down does not allow this text")
         if not self.target.write(sheet, coordinate, value):
             return self.report.add(question, where, "empty", "the cell lies inside a merged box")
-        notes = (
-            normalised or (deliverable.UNAPPROVED_NOTE if unapproved else ""),
-            guessed and deliverable.GUESSED_NOTE,
-        )
-        note = "; ".join(note for note in notes if note)
+        note = deliverable.notes_text(normalised or (deliverable.UNAPPROVED_NOTE if unapproved else ""), guess_note)
         self.report.add(question, where, "normalised" if normalised else "written", note, unapproved)
 
     def choice(self, question, sheet: str, coordinate: str, answer, text: str) -> None:
@@ -294,7 +290,7 @@ class _Writer:
             return
         value, why_empty, normalised = deliverable.choice_value(question, answer, options, text)
         if value:
-            self.put(question, sheet, coordinate, value, normalised, guessed=deliverable.guessed_choice(answer))
+            self.put(question, sheet, coordinate, value, normalised, guess_note=deliverable.guess_note(answer))
         else:
             self.report.add(question, self.where(sheet, coordinate), "empty", why_empty)
 
