@@ -534,7 +534,7 @@ def export_document(request, pk):
             "report": report,
             "written": sum(1 for line in report if line.written),
             "unapproved": [line for line in report if line.unapproved],
-            "guessed": [line for line in report if deliverable.GUESSED_NOTE in line.choice],
+            "guessed": [line for line in report if line.guessed],
             "chosen": chosen,
             "answer_options": deliverable.ANSWERS,
             "query": urlencode(chosen.as_params()),

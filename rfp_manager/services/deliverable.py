@@ -167,11 +167,11 @@ UNAPPROVED_NOTE = "no person approved this answer"
 GUESSED_NOTE = "guessed from the draft: no person chose it"
 
 
-def guess_note(answer: Answer | None) -> str:
-    """GUESSED_NOTE when the answer's Yes/No/N/A was read from its draft and no person chose or confirmed it (the
-    page's "choice to check"), else "": the report says so beside the cell, as approving the text does not check
+def choice_is_guessed(answer: Answer | None) -> bool:
+    """Whether the answer's Yes/No/N/A was read from its draft and no person chose or confirmed it (the page's
+    "choice to check"): the report says so beside the cell (GUESSED_NOTE), as approving the text does not check
     its choice."""
-    return GUESSED_NOTE if answer and answer.choice and answer.choice_needs_review else ""
+    return bool(answer and answer.choice and answer.choice_needs_review)
 
 
 def notes_text(*notes: str) -> str:
@@ -225,6 +225,7 @@ class ReportLine:
     outcome: str  # written | empty | normalised
     detail: str = ""
     unapproved: bool = False  # written, though no person approved or wrote it (the "every draft" choice)
+    guessed: bool = False  # a Yes/No/N/A written as read from the draft, that no person chose
 
 
 @dataclass
@@ -234,11 +235,18 @@ class ExportReport:
     lines: list[ReportLine] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # file-wide facts (citations column taken, sheet added …)
 
-    def add(self, question: Question, where: str, outcome: str, detail: str = "", unapproved: bool = False) -> None:
+    def add(
+        self,
+        question: Question,
+        where: str,
+        outcome: str,
+        detail: str = "",
+        unapproved: bool = False,
+        guessed: bool = False,
+    ) -> None:
         name = question.number if question.number and not question.number[0].isdigit() else question.label
-        self.lines.append(
-            ReportLine(f"{name} {excerpt(question.text, REPORT_QUESTION_CHARS)}", where, outcome, detail, unapproved)
-        )
+        asked = f"{name} {excerpt(question.text, REPORT_QUESTION_CHARS)}"
+        self.lines.append(ReportLine(asked, where, outcome, detail, unapproved, guessed))
 
     @property
     def unapproved(self) -> list[str]:
@@ -248,7 +256,7 @@ class ExportReport:
     @property
     def guessed(self) -> list[str]:
         """The questions whose Yes/No/N/A is written as guessed from the draft, that no person chose (in file order)."""
-        return list(dict.fromkeys(line.question for line in self.lines if GUESSED_NOTE in line.detail))
+        return list(dict.fromkeys(line.question for line in self.lines if line.guessed))
 
     def count(self, outcome: str) -> int:
         return sum(1 for line in self.lines if line.outcome == outcome)

@@ -37,6 +37,7 @@ class ReportLine:
     why_empty: str = ""
     choice: str = ""  # the Yes / No / N/A written into the row's choice cell, and where; or why not
     unapproved: bool = False  # written, though no person approved or wrote it (the "every draft" choice)
+    guessed: bool = False  # the choice written was read from the draft, and no person chose it
 
 
 def source_document_import(rfp: RFP) -> QuestionImport | None:
@@ -83,21 +84,23 @@ def _place(writer, question, answer, chosen: deliverable.ExportChoices) -> Repor
         line.unapproved = line.written and out.unapproved
         line.why_empty = "" if line.written else "the client's own text is in that place (left as it was)"
     if choice_place and isinstance(writer, WordWriter):
-        line.choice = _place_choice(writer, question, answer, choice_place, out.text)
+        line.choice, line.guessed = _place_choice(writer, question, answer, choice_place, out.text)
     return line
 
 
-def _place_choice(writer: WordWriter, question, answer, place: str, text: str) -> str:
-    """The choice written into the row's choice cell and where (or why it stays empty), for the report."""
+def _place_choice(writer: WordWriter, question, answer, place: str, text: str) -> tuple[str, bool]:
+    """The choice written into the row's choice cell and where (or why it stays empty), for the report; and
+    whether what was written is a guess from the draft that no person chose."""
     options = writer.choice_options(question.sheet, place)
     value, why_empty, normalised = deliverable.choice_value(question, answer, options, text)
     if not value:
-        return f"left empty: {why_empty}" if why_empty else ""
+        return (f"left empty: {why_empty}" if why_empty else ""), False
     written, where = writer.write_choice(question.sheet, place, value)
     if not written:
-        return f"not written: {where}"
-    notes = deliverable.notes_text(normalised, deliverable.guess_note(answer))
-    return f"{value} in {where}" + (f" ({notes})" if notes else "")
+        return f"not written: {where}", False
+    guessed = deliverable.choice_is_guessed(answer)
+    notes = deliverable.notes_text(normalised, deliverable.GUESSED_NOTE if guessed else "")
+    return f"{value} in {where}" + (f" ({notes})" if notes else ""), guessed
 
 
 # --- a fresh Word file --------------------------------------------------------------------------------

@@ -268,7 +268,7 @@ class _Writer:
         value: str,
         normalised: str = "",
         unapproved: bool = False,
-        guess_note: str = "",
+        guessed: bool = False,
     ) -> None:
         """Write one value, unless the cell's own list forbids it or it lies inside another cell's merged box."""
         options, readable = self._options(question, sheet, coordinate)
@@ -279,8 +279,11 @@ class _Writer:
             return self.report.add(question, where, "empty", "the cell's drop-down does not allow this text")
         if not self.target.write(sheet, coordinate, value):
             return self.report.add(question, where, "empty", "the cell lies inside a merged box")
-        note = deliverable.notes_text(normalised or (deliverable.UNAPPROVED_NOTE if unapproved else ""), guess_note)
-        self.report.add(question, where, "normalised" if normalised else "written", note, unapproved)
+        note = deliverable.notes_text(
+            normalised or (deliverable.UNAPPROVED_NOTE if unapproved else ""),
+            deliverable.GUESSED_NOTE if guessed else "",
+        )
+        self.report.add(question, where, "normalised" if normalised else "written", note, unapproved, guessed)
 
     def choice(self, question, sheet: str, coordinate: str, answer, text: str) -> None:
         if not text:
@@ -290,7 +293,7 @@ class _Writer:
             return
         value, why_empty, normalised = deliverable.choice_value(question, answer, options, text)
         if value:
-            self.put(question, sheet, coordinate, value, normalised, guess_note=deliverable.guess_note(answer))
+            self.put(question, sheet, coordinate, value, normalised, guessed=deliverable.choice_is_guessed(answer))
         else:
             self.report.add(question, self.where(sheet, coordinate), "empty", why_empty)
 
