@@ -18,7 +18,7 @@ from django.core.exceptions import PermissionDenied
 from django.db import IntegrityError, transaction
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.urls import reverse, reverse_lazy
+from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from jobs.models import JobStatus
@@ -346,7 +346,6 @@ def job_status(request, pk):
         request,
         LibraryJob,
         pk,
-        lambda: get_object_or_404(LibraryJob, pk=pk),
-        reverse_lazy("answer_library:job_status", args=[pk]),
+        "answer_library:job_status",
         reload_page_when_done=True,
     )

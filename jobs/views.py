@@ -58,12 +58,15 @@ def polled_by_htmx(request) -> bool:
 
 
 @never_cache
-def job_status_response(request, model, pk: int, load, poll_url: str, partial: str = PROGRESS_PARTIAL, **extra):
-    """A job's status endpoint: the htmx partial from the row; JSON through the half-poll cache (jobs.live_status).
+def job_status_response(request, model, pk: int, url_name: str, *, load=None, partial: str = PROGRESS_PARTIAL, **extra):
+    """A job's status endpoint (the URL named `url_name`, polled with the job's pk): the htmx partial from the row;
+    JSON through the half-poll cache (jobs.live_status).
 
     `load()` checks the user's access and returns the job (raising 404 or 403): on every htmx poll, and on a JSON
-    poll whenever the cache has no fresh answer for this job and user.
+    poll whenever the cache has no fresh answer for this job and user. Without it, any job of `model` with that pk.
     """
+    load = load or (lambda: get_object_or_404(model, pk=pk))
+    poll_url = reverse_lazy(url_name, args=[pk])
     if polled_by_htmx(request):
         return job_progress_response(request, load(), poll_url, partial, **extra)
     return status_json(request, model, pk, load)
@@ -141,7 +144,6 @@ def system_check_status(request, pk):
         request,
         SystemCheck,
         pk,
-        lambda: get_object_or_404(SystemCheck, pk=pk),
-        reverse_lazy("system_check_status", args=[pk]),
+        "system_check_status",
         partial="system/_check_progress.html",
     )

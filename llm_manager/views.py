@@ -9,7 +9,7 @@ from django.contrib import messages
 from django.db import transaction
 from django.db.models import Count, Q
 from django.shortcuts import get_object_or_404, redirect, render
-from django.urls import reverse, reverse_lazy
+from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from core.permissions import staff_required
@@ -58,8 +58,7 @@ def validation_status(request, pk):
         request,
         ValidationRun,
         pk,
-        lambda: get_object_or_404(ValidationRun, pk=pk),
-        reverse_lazy("llm_manager:validation_status", args=[pk]),
+        "llm_manager:validation_status",
         partial=PROGRESS_PARTIAL,
         reload_page_when_done=True,
     )

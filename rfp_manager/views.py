@@ -14,7 +14,7 @@ from django.contrib import messages
 from django.db import transaction
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.urls import reverse, reverse_lazy
+from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from jobs.models import JobStatus
@@ -241,8 +241,8 @@ def import_analysis_status(request, pk):
         request,
         QuestionImportJob,
         pk,
-        lambda: _visible(QuestionImportJob, request, pk, "question_import__rfp"),
-        reverse_lazy("rfp_manager:import_analysis_status", args=[pk]),
+        "rfp_manager:import_analysis_status",
+        load=lambda: _visible(QuestionImportJob, request, pk, "question_import__rfp"),
         reload_page_when_done=True,
     )
 
@@ -345,8 +345,8 @@ def job_status(request, pk):
         request,
         RFPBatchJob,
         pk,
-        lambda: _visible(RFPBatchJob, request, pk, "rfp"),
-        reverse_lazy("rfp_manager:job_status", args=[pk]),
+        "rfp_manager:job_status",
+        load=lambda: _visible(RFPBatchJob, request, pk, "rfp"),
         partial="rfp_manager/_job_progress.html",
     )
 

@@ -5,7 +5,7 @@ from django.core.paginator import Paginator
 from django.db import transaction
 from django.http import JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.urls import reverse, reverse_lazy
+from django.urls import reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
 
@@ -228,8 +228,7 @@ def sync_job_status(request, pk):
         request,
         SyncJob,
         pk,
-        lambda: get_object_or_404(SyncJob, pk=pk),
-        reverse_lazy("solution_library:sync_job_status", args=[pk]),
+        "solution_library:sync_job_status",
         partial="solution_library/_sync_progress.html",
     )
 
@@ -247,6 +246,5 @@ def embed_job_status(request, pk):
         request,
         EmbedBatchJob,
         pk,
-        lambda: get_object_or_404(EmbedBatchJob, pk=pk),
-        reverse_lazy("solution_library:embed_job_status", args=[pk]),
+        "solution_library:embed_job_status",
     )
