@@ -137,3 +137,16 @@ def test_the_htmx_partial_is_always_rendered_from_the_row(user_client, job, cloc
     RFPBatchJob.objects.filter(pk=job.pk).update(processed_items=2)
     partial = user_client.get(reverse("rfp_manager:job_status", args=[job.pk]), HTTP_HX_REQUEST="true")
     assert "2 / 2 processed" in partial.content.decode()
+
+
+def test_a_status_endpoint_without_an_access_check_loads_its_own_job_and_polls_its_own_url(staff_client, clock):
+    """job_status_response's defaults: the job of the view's model with that pk (404 for none), and the view's
+    own URL for the next htmx poll."""
+    check = SystemCheck.objects.create(status="processing", total_items=4, processed_items=1)
+    url = reverse("system_check_status", args=[check.pk])
+    partial = staff_client.get(url, HTTP_HX_REQUEST="true").content.decode()
+    assert f'hx-get="{url}"' in partial and "1 / 4" in partial
+    assert staff_client.get(url, HTTP_ACCEPT="application/json").json()["id"] == check.pk
+    missing = reverse("system_check_status", args=[check.pk + 1])
+    assert staff_client.get(missing, HTTP_HX_REQUEST="true").status_code == 404
+    assert staff_client.get(missing, HTTP_ACCEPT="application/json").status_code == 404
