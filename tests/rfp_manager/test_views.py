@@ -6,6 +6,8 @@ from django.urls import reverse
 
 from rfp_manager.models import RFP, Answer, Question, RFPBatchJob
 from rfp_manager.services.answering import AnswerError, parse_review
+from solution_library.models import Document, ReviewStatus
+from solution_library.testing import add_library_document
 
 from .conftest import make_rfp
 
@@ -197,3 +199,14 @@ def test_a_review_never_lands_on_an_answer_that_changed_while_it_was_judged(rfp,
         answering.review_answer(question, model=chat_model)
     answer = Answer.objects.get(question=question)
     assert (answer.draft_text, answer.review_verdict) == ("New draft [2]", "")
+
+
+def test_the_rfp_page_warns_that_answers_started_now_would_miss_documents_still_processing(rfp, user, user_client):
+    """A newcomer who answers while the library is still embedding gets "no supporting content" for questions the
+    library does answer a minute later: the page says so beside "Answer all"."""
+    page = reverse("rfp_manager:detail", args=[rfp.pk])
+    ready = add_library_document("Backups", "Backups run every night and are kept for 30 days.", user)
+    assert 'id="library-processing"' not in user_client.get(page).content.decode()
+    Document.objects.filter(pk=ready.pk).update(review_status=ReviewStatus.PROCESSING)
+    warning = user_client.get(page).content.decode()
+    assert "1 library document is still being processed: answers drafted now cannot draw on it." in warning
