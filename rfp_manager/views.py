@@ -21,7 +21,7 @@ from jobs.models import JobStatus
 from jobs.views import job_status_response, progress_context
 from llm_manager.exceptions import LLMError
 from questionnaires import analysis, pdf, word
-from solution_library.services import documents as library_documents
+from solution_library.models import Document
 from solution_library.services import snippets
 from solution_library.services.search import search_passages
 
@@ -152,7 +152,7 @@ def _render_rfp(request, rfp, status=200, error=""):
         "import_form": QuestionImportForm(),
         "document_form": InformationDocumentForm(),
         "reviewer_blocker": batch.reviewer_blocker(rfp),
-        "library_processing": library_documents.count_processing(),  # answers started now would miss them
+        "library_processing": Document.objects.processing().count(),  # answers started now would miss them
         "source_workbook": export.source_file_import(rfp),
         "source_document": document_export.source_document_import(rfp),
         # Checked before export: the page shows every answer that states a canonical fact differently.

@@ -61,6 +61,10 @@ class DocumentationSource(models.Model):
 
 
 class DocumentQuerySet(models.QuerySet):
+    def processing(self):
+        """The documents still being read and embedded: search does not find them yet."""
+        return self.filter(review_status=ReviewStatus.PROCESSING)
+
     def mark_failed(self, reason: str, code: str) -> int:
         """Show these documents as failed, with the reason and its stable code (jobs.models.ErrorCode)."""
         return self.update(

@@ -53,11 +53,6 @@ def content_hash(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def count_processing() -> int:
-    """How many library documents are still being read and embedded: a draft written now cannot draw on them."""
-    return Document.objects.filter(review_status=ReviewStatus.PROCESSING).count()
-
-
 def store_upload(filename: str, data: bytes, user=None) -> UploadResult:
     """Validate one file and store it as a new document (or find its twin).
 
