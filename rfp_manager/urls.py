@@ -16,6 +16,7 @@ urlpatterns = [
     path("documents/<int:pk>/summarize/", views.document_summarize, name="document_summarize"),
     path("<int:pk>/jobs/responder/", views.start_responder, name="start_responder"),
     path("<int:pk>/jobs/reviewer/", views.start_reviewer, name="start_reviewer"),
+    path("<int:pk>/jobs/redraft-no-support/", views.redraft_no_support, name="redraft_no_support"),
     path("jobs/<int:pk>/", views.job_detail, name="job"),
     path("jobs/<int:pk>/status/", views.job_status, name="job_status"),
     path("jobs/<int:pk>/cancel/", views.job_cancel, name="job_cancel"),

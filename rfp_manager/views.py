@@ -153,6 +153,7 @@ def _render_rfp(request, rfp, status=200, error=""):
         "document_form": InformationDocumentForm(),
         "reviewer_blocker": batch.reviewer_blocker(rfp),
         "library_processing": Document.objects.processing().count(),  # answers started now would miss them
+        "library_grew": batch.drafted_before_library_grew(rfp),  # drafts the library may answer now
         "source_workbook": export.source_file_import(rfp),
         "source_document": document_export.source_document_import(rfp),
         # Checked before export: the page shows every answer that states a canonical fact differently.
@@ -604,6 +605,23 @@ def _start_redraft(rfp, question_ids: list[int], user) -> tuple[RFPBatchJob | No
 
 
 @require_POST
+def redraft_no_support(request, pk):
+    """Redraft the "no supporting content" drafts made before library documents became ready (the scope is read
+    again here, not taken from the page: a second click, or a page left open, redrafts only what is still stale)."""
+    rfp = _rfp(request, pk, access.OWNER)
+    grown = batch.drafted_before_library_grew(rfp)
+    if grown is None:
+        messages.info(request, "No “no supporting content” draft is older than the library's documents.")
+    else:
+        job, why_not = _start_redraft(rfp, grown.question_ids, request.user)
+        if job:
+            messages.success(request, _redrafting(job, len(grown.question_ids)))
+        else:
+            messages.warning(request, why_not)
+    return redirect("rfp_manager:detail", pk=rfp.pk)
+
+
+@require_POST
 def question_approve(request, pk):
     question = _question(request, pk, access.OWNER)  # approval is the owner's: contributors answer, owners approve
     approved, _ = workflow.approve([question], request.user)
@@ -692,11 +710,11 @@ def _bulk(action: str, rfp, questions: list[Question], user) -> tuple[str, str]:
         )
     # What is left is "redraft": one responder job over the selection.
     job, why_not = _start_redraft(rfp, [q.pk for q in questions], user)
-    return (
-        (f"Re-drafting {count} question{'s' if count != 1 else ''} (job {job.pk}).", "success")
-        if job
-        else (why_not, "warning")
-    )
+    return (_redrafting(job, count), "success") if job else (why_not, "warning")
+
+
+def _redrafting(job, count: int) -> str:
+    return f"Re-drafting {count} question{'s' if count != 1 else ''} (job {job.pk})."
 
 
 def answer_sources(request, pk):

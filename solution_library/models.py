@@ -65,6 +65,10 @@ class DocumentQuerySet(models.QuerySet):
         """The documents still being read and embedded: search does not find them yet."""
         return self.filter(review_status=ReviewStatus.PROCESSING)
 
+    def ready(self):
+        """The documents search finds: processed and embedded."""
+        return self.filter(review_status__in=READY_STATUSES)
+
     def mark_failed(self, reason: str, code: str) -> int:
         """Show these documents as failed, with the reason and its stable code (jobs.models.ErrorCode)."""
         return self.update(

@@ -13,15 +13,18 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from dataclasses import dataclass
 from functools import partial
 
 from django.db import IntegrityError, connection, transaction
-from django.db.models import Count, Q
+from django.db.models import Count, Max, Min, Q
 from django.utils import timezone
 
 from jobs.models import ACTIVE_STATUSES, MAX_RECORDED_ERRORS, JobStatus
 from jobs.runner import StopRequested
 from llm_manager import services as llm
+from llm_manager.providers.offline import NO_PASSAGE_ANSWER
+from solution_library.models import Document
 
 from ..models import RFP, Answer, JobQuestionResult, Question, RFPBatchJob
 from ..reuse import approved_answers
@@ -56,6 +59,36 @@ def default_scope(rfp: RFP, job_type: str) -> list[int]:
     if job_type == RFPBatchJob.JOB_TYPE_RESPONDER:
         return list(rfp.questions.order_by("order", "pk").values_list("pk", flat=True))
     return answered_question_ids(rfp)
+
+
+@dataclass(frozen=True)
+class LibraryGrowth:
+    """Questions drafted "no supporting content" before library documents became ready: a redraft may answer them."""
+
+    question_ids: list[int]
+    documents: int  # the documents that became ready since the oldest of those drafts
+
+
+def drafted_before_library_grew(rfp: RFP) -> LibraryGrowth | None:
+    """The responder's "no supporting content" drafts of this RFP made before the library's newest document was
+    ready, that no person has edited or approved since; None when there are none.
+
+    Answering while documents are still processing, or before the team adds the document a question needs, leaves
+    these drafts behind: nothing else tells the team that the library may now answer them.
+    """
+    if rfp.batch_jobs.filter(job_type=RFPBatchJob.JOB_TYPE_RESPONDER, status__in=ACTIVE_STATUSES).exists():
+        return None  # it is drafting now: offer a redraft once it is done
+    newest = Document.objects.ready().aggregate(newest=Max("processed_at"))["newest"]
+    if newest is None:
+        return None
+    stale = Answer.objects.filter(
+        question__rfp=rfp, draft_text=NO_PASSAGE_ANSWER, final_text="", approved_at=None, generated_at__lt=newest
+    )
+    question_ids = list(stale.order_by("question__order", "question_id").values_list("question_id", flat=True))
+    if not question_ids:
+        return None
+    oldest = stale.aggregate(oldest=Min("generated_at"))["oldest"]
+    return LibraryGrowth(question_ids, Document.objects.ready().filter(processed_at__gt=oldest).count())
 
 
 def reviewer_blocker(rfp: RFP) -> str:

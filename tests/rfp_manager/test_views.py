@@ -210,3 +210,35 @@ def test_the_rfp_page_warns_that_answers_started_now_would_miss_documents_still_
     Document.objects.filter(pk=ready.pk).update(review_status=ReviewStatus.PROCESSING)
     warning = user_client.get(page).content.decode()
     assert "1 library document is still being processed: answers drafted now cannot draw on it." in warning
+
+
+def test_no_support_drafts_made_before_a_document_was_ready_are_offered_a_redraft(user, user_client, llm_api):
+    """A question drafted "no supporting content" while the library lacked its document (still processing, or not
+    yet added) is not redrafted by itself when the document becomes ready: the page says how many such drafts there
+    are and redrafts them in one job; a person's edited answer is theirs and is left alone."""
+    from llm_manager import services as llm
+    from rfp_manager.services import answering
+
+    rfp = make_rfp(user, ["How long are backups kept?", "Who audits your accounts?", "Are backups kept offsite?"])
+    page, questions = reverse("rfp_manager:detail", args=[rfp.pk]), list(rfp.questions.order_by("order"))
+    for question in questions:
+        assert answering.generate_answer(question, model=llm.get_default_model("chat")).needs_expert
+    Answer.objects.filter(question=questions[2]).update(final_text="Yes, in a second region.")  # a person's answer
+    assert 'id="library-grew"' not in user_client.get(page).content.decode()  # the library has nothing newer
+
+    add_library_document("Backups", "Backups run every night and are kept for 30 days.", user)
+    offer = user_client.get(page).content.decode()
+    assert "2 questions got “no supporting content” before 1 library document was ready" in offer
+    assert "Redraft these 2" in offer
+
+    response = user_client.post(reverse("rfp_manager:redraft_no_support", args=[rfp.pk]))
+    assert response.status_code == 302
+    job = RFPBatchJob.objects.get(rfp=rfp)
+    assert (job.job_type, job.question_ids) == ("responder", [questions[0].pk, questions[1].pk])
+    assert 'id="library-grew"' not in user_client.get(page).content.decode()  # not while it is drafting
+    RFPBatchJob.objects.filter(pk=job.pk).update(status="completed")
+
+    redrafted = [answering.generate_answer(q, model=llm.get_default_model("chat")) for q in questions[:2]]  # the job
+    assert "30 days" in redrafted[0].draft_text and not redrafted[0].needs_expert
+    assert redrafted[1].needs_expert  # the library still does not answer it: drafted after the document, not offered
+    assert 'id="library-grew"' not in user_client.get(page).content.decode()
