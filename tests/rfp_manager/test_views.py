@@ -228,7 +228,7 @@ def test_no_support_drafts_made_before_a_document_was_ready_are_offered_a_redraf
 
     add_library_document("Backups", "Backups run every night and are kept for 30 days.", user)
     offer = user_client.get(page).content.decode()
-    assert "2 questions got “no supporting content” before 1 library document was ready" in offer
+    assert "2 questions got “no supporting content” before 1 library document became ready" in offer
     assert "Redraft these 2" in offer
 
     response = user_client.post(reverse("rfp_manager:redraft_no_support", args=[rfp.pk]))
