@@ -591,11 +591,14 @@ def _row_response(request, question, message: str, level: str = "success", redra
     return redirect(reverse("rfp_manager:detail", args=[question.rfp_id]) + f"#q{question.pk}")
 
 
-def _start_redraft(rfp, question_ids: list[int], user) -> tuple[RFPBatchJob | None, str]:
-    """A responder job over these questions only; (job, "") or (None, why not)."""
+def _start_redraft(rfp, question_ids: list[int], user, review: bool = False) -> tuple[RFPBatchJob | None, str]:
+    """A responder job over these questions only (`review`: the reviewer judges them when it is done); (job, "") or
+    (None, why not)."""
     try:
         with transaction.atomic():
-            job = batch.create_batch_job(rfp, RFPBatchJob.JOB_TYPE_RESPONDER, user, question_ids=question_ids)
+            job = batch.create_batch_job(
+                rfp, RFPBatchJob.JOB_TYPE_RESPONDER, user, question_ids=question_ids, review_when_done=review
+            )
             tasks.dispatch_batch_job(job)
     except batch.JobNotStarted as exc:
         return None, f"{exc} Wait for it to finish, then re-draft." if isinstance(
@@ -613,7 +616,8 @@ def redraft_no_support(request, pk):
     if grown is None:
         messages.info(request, "No “no supporting content” draft is older than the library's documents.")
     else:
-        job, why_not = _start_redraft(rfp, grown.question_ids, request.user)
+        review = request.POST.get("review_when_done") == "on"
+        job, why_not = _start_redraft(rfp, grown.question_ids, request.user, review)
         if job:
             messages.success(request, _redrafting(job, len(grown.question_ids)))
         else:

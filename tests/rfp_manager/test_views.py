@@ -231,10 +231,14 @@ def test_no_support_drafts_made_before_a_document_was_ready_are_offered_a_redraf
     assert "2 questions got “no supporting content” before 1 library document became ready" in offer
     assert "Redraft these 2" in offer
 
-    response = user_client.post(reverse("rfp_manager:redraft_no_support", args=[rfp.pk]))
+    response = user_client.post(reverse("rfp_manager:redraft_no_support", args=[rfp.pk]), {"review_when_done": "on"})
     assert response.status_code == 302
     job = RFPBatchJob.objects.get(rfp=rfp)
-    assert (job.job_type, job.question_ids) == ("responder", [questions[0].pk, questions[1].pk])
+    assert (job.job_type, job.question_ids, job.review_when_done) == (
+        "responder",
+        [questions[0].pk, questions[1].pk],
+        True,
+    )
     assert 'id="library-grew"' not in user_client.get(page).content.decode()  # not while it is drafting
     RFPBatchJob.objects.filter(pk=job.pk).update(status="completed")
 
