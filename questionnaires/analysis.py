@@ -179,8 +179,14 @@ def names_a_domain(header: str) -> bool:
 
 
 QUESTION_SHARE = 0.25  # of a question column's cells; prose, labels and notes fall below it
-# "1.2 Text", "Q3) Text", "Question 4: Text" (pasted lines, Word paragraphs, PDF lines): the number, the question.
-NUMBERED_LINE = re.compile(r"^\s*(?:Q(?:uestion)?\s*)?(\d+(?:\.\d+)*)[.):]?\s+(\S.*)$", re.IGNORECASE)
+# "1.2 Text", "Q3) Text", "Question 4: Text", "A.1 Text", "SEC-01 Text" (pasted lines, Word paragraphs, PDF lines):
+# the number, the question. A lettered number needs its dot or dash and a capital after it: "SOC-2 report…" is prose.
+NUMBERED_LINE = re.compile(
+    r"^\s*(?:Q(?:uestion)?\s*)?"
+    r"((?-i:[A-Z]{1,4})[.\-]\d+(?:\.\d+)*(?=[.):]?\s+(?-i:[A-Z(\"“]))|\d+(?:\.\d+)*)"
+    r"[.):]?\s+(\S.*)$",
+    re.IGNORECASE,
+)
 
 
 def normalize_header(value) -> str:

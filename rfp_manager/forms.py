@@ -43,7 +43,7 @@ class QuestionImportForm(forms.Form):
     text = forms.CharField(
         required=False,
         widget=forms.Textarea(attrs={"rows": 6, "placeholder": "# Security\n1.1 Do you encrypt data at rest?"}),
-        help_text="Or paste one question per line; “# Title” starts a section; a leading number is kept.",
+        help_text="Or paste one question per line; “# Title” starts a section; a leading number (1.2, A.1, SEC-01) is kept.",
     )
 
     def clean_file(self):

@@ -82,7 +82,11 @@ FOLLOW_UP = re.compile(r"^\W*(?:if (?:yes|so|not|no)|where applicable|in that ca
 # What a question names: a run of capitalised words, acronyms and numbers after a sentence's first word
 # ("Extended Validation", "ISO 27001", "SOC 2", "LDAP"); "I" is no name.
 NAMED = re.compile(r"\b(?!I\b)[A-Z][\w-]*(?:\s+(?:[A-Z][\w-]*|\d+)\b)*")
-SENTENCE_START = re.compile(r"(?:^|(?<=[.?!:]))\s*\S+")
+# A sentence's first word, after the number a question may still carry ("Z.1 Who is…", "(b) Which…"): capitalised
+# as a sentence starts, not as a name.
+SENTENCE_START = re.compile(
+    r"(?:^|(?<=[.?!:]))\s*(?:\(?(?:[A-Za-z]{1,4}[.\-]?)?\d+(?:\.\d+)*[.):]?\s+|\(?[a-z]\)\s+)?\S+"
+)
 
 # --- what a sentence states ----------------------------------------------------------------------
 

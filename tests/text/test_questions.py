@@ -205,6 +205,10 @@ def test_a_means_is_what_something_is_done_with():
         ("Which security certifications do you hold (for example ISO 27001 or SOC 2)?", ("ISO 27001", "SOC 2")),
         ("Is an intrusion detection system in place? Please describe.", ()),
         ("Once I've logged in, how does the system remember me?", ()),
+        # a number the import left in the text: the word after it starts the sentence
+        ("Z.1 Who is your external financial auditor?", ()),
+        ("1.2 Do you hold ISO 27001?", ("ISO 27001",)),
+        ("(b) Which SIEM do you use?", ("SIEM",)),
     ],
 )
 def test_a_question_names_its_capitalised_things_not_its_sentence_starts(question, names):
