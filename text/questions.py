@@ -129,7 +129,9 @@ STATES = {
         r"|users?|operators?|engineers?|auditors?|assessors?|committees?|board|departments?|providers?|vendors?"
         r"|third[- ]part(?:y|ies)|contractors?|customers?|clients?|root|superusers?|analysts?|developers?"
         r"|custodians?|controllers?|processors?|everyone|nobody|anyone|person|people|individuals?|members?"
-        r"|responsib\w+|accountab\w+|[A-Z]{2,}O)\b",
+        r"|responsib\w+|accountab\w+|[A-Z]{2,}O"
+        r"|firms?|agenc(?:y|ies)|partners?|suppliers?|sub-?processors?|consultan\w+|accountants?"
+        r"|(?-i:LLP|Ltd|Limited|Inc|LLC|GmbH|plc))\b",
         re.IGNORECASE,
     ),
     PLACE: re.compile(

@@ -99,6 +99,10 @@ def test_what_a_follow_up_asks_is_read_with_its_parent_and_a_question_alone_as_w
         (questions.COUNT, "The company employs 185 people.", True),
         (questions.COUNT, "The company is proud of its people.", False),
         (questions.TIME, "Customers are notified within one business day.", True),
+        # "who" is answered by an organisation too: an audit firm, a supplier
+        (questions.PERSON, "The accounts are audited every year by Harwood & Lane LLP, a firm of accountants.", True),
+        (questions.PERSON, "Card payments are handled by Acme Payments Ltd.", True),
+        (questions.PERSON, "The accounts are audited every year.", False),
     ],
 )
 def test_whether_a_sentence_states_the_kind_of_thing_asked(kind, sentence, states):
