@@ -5,7 +5,13 @@ import io
 import pytest
 from openpyxl import Workbook, load_workbook
 
+from llm_manager import services as llm
+from rfp_manager.models import Answer
+from rfp_manager.services import answering
+from solution_library.testing import add_library_document
+
 from ..samples import sample_questionnaire
+from .conftest import make_rfp
 
 pytestmark = [pytest.mark.browser, pytest.mark.integration]
 
@@ -217,3 +223,26 @@ def test_the_preview_of_a_90_question_workbook_is_compact_and_keeps_every_questi
     questions.focus()  # a keyboard user scrolls it too
     page.keyboard.press("End")
     assert questions.evaluate("area => area.scrollTop + area.clientHeight >= area.scrollHeight - 1")
+
+
+def test_a_question_answered_before_its_document_was_ready_is_redrafted_from_the_rfp_page(
+    logged_in_page, live_server, live_worker, library, user
+):
+    """Answered while its document was still processing, "How long are audit logs kept?" got "no supporting
+    content". Once the document is ready the RFP page says so, and one click drafts the answer from it."""
+    rfp = make_rfp(user, ["How long are audit logs kept?"])
+    question = rfp.questions.get()
+    assert answering.generate_answer(question, model=llm.get_default_model("chat")).needs_expert
+    add_library_document("Logging standard", "Audit logs are kept for 13 months, then deleted.", user)
+
+    page = logged_in_page(user, "pw-alice-123")
+    page.goto(f"{live_server.url}/rfps/{rfp.pk}/")
+    offer = page.inner_text("#library-grew")
+    assert "1 question got “no supporting content” before 1 library document became ready" in offer
+    page.uncheck("#library-grew input[name=review_when_done]")
+    page.click("#redraft-no-support")
+    page.wait_for_selector(".progress-block[data-status=completed]", timeout=60000)
+    answer = Answer.objects.get(question=question)
+    assert "13 months" in answer.draft_text and not answer.needs_expert
+    page.goto(f"{live_server.url}/rfps/{rfp.pk}/")
+    assert page.locator("#library-grew").count() == 0
