@@ -81,6 +81,7 @@ URL_ACCESS: dict[str, Rule] = {
     "rfp_manager:document_summarize": Rule(OWNER, "information_document", "POST", role=RFP_OWNER),
     "rfp_manager:start_responder": Rule(OWNER, "rfp", "POST", role=RFP_OWNER),
     "rfp_manager:start_reviewer": Rule(OWNER, "rfp", "POST", role=RFP_OWNER),
+    "rfp_manager:redraft_no_support": Rule(OWNER, "rfp", "POST", role=RFP_OWNER),
     "rfp_manager:job": Rule(OWNER, "rfp_job"),
     "rfp_manager:job_status": Rule(OWNER, "rfp_job"),
     "rfp_manager:job_cancel": Rule(OWNER, "rfp_job", "POST", role=RFP_OWNER),
