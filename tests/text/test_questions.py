@@ -102,6 +102,7 @@ def test_what_a_follow_up_asks_is_read_with_its_parent_and_a_question_alone_as_w
         # "who" is answered by an organisation too: an audit firm, a supplier
         (questions.PERSON, "The accounts are audited every year by Harwood & Lane LLP, a firm of accountants.", True),
         (questions.PERSON, "Card payments are handled by Acme Payments Ltd.", True),
+        (questions.PERSON, "Penetration tests are run by an independent firm.", True),
         (questions.PERSON, "The accounts are audited every year.", False),
     ],
 )
