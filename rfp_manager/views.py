@@ -146,16 +146,19 @@ def _controls(request, rfp) -> dict:
 
 def _render_rfp(request, rfp, status=200, error=""):
     workspace_context = _workspace_context(request, rfp)
-    owns = workspace_context["access"].owns
+    jobs = list(rfp.batch_jobs.select_related("started_by")[:10])
+    # A redraft is the owner's to start, and not while a responder drafts (its answers are about to change).
+    drafting = any(job.is_active and job.job_type == RFPBatchJob.JOB_TYPE_RESPONDER for job in jobs)
+    offer_redraft = workspace_context["access"].owns and not drafting
     context = {
         **workspace_context,
         "documents": rfp.information_documents.all(),
-        "jobs": rfp.batch_jobs.select_related("started_by")[:10],
+        "jobs": jobs,
         "import_form": QuestionImportForm(),
         "document_form": InformationDocumentForm(),
         "reviewer_blocker": batch.reviewer_blocker(rfp),
         "library_processing": Document.objects.processing().count(),  # answers started now would miss them
-        "library_grew": batch.drafted_before_library_grew(rfp) if owns else None,  # the owner's to redraft
+        "library_grew": batch.drafted_before_library_grew(rfp) if offer_redraft else None,
         "source_workbook": export.source_file_import(rfp),
         "source_document": document_export.source_document_import(rfp),
         # Checked before export: the page shows every answer that states a canonical fact differently.

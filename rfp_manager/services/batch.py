@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from functools import partial
 
 from django.db import IntegrityError, connection, transaction
-from django.db.models import Count, Max, Min, Q
+from django.db.models import Count, Max, Q
 from django.utils import timezone
 
 from jobs.models import ACTIVE_STATUSES, MAX_RECORDED_ERRORS, JobStatus
@@ -76,19 +76,21 @@ def drafted_before_library_grew(rfp: RFP) -> LibraryGrowth | None:
     Answering while documents are still processing, or before the team adds the document a question needs, leaves
     these drafts behind: nothing else tells the team that the library may now answer them.
     """
-    if rfp.batch_jobs.filter(job_type=RFPBatchJob.JOB_TYPE_RESPONDER, status__in=ACTIVE_STATUSES).exists():
-        return None  # it is drafting now: offer a redraft once it is done
     newest = Document.objects.ready().aggregate(newest=Max("processed_at"))["newest"]
     if newest is None:
         return None
-    stale = Answer.objects.filter(
-        question__rfp=rfp, draft_text=NO_PASSAGE_ANSWER, final_text="", approved_at=None, generated_at__lt=newest
+    stale = list(
+        Answer.objects.filter(
+            question__rfp=rfp, draft_text=NO_PASSAGE_ANSWER, final_text="", approved_at=None, generated_at__lt=newest
+        )
+        .order_by("question__order", "question_id")
+        .values_list("question_id", "generated_at")
     )
-    question_ids = list(stale.order_by("question__order", "question_id").values_list("question_id", flat=True))
-    if not question_ids:
+    if not stale:
         return None
-    oldest = stale.aggregate(oldest=Min("generated_at"))["oldest"]
-    return LibraryGrowth(question_ids, Document.objects.ready().filter(processed_at__gt=oldest).count())
+    oldest = min(generated_at for _, generated_at in stale)
+    documents = Document.objects.ready().filter(processed_at__gt=oldest).count()
+    return LibraryGrowth([question_id for question_id, _ in stale], documents)
 
 
 def reviewer_blocker(rfp: RFP) -> str:
