@@ -89,6 +89,7 @@ class Notification(models.Model):
         DUE_SOON = "due_soon", "Due soon"
         OVERDUE = "overdue", "Overdue"
         MENTIONED = "mentioned", "Mentioned"
+        LIBRARY_GREW = "library_grew", "The library may answer now"
 
     class Email(models.TextChoices):
         QUEUED = "queued", "Queued"

@@ -1,4 +1,5 @@
-"""Thin Celery wrappers: send a notification's email (retried on transient failures), and the due-date reminders."""
+"""Thin Celery wrappers: send a notification's email (retried on transient failures), the due-date reminders, and
+the notice that the library may now answer questions drafted before it could."""
 
 import logging
 
@@ -7,7 +8,7 @@ from django.conf import settings
 
 from jobs.backoff import backoff_seconds
 
-from .services import assignments, email
+from .services import assignments, email, redraft_notices
 
 logger = logging.getLogger(__name__)
 
@@ -40,6 +41,14 @@ def send_due_reminders() -> dict:
     counts = assignments.send_due_reminders()
     logger.info("Due reminders: %s", counts, extra=counts)
     return {"success": True, **counts}
+
+
+@shared_task(name="teamwork.tell_owners_the_library_grew", soft_time_limit=300, time_limit=360)
+def tell_owners_the_library_grew() -> dict:
+    """Periodic (seeded in migration 0002): owners told that a redraft may now answer "no supporting content"."""
+    sent = redraft_notices.tell_owners_the_library_grew()
+    logger.info("Library-grew notices: %s sent", sent, extra={"sent": sent})
+    return {"success": True, "sent": sent}
 
 
 def dispatch_notification_email(notification) -> None:

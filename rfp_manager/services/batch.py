@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass
+from datetime import datetime
 from functools import partial
 
 from django.db import IntegrityError, connection, transaction
@@ -76,13 +77,12 @@ def drafted_before_library_grew(rfp: RFP) -> LibraryGrowth | None:
     Answering while documents are still processing, or before the team adds the document a question needs, leaves
     these drafts behind: nothing else tells the team that the library may now answer them.
     """
-    newest = Document.objects.ready().aggregate(newest=Max("processed_at"))["newest"]
+    newest = _newest_ready_document()
     if newest is None:
         return None
     stale = list(
-        Answer.objects.filter(
-            question__rfp=rfp, draft_text=NO_PASSAGE_ANSWER, final_text="", approved_at=None, generated_at__lt=newest
-        )
+        _untouched_no_support_drafts(before=newest)
+        .filter(question__rfp=rfp)
         .order_by("question__order", "question_id")
         .values_list("question_id", "generated_at")
     )
@@ -91,6 +91,41 @@ def drafted_before_library_grew(rfp: RFP) -> LibraryGrowth | None:
     oldest = min(generated_at for _, generated_at in stale)
     documents = Document.objects.ready().filter(processed_at__gt=oldest).count()
     return LibraryGrowth([question_id for question_id, _ in stale], documents)
+
+
+@dataclass(frozen=True)
+class StaleDrafts:
+    """One open RFP's "no supporting content" drafts made before the library's newest document was ready."""
+
+    rfp: RFP
+    count: int
+    newest: datetime  # the latest of those drafts: a redraft, or a new one, makes a later one
+
+
+def rfps_drafted_before_library_grew() -> list[StaleDrafts]:
+    """Every RFP still being answered (not submitted or archived) that `drafted_before_library_grew` would offer a
+    redraft, with its owner, in two queries: what the periodic notice to owners reads."""
+    newest = _newest_ready_document()
+    if newest is None:
+        return []
+    per_rfp = (
+        _untouched_no_support_drafts(before=newest)
+        .exclude(question__rfp__status__in=RFP.MANUAL_STATUSES)
+        .values("question__rfp")
+        .annotate(count=Count("pk"), newest=Max("generated_at"))
+    )
+    counts = {row["question__rfp"]: row for row in per_rfp}
+    rfps = RFP.objects.filter(pk__in=counts).select_related("owner").order_by("pk")
+    return [StaleDrafts(rfp, counts[rfp.pk]["count"], counts[rfp.pk]["newest"]) for rfp in rfps]
+
+
+def _newest_ready_document() -> datetime | None:
+    return Document.objects.ready().aggregate(newest=Max("processed_at"))["newest"]
+
+
+def _untouched_no_support_drafts(before: datetime):
+    """The responder's "no supporting content" drafts made before `before` that no person has edited or approved."""
+    return Answer.objects.filter(draft_text=NO_PASSAGE_ANSWER, final_text="", approved_at=None, generated_at__lt=before)
 
 
 def reviewer_blocker(rfp: RFP) -> str:
