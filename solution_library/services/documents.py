@@ -168,7 +168,8 @@ def process_document(
         pieces = chunk_text(text)
         if _chunks_unchanged(document, pieces, model, alongside):
             if not alongside:
-                _mark_ready(document, text, len(pieces), model)
+                # the same chunks, searchable since processed_at: a task run twice, a Retry of a ready document
+                _mark_ready(document, text, len(pieces), model, became_ready=document.processed_at is None)
             return ProcessResult(document_id, True, chunks=len(pieces), unchanged=True)
         vectors = embed_in_batches([_embedded_text(document, p) for p in pieces], model)
         replace_chunks(document, text, pieces, vectors, model, alongside=alongside)
@@ -335,7 +336,12 @@ def delete_stored_file(field_file) -> None:
         )
 
 
-def _mark_ready(document: Document, text: str, chunk_count: int, model) -> None:
+def _mark_ready(document: Document, text: str, chunk_count: int, model, *, became_ready: bool = True) -> None:
+    """Searchable. `processed_at` says when its content became searchable: a run that finds the chunks of a
+    document processed before unchanged keeps it, so the RFP page's redraft offer and the owners' notice (rfp_manager's
+    `batch.drafted_before_library_grew`) never take the same content for a new document. (A document that failed
+    its reprocessing and is then read again unchanged keeps it too: drafted while it failed, a question is not
+    offered again.)"""
     Document.objects.filter(pk=document.pk).update(
         review_status=ReviewStatus.PENDING_REVIEW,
         status_message="",
@@ -343,7 +349,7 @@ def _mark_ready(document: Document, text: str, chunk_count: int, model) -> None:
         text=text,
         chunk_count=chunk_count,
         embedding_model=model,
-        processed_at=timezone.now(),
+        **({"processed_at": timezone.now()} if became_ready else {}),
         updated_at=timezone.now(),
     )
 

@@ -4,6 +4,7 @@ reaches the document its pages and search read."""
 import pytest
 from celery.signals import task_retry
 from django.conf import settings
+from django.core.files.base import ContentFile
 from django.urls import reverse
 
 from jobs.models import OutboxMessage
@@ -50,6 +51,24 @@ def test_a_job_runs_once_and_a_second_delivery_does_nothing():
     assert first["success"] and (job.status, job.unfinished_deliveries) == ("completed", 0)
     again = run(document, job)
     assert again == {"success": True, "job_id": job.pk, "status": "completed", "skipped": True}
+
+
+@pytest.mark.django_db
+def test_processed_at_says_when_the_content_became_searchable_not_when_it_was_last_read(user, user_client):
+    """A Retry of a ready document whose chunks come out the same is not a new document: the RFP page's redraft
+    offer and the owners' notice read processed_at as "this became searchable then"."""
+    document = add_library_document("Backups", TEXT.decode(), user)
+    first = document.processed_at
+    user_client.post(reverse("solution_library:document_retry", args=[document.pk]))
+    assert run(document)["unchanged"] is True
+    document.refresh_from_db()
+    assert (document.review_status, document.processed_at) == (ReviewStatus.PENDING_REVIEW, first)
+
+    document.file.save("backups.txt", ContentFile(TEXT + b" Restores are tested every quarter."), save=True)
+    user_client.post(reverse("solution_library:document_retry", args=[document.pk]))
+    assert run(document)["unchanged"] is False
+    document.refresh_from_db()
+    assert document.processed_at > first
 
 
 @pytest.mark.django_db

@@ -10,6 +10,7 @@ from django_celery_beat.models import PeriodicTask
 from llm_manager.providers.offline import NO_PASSAGE_ANSWER
 from rfp_manager.models import RFP, Answer
 from solution_library.models import Document
+from solution_library.services.documents import process_document
 from solution_library.testing import add_library_document
 from teamwork import tasks
 from teamwork.models import Notification
@@ -27,6 +28,7 @@ def _no_support(question, at):
 def _document_ready_at(at, user):
     document = add_library_document("Backups", "Backups run every night and are kept for 30 days.", user)
     Document.objects.filter(pk=document.pk).update(processed_at=at)
+    return document
 
 
 def test_the_owner_is_told_once_when_a_document_became_ready_after_no_support_drafts(rfp, user, bob, offline_embedding):
@@ -63,11 +65,13 @@ def test_a_redraft_that_still_finds_nothing_is_told_again_only_when_the_library_
     two_hours_ago, hour_ago = timezone.now() - timedelta(hours=2), timezone.now() - timedelta(hours=1)
     question = rfp.questions.order_by("order").first()
     _no_support(question, two_hours_ago)
-    _document_ready_at(two_hours_ago + timedelta(minutes=1), user)
+    document = _document_ready_at(two_hours_ago + timedelta(minutes=1), user)
     assert tell_owners_the_library_grew() == 1
 
     Answer.objects.filter(question=question).update(generated_at=hour_ago)  # redrafted: still no supporting content
     assert tell_owners_the_library_grew() == 0  # the newest document was ready before that redraft
+    assert process_document(document.pk).unchanged  # read again (a Retry), the same content: not news
+    assert tell_owners_the_library_grew() == 0
 
     newer = add_library_document("Offsite", "Backups are copied to a second region every night.", user)
     assert newer.processed_at > hour_ago
