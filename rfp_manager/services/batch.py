@@ -104,7 +104,8 @@ class StaleDrafts:
 
 def rfps_drafted_before_library_grew() -> list[StaleDrafts]:
     """Every RFP still being answered (not submitted or archived) that `drafted_before_library_grew` would offer a
-    redraft, with its owner, in two queries: what the periodic notice to owners reads."""
+    redraft, with its owner: what the periodic notice to owners reads, in three queries whatever the number of RFPs
+    (the newest ready document, the drafts counted per RFP, those RFPs)."""
     newest = _newest_ready_document()
     if newest is None:
         return []
