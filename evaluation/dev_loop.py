@@ -155,7 +155,8 @@ def report(names: dict[int, str], show: bool, only: set[str]) -> None:
     view, scored = team_view(drafts, "dev", facts), score_drafts(drafts, "dev")
     print(json.dumps(view.__dict__))
     print(
-        f"key fact stated {view.holding_answer_rate:.3f} ({view.holding_answer_approved} approved); near misses flagged {scored.near_misses_flagged}/"
+        f"key fact stated {view.holding_answer_rate:.3f} ({view.holding_answer_approved} approved), a click away "
+        f"{view.within_reach}/{view.answerable}; near misses flagged {scored.near_misses_flagged}/"
         f"{scored.near_misses}; wrong-document drafts approved {view.wrong_document_approved}/"
         f"{view.wrong_document}; drafts without the answer approved {view.without_answer_approved}/"
         f"{view.without_answer}; near misses not approved {view.no_answer - view.no_answer_approved}/"

@@ -166,6 +166,7 @@ class Draft:
     meaning_evidence: float | None = None  # the evidence gate's score (answering.meaning_evidence)
     sentences: int = 0  # cited sentences
     sentences_elsewhere: int = 0  # of them, those citing no document the question lists: another subject, padding
+    offered: list[str] = field(default_factory=list)  # the sentences the answer editor offers beside it (may_answer)
 
 
 def question_rows(questions: list[EvalQuestion], user) -> dict:
@@ -209,6 +210,7 @@ def draft_answers(questions: list[EvalQuestion], document_names: dict[int, str],
                 else None,
                 sentences=sentences,
                 sentences_elsewhere=elsewhere,
+                offered=[item["text"] for item in answer.may_answer],
             )
         )
     return drafts
@@ -316,6 +318,8 @@ class TeamView:
     answerable: int  # answerable questions with key facts
     holding_answer: int  # their drafts that state every key fact
     holding_answer_approved: int
+    # their drafts that, with the sentences the editor offers beside them, state every key fact: a click away
+    within_reach: int
     wrong_document: int  # answerable questions drafted citing no document that answers them
     wrong_document_approved: int
     without_answer: int  # answerable questions drafted without stating the key fact
@@ -345,6 +349,7 @@ def team_view(drafts: list[Draft], split: str, facts: dict[str, list[KeyFact]] |
     drafted = [d for d in answerable if not d.needs_expert]
     holding = {d.question.id for d in drafted if answers(d.text, facts[d.question.id])}
     holding_answer = [d for d in drafted if d.question.id in holding]
+    within_reach = [d for d in answerable if answers(" ".join((_shown(d), *d.offered)), facts[d.question.id])]
     wrong_document = [d for d in drafted if not d.cites_relevant]
     without_answer = [d for d in drafted if d.question.id not in holding]
     no_answer = [d for d in mine if d.question.kind == "near_miss"]
@@ -356,6 +361,7 @@ def team_view(drafts: list[Draft], split: str, facts: dict[str, list[KeyFact]] |
         answerable=len(answerable),
         holding_answer=len(holding),
         holding_answer_approved=approved(holding_answer),
+        within_reach=len(within_reach),
         wrong_document=len(wrong_document),
         wrong_document_approved=approved(wrong_document),
         without_answer=len(without_answer),
@@ -363,6 +369,11 @@ def team_view(drafts: list[Draft], split: str, facts: dict[str, list[KeyFact]] |
         no_answer=len(no_answer),
         no_answer_approved=approved(no_answer),
     )
+
+
+def _shown(draft: Draft) -> str:
+    """The draft's text as the team reads it: "no supporting content" states nothing."""
+    return "" if draft.needs_expert else draft.text
 
 
 # The evidence gate's thresholds the sweep tries (answering.MEANING_EVIDENCE_THRESHOLDS is chosen from it, on dev).

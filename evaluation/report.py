@@ -589,12 +589,21 @@ def _team_section(runs) -> list[str]:
         "states every key fact; it cites no answering document when none of its cited passages is from a document "
         "the question lists. The owners' aims: at least 45% of drafts hold the answer, at most 30% of the "
         "wrong-document drafts are approved, at least 80% of the questions the library cannot answer get no "
-        "approved draft.",
+        "approved draft. The editor offers beside each draft the RUNNERS_UP sentences of its passages that it does "
+        "not quote and that are most relevant to the question (evidence.runners_up), for a person to insert: the "
+        "responder's first choice is often a sentence on the subject that does not answer, and no signal here tells "
+        "them apart, so the product proposes and a person picks; the row counts the answers that are then a click "
+        'away (a "no supporting content" draft included, when it offers sentences).',
         "",
         f"| what a team sees | {' | '.join(f'{split} {label}' for split in (TEST, DEV) for label in runs)} |",
         "|---|" + "---|" * (2 * len(runs)),
         cells("drafts that hold the answer", "holding_answer", "answerable"),
         cells("drafts that hold the answer, approved", "holding_answer_approved", "holding_answer"),
+        cells(
+            "the answer a click away: in the draft or a sentence the editor offers beside it",
+            "within_reach",
+            "answerable",
+        ),
         cells("drafts citing no document that answers, approved", "wrong_document_approved", "wrong_document"),
         cells("drafts without the answer, approved", "without_answer_approved", "without_answer"),
         cells("questions the library cannot answer that got an approved draft", "no_answer_approved", "no_answer"),

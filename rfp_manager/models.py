@@ -284,6 +284,9 @@ class Answer(models.Model):
     draft_text = models.TextField(blank=True)
     # Every retrieved passage: n, chunk_id, document_id, document_title, text, score, cited.
     citations = models.JSONField(default=list, blank=True)
+    # Sentences of those passages the draft does not quote that may answer too, best first, for a person to insert:
+    # chunk_id, document_title, heading, text (answering.draft, evidence.runners_up). Empty for a reused entry.
+    may_answer = models.JSONField(default=list, blank=True)
     # 0..1, the share of such drafts that answered: read from how well the library covers the question
     # (answering.confidence); once reviewed, from the text's match to the question and the verdict (reviewed_confidence).
     confidence = models.FloatField(null=True, blank=True, db_index=True)

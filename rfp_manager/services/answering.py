@@ -20,6 +20,7 @@ import json
 import math
 import re
 import time
+from dataclasses import dataclass, field
 
 from django.db.models import Case, F, IntegerField, Value, When
 from django.utils import timezone
@@ -37,6 +38,7 @@ from llm_manager.providers.evidence import (
     choose,
     names_several,
     relevance,
+    runners_up,
     states_every_part,
     under_bar,
 )
@@ -484,6 +486,15 @@ def says_no_support(text: str) -> bool:
     return text.startswith(NO_PASSAGE_ANSWER) or bool(NOT_ENOUGH_INFORMATION.search(text))
 
 
+@dataclass(frozen=True)
+class Drafted:
+    """What the responder wrote: the text, whether an expert must answer, and the sentences that may answer too."""
+
+    text: str
+    needs_expert: bool
+    may_answer: list[dict] = field(default_factory=list)
+
+
 def draft(
     question: Question,
     passages: list[dict],
@@ -493,8 +504,9 @@ def draft(
     rfp_context: str = "",
     embedding_model=None,
     read: questions.Reading | None = None,
-) -> tuple[str, bool]:
-    """(draft text, needs an expert): the model's cited answer, or the no-support answer when evidence is weak.
+) -> Drafted:
+    """The model's cited answer, or the no-support answer when evidence is weak; with the passages' sentences it
+    does not quote that may answer too (`offered_sentences`).
 
     Weak: the passages do not answer the question (`weak_evidence`), no
     sentence of the passages is relevant enough to any part of the question,
@@ -505,16 +517,45 @@ def draft(
     read = read or reading(question, embedding_model)
     similarity = embedding_similarity(embedding_model)  # one per draft: the passages are embedded once
     if weak_evidence(read, gate_passages(passages), share, embedding_model, similarity):
-        return NO_PASSAGE_ANSWER, True
+        return Drafted(NO_PASSAGE_ANSWER, True)
     chosen = choose_evidence(read, passages, embedding_model, similarity)
     if not chosen or not states_what_is_asked(read, [c.text for c in chosen]):
-        return NO_PASSAGE_ANSWER, True
+        return Drafted(NO_PASSAGE_ANSWER, True, offered_sentences(read, passages, [], embedding_model, similarity))
     text = chat_with_retries(responder_messages(question, passages, rfp_context, chosen, read), model)
     if not text:
         raise AnswerError("The model returned an empty answer.")
     if says_no_support(text):
-        return NO_PASSAGE_ANSWER, True
-    return text, False
+        return Drafted(NO_PASSAGE_ANSWER, True)
+    # what the chat model wrote, and the evidence it was given (a model that rewords quotes neither word for word)
+    quoted = [c.text for c in chosen] + [sentence for sentence, _ in grounding.cited_sentences(text)]
+    return Drafted(text, False, offered_sentences(read, passages, quoted, embedding_model, similarity))
+
+
+def offered_sentences(
+    read: questions.Reading, passages: list[dict], quoted: list[str], embedding_model=None, similarity=None
+) -> list[dict]:
+    """The passages' sentences that may answer beside the draft's `quoted` ones (evidence.runners_up), each with its
+    chunk: the answer editor offers them to insert with their citation. With the library's subject but not what is
+    asked ("no supporting content" after the evidence was chosen), every one is offered."""
+    model = embedding_model or llm.get_default_model("embedding")
+    by_number = {p["n"]: p for p in passages}
+    offered = runners_up(
+        read,
+        _passage_texts(passages),
+        quoted,
+        similarity or embedding_similarity(model),
+        read.weights,
+        word_similarity(model),
+    )
+    return [
+        {
+            "chunk_id": by_number[n]["chunk_id"],
+            "document_title": by_number[n]["document_title"],
+            "heading": by_number[n].get("heading", ""),
+            "text": text,
+        }
+        for n, text in offered
+    ]
 
 
 def answer_from_library(question: Question, *, job=None, embedding_model=None, library=None) -> Answer | None:
@@ -544,6 +585,7 @@ def reuse_entry(question: Question, reusable: Reusable, *, job=None, chosen_by=N
             "draft_text": reusable.text,
             **({"final_text": ""} if chosen_by else {}),
             "citations": reusable.citations,
+            "may_answer": [],
             "evidence": None,
             "confidence": round(reusable.score, 3),
             "needs_expert": False,
@@ -577,15 +619,17 @@ def generate_answer(
     read = reading(question, embedding_model)
     passages = retrieve_passages(question, embedding_model, read)
     share = evidence(read, gate_passages(passages), embedding_model)
-    text, needs_expert = draft(
+    drafted = draft(
         question, passages, share, model=model, rfp_context=rfp_context, embedding_model=embedding_model, read=read
     )
-    text, passages = renumbered(text, passages)  # "[2]" alone reads as [1]
+    needs_expert = drafted.needs_expert
+    text, passages = renumbered(drafted.text, passages)  # "[2]" alone reads as [1]
     answer, _ = Answer.objects.update_or_create(
         question=question,
         defaults={
             "draft_text": text,
             "citations": _with_citation_flags("" if needs_expert else text, passages),
+            "may_answer": drafted.may_answer,
             "evidence": share,
             "confidence": 0.0 if needs_expert else confidence(share),
             "needs_expert": needs_expert,

@@ -200,3 +200,24 @@ def test_what_a_team_sees_counts_approved_wrong_drafts_as_the_owners_check_count
     rows = report._held_out_rows([{"team": {"test": view, "dev": view}}])
     assert rows[1].startswith("| held-out aim: drafts citing no answering document, approved ≤ 30% | 0.500 | NO |")
     assert "| 0.667 | NO |" in rows[2]
+
+
+def test_the_answer_a_click_away_counts_the_sentences_the_editor_offers_beside_each_draft():
+    """A draft without the fact whose offered sentences state it counts, "no supporting content" with offered
+    sentences included; an offered sentence that states no fact does not."""
+    facts = {qid: [_fact(["90 days"])] for qid in ("T1", "T2", "T3", "T4")}
+    drafts = [
+        _reviewed("T1", "Logs are kept for 90 days [1].", "approved"),
+        _reviewed("T2", "Logs are shipped to the SIEM [1].", "approved"),
+        _reviewed("T3", "No supporting content.", "", needs_expert=True),
+        _reviewed("T4", "Logs are rotated [1].", "needs_revision"),
+    ]
+    drafts[1].offered = ["Audit logs are kept for 90 days."]
+    drafts[2].offered = ["Security logs are retained for 90 days."]
+    drafts[3].offered = ["Logs are rotated nightly."]
+    view = team_view(drafts, "test", facts)
+    assert (view.holding_answer, view.within_reach) == (1, 3)
+    section = "\n".join(report._team_section({"SQLite": {"team": {"test": view, "dev": team_view([], "dev", {})}}}))
+    assert "| the answer a click away: in the draft or a sentence the editor offers beside it | 3 of 4 (75%) | – |" in (
+        section
+    )

@@ -214,6 +214,19 @@ def test_without_similarity_the_words_alone_choose_and_say_when_nothing_answers(
     assert chosen_texts("What colour is the office carpet?", passages, None) == []
 
 
+def test_runners_up_are_the_sentences_about_the_question_the_draft_does_not_quote_best_first(monkeypatch):
+    """What the editor offers beside a draft: neither a quoted sentence nor one about another subject."""
+    passages = {
+        1: "Backups are encrypted with AES-256. Our office dog is called Biscuit.",
+        2: "Backup keys are kept in a vault. Encrypted backups are copied to a second site.",
+    }
+    quoted = ["Backups are encrypted with AES-256."]
+    offered = evidence.runners_up("How are backups encrypted?", passages, quoted)
+    assert offered == [(2, "Encrypted backups are copied to a second site."), (2, "Backup keys are kept in a vault.")]
+    monkeypatch.setattr(evidence, "RUNNERS_UP", 1)
+    assert evidence.runners_up("How are backups encrypted?", passages, quoted) == offered[:1]
+
+
 # --- the parts of a question, in its order --------------------------------------------------------
 def test_a_question_is_divided_into_the_things_it_asks():
     assert evidence.question_parts(

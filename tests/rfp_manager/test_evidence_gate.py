@@ -76,7 +76,8 @@ def test_whether_the_library_answers_is_read_from_the_questions_own_first_five_p
     passages = sorted([*desks, operations], key=lambda p: p["rank"] or 0)
 
     share = answering.evidence(question.text, answering.gate_passages(passages))
-    text, needs_expert = answering.draft(question, passages, share, model=chat_model)
+    result = answering.draft(question, passages, share, model=chat_model)
+    text, needs_expert = result.text, result.needs_expert
 
     assert chat_requests(fake_llm) == int(drafted)
     assert needs_expert is not drafted and (text == NO_PASSAGE_ANSWER) is not drafted

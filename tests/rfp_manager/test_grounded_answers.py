@@ -3,6 +3,7 @@
 import json
 
 import pytest
+from django.urls import reverse
 
 from llm_manager.models import LLMModel
 from llm_manager.providers.evidence import TARGET_ANSWER_CHARS
@@ -42,6 +43,37 @@ def test_draft_quotes_the_sentences_that_answer_each_with_its_citation(rfp, chat
     assert cited and all(f"[{c['n']}]" in answer.draft_text for c in cited)
     assert cited[0]["document_title"] == "Operations guide"
     assert not answer.needs_expert and 0 < answer.confidence <= 1
+
+
+def test_a_draft_comes_with_the_sentences_that_may_answer_too_and_the_editor_offers_them(rfp, chat_model, user_client):
+    """The passages' sentences about the question that the draft does not quote are kept with it (best first), and
+    the answer editor lists each with its document and an Insert button that cites its chunk."""
+    from solution_library.models import Chunk
+    from solution_library.testing import add_library_document
+
+    keys = add_library_document(
+        "Key management",
+        "Customer data keys are held in a hardware security module and rotated every year.\n\n"
+        "Encrypted customer data in backups is encrypted at rest with the same keys.\n\nThe office is in Leeds.",
+    )
+    asked = question(rfp, "How is customer data encrypted at rest and in transit?")
+    answer = answering.generate_answer(asked, model=chat_model)
+
+    assert "AES-256" in answer.draft_text
+    offered = {m["text"]: m for m in answer.may_answer}
+    assert set(offered) == {
+        "Encrypted customer data in backups is encrypted at rest with the same keys.",
+        "Customer data keys are held in a hardware security module and rotated every year.",
+    }  # not the quoted AES-256 sentence, nor the office's town
+    for text, item in offered.items():
+        chunk = Chunk.objects.get(pk=item["chunk_id"])
+        assert chunk.document_id == keys.pk and item["document_title"] == "Key management" and text in chunk.text
+
+    page = user_client.get(reverse("rfp_manager:answer_edit", args=[asked.pk])).content.decode()
+    editor = page[page.index('id="may-answer"') :]
+    for text, item in offered.items():
+        button = f'class="insert-source" data-kind="chunk" data-id="{item["chunk_id"]}" data-text="{text}"'
+        assert button in editor
 
 
 def test_no_supporting_content_gives_the_no_support_answer_and_an_expert_flag(rfp, chat_model, fake_llm):
