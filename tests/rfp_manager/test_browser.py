@@ -246,3 +246,31 @@ def test_a_question_answered_before_its_document_was_ready_is_redrafted_from_the
     assert "13 months" in answer.draft_text and not answer.needs_expert
     page.goto(f"{live_server.url}/rfps/{rfp.pk}/")
     assert page.locator("#library-grew").count() == 0
+
+
+def test_a_sentence_the_editor_offers_beside_the_draft_is_inserted_with_its_citation(
+    logged_in_page, live_server, library, user, tmp_path
+):
+    """The draft quotes the AES-256 sentence; the key-management sentence the editor offers beside it goes into the
+    final answer with the next citation, and the save records it as a citation of its chunk."""
+    keys = add_library_document(
+        "Key management", "Customer data keys are held in a hardware security module and rotated every year.", user
+    )
+    rfp = make_rfp(user, ["How is customer data encrypted at rest and in transit?"])
+    question = rfp.questions.get()
+    draft = answering.generate_answer(question, model=llm.get_default_model("chat"))
+    offered = "Customer data keys are held in a hardware security module and rotated every year."
+    assert offered not in draft.draft_text and offered in [m["text"] for m in draft.may_answer]
+
+    page = logged_in_page(user, "pw-alice-123")
+    page.goto(f"{live_server.url}/rfps/questions/{question.pk}/answer/")
+    page.fill("textarea[name=final_text]", "AES-256 at rest and TLS 1.3 in transit [1].")
+    insert = page.locator(f"#may-answer .may-answer-item:has-text('{offered}') .insert-source")
+    insert.click()
+    next_n = max(c["n"] for c in draft.citations) + 1
+    assert page.input_value("textarea[name=final_text]").endswith(f"{offered} [{next_n}]")
+    page.screenshot(path=str(tmp_path / "may-answer.png"), full_page=True)
+    page.click("button:has-text('Save final answer')")
+    page.wait_for_selector("text=Saved the final answer")
+    cited = {c["n"]: c for c in Answer.objects.get(question=question).citations}
+    assert cited[next_n]["cited"] and cited[next_n]["chunk_id"] in set(keys.chunks.values_list("pk", flat=True))
