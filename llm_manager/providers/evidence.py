@@ -269,6 +269,40 @@ def score_candidates(
     )
 
 
+@dataclass(frozen=True)
+class Sentences:
+    """The passages' sentences read against one question, once per draft: `choose` takes the draft's from them and
+    `runners_up` the ones offered beside it, without splitting and scoring the passages a second time."""
+
+    reading: questions.Reading
+    passages: dict[int, str]
+    found: list[Candidate]
+    similarity: Similarity | None
+    weights: dict[str, float] | None
+    by_meaning: list[list[float]]  # each part's relevance of each sentence, by `similarity` and words
+    in_order: list[list[float]]  # the same word by word (`alignment`), or by_meaning without it: a part's order
+    about: list[bool]  # about the whole question (about_the_whole_question)
+
+
+def read_sentences(
+    question: str | questions.Reading,
+    passages: dict[int, str],
+    similarity: Similarity | None = None,
+    weights: dict[str, float] | None = None,
+    alignment: Similarity | None = None,
+) -> Sentences:
+    """The passages' sentences scored against each part of the question (`score_candidates`) and the whole of it."""
+    reading = questions.read(question)
+    weights = weights if weights is not None else reading.weights or None
+    found = candidates(passages)
+    if not found:
+        return Sentences(reading, passages, [], similarity, weights, [], [], [])
+    by_meaning = score_candidates(reading.parts, found, similarity, weights)
+    in_order = score_candidates(reading.parts, found, similarity, weights, alignment) if alignment else by_meaning
+    about = about_the_whole_question(reading, found, similarity, weights)
+    return Sentences(reading, passages, found, similarity, weights, by_meaning, in_order, about)
+
+
 def choose(
     question: str | questions.Reading,
     passages: dict[int, str],
@@ -277,6 +311,12 @@ def choose(
     alignment: Similarity | None = None,
     documents: dict[int, int] | None = None,
 ) -> list[Choice]:
+    """The sentences that answer the question, part by part in the question's order, each with its passage
+    (`choose_from` the passages' sentences read against it)."""
+    return choose_from(read_sentences(question, passages, similarity, weights, alignment), documents)
+
+
+def choose_from(sentences: Sentences, documents: dict[int, int] | None = None) -> list[Choice]:
     """The sentences that answer the question, part by part in the question's order, each with its passage.
 
     For each part the most relevant sentence, and a second only when it is
@@ -286,14 +326,13 @@ def choose(
     takes the chosen item's siblings: the rows of its table, the points of its list.
     `documents`: {passage number: its document}: a part's second sentence from another document than its first must
     be nearly as relevant (OTHER_DOCUMENT_SHARE); without it, passages are not told apart by document.
-    `alignment`: a word-by-word match (llm.word_alignment) that orders the sentences in place of `similarity`;
-    whether a sentence is relevant enough, and a second nearly as relevant as the first, is still read on the scale of
-    `similarity` and words, which PART_MIN and CLOSE_TO_BEST are set on (word by word, an unrelated sentence
-    still meets each word somewhere, so its scores sit higher and closer together).
+    The sentences are ordered by their word-by-word match (`Sentences.in_order`, llm.word_alignment) when there is
+    one; whether a sentence is relevant enough, and a second nearly as relevant as the first, is still read on the
+    scale of similarity and words (`Sentences.by_meaning`), which PART_MIN and CLOSE_TO_BEST are set on (word by
+    word, an unrelated sentence still meets each word somewhere, so its scores sit higher and closer together).
     """
-    reading = questions.read(question)
-    weights = weights if weights is not None else reading.weights or None
-    parts, found = reading.parts, candidates(passages)
+    reading, passages, found = sentences.reading, sentences.passages, sentences.found
+    parts, similarity, weights = reading.parts, sentences.similarity, sentences.weights
     if not found:
         return []
     least, chosen = part_minimum(similarity), []
@@ -315,9 +354,9 @@ def choose(
             for part, row in zip(parts, scores)
         ]
 
-    scores = bonused(score_candidates(parts, found, similarity, weights))
-    orders = bonused(score_candidates(parts, found, similarity, weights, alignment)) if alignment else scores
-    about_the_question = about_the_whole_question(reading, found, similarity, weights)
+    scores = bonused(sentences.by_meaning)
+    orders = scores if sentences.in_order is sentences.by_meaning else bonused(sentences.in_order)
+    about_the_question = sentences.about
     prior = passage_prior(parts, passages, similarity)
     for part, (row, order) in enumerate(zip(scores, orders)):
         used = {c.n for _, c in chosen}
@@ -373,32 +412,23 @@ def choose(
     return [choice for choice, _ in sorted(chosen, key=lambda c: (c[0].part, c[1].rank, c[1].position))]
 
 
-def runners_up(
-    question: str | questions.Reading,
-    passages: dict[int, str],
-    quoted: list[str],
-    similarity: Similarity | None = None,
-    weights: dict[str, float] | None = None,
-    alignment: Similarity | None = None,
-) -> list[tuple[int, str]]:
+def runners_up(sentences: Sentences, quoted: list[str]) -> list[tuple[int, str]]:
     """[(passage number, sentence)]: the RUNNERS_UP sentences most relevant to a part of the question (word by word
-    when `alignment` is given, as `choose` orders them) that are about the question and not in `quoted` (the draft's),
-    best first. Not quoted: a person reads them and inserts the one that answers, as the library proposes and a
-    person picks; no threshold here tells the sentence that answers from one on the same subject."""
-    reading = questions.read(question)
-    weights = weights if weights is not None else reading.weights or None
-    found = candidates(passages)
-    if not found:
-        return []
-    scores = score_candidates(reading.parts, found, similarity, weights, alignment)
-    best = [max(row[i] for row in scores) for i in range(len(found))]
-    about = about_the_whole_question(reading, found, similarity, weights)
+    when there is an alignment, as `choose_from` orders them) that are about the question and not in `quoted` (the
+    draft's), best first. Not quoted: a person reads them and inserts the one that answers, as the library proposes
+    and a person picks; no threshold here tells the sentence that answers from one on the same subject."""
+    found = sentences.found
+    best = [max(row[i] for row in sentences.in_order) for i in range(len(found))]
     offered: list[Candidate] = []
     for i in sorted(range(len(found)), key=lambda i: (-best[i], found[i].rank, found[i].position)):
         text = found[i].text
-        if about[i] and not terse(found[i]) and not any(same_sentence(text, q) for q in quoted):
-            if not _repeats(text, offered):
-                offered.append(found[i])
+        if (
+            sentences.about[i]
+            and not terse(found[i])
+            and not any(same_sentence(text, q) for q in quoted)
+            and not _repeats(text, offered)
+        ):
+            offered.append(found[i])
         if len(offered) == RUNNERS_UP:
             break
     return [(c.n, c.text) for c in offered]

@@ -32,11 +32,13 @@ from llm_manager.models import LLMApi
 from llm_manager.providers import grounding
 from llm_manager.providers.evidence import (
     Choice,
+    Sentences,
     Similarity,
     addressing_problems,
     answers_part,
-    choose,
+    choose_from,
     names_several,
+    read_sentences,
     relevance,
     runners_up,
     states_every_part,
@@ -366,19 +368,22 @@ def _passage_texts(passages: list[dict]) -> dict[int, str]:
     return {p["n"]: p["text"] for p in passages}
 
 
-def choose_evidence(
+def read_evidence(
     question: "str | questions.Reading",
     passages: list[dict],
     embedding_model=None,
     similarity: Similarity | None = None,
-) -> list[Choice]:
-    """The passage sentences that answer the question, part by part, chosen by meaning and by words together
-    (word by word, when the embedding model gives its word vectors: evidence.score_candidates)."""
+) -> Sentences:
+    """The passages' sentences scored against the question by the embedding model (evidence.read_sentences): the
+    draft's evidence is chosen from them, and the sentences offered beside the draft."""
     model = embedding_model or llm.get_default_model("embedding")
     read = reading(question, model)
     similarity = similarity or embedding_similarity(model)
-    documents = {p["n"]: p.get("document_id") for p in passages}
-    return choose(read, _passage_texts(passages), similarity, read.weights, word_similarity(model), documents)
+    return read_sentences(read, _passage_texts(passages), similarity, read.weights, word_similarity(model))
+
+
+def _documents(passages: list[dict]) -> dict[int, int]:
+    return {p["n"]: p.get("document_id") for p in passages}
 
 
 def responder_messages(
@@ -518,9 +523,10 @@ def draft(
     similarity = embedding_similarity(embedding_model)  # one per draft: the passages are embedded once
     if weak_evidence(read, gate_passages(passages), share, embedding_model, similarity):
         return Drafted(NO_PASSAGE_ANSWER, True)
-    chosen = choose_evidence(read, passages, embedding_model, similarity)
+    sentences = read_evidence(read, passages, embedding_model, similarity)
+    chosen = choose_from(sentences, _documents(passages))
     if not chosen or not states_what_is_asked(read, [c.text for c in chosen]):
-        return Drafted(NO_PASSAGE_ANSWER, True, offered_sentences(read, passages, [], embedding_model, similarity))
+        return Drafted(NO_PASSAGE_ANSWER, True, offered_sentences(sentences, passages, []))
     text = chat_with_retries(responder_messages(question, passages, rfp_context, chosen, read), model)
     if not text:
         raise AnswerError("The model returned an empty answer.")
@@ -528,25 +534,14 @@ def draft(
         return Drafted(NO_PASSAGE_ANSWER, True)
     # what the chat model wrote, and the evidence it was given (a model that rewords quotes neither word for word)
     quoted = [c.text for c in chosen] + [sentence for sentence, _ in grounding.cited_sentences(text)]
-    return Drafted(text, False, offered_sentences(read, passages, quoted, embedding_model, similarity))
+    return Drafted(text, False, offered_sentences(sentences, passages, quoted))
 
 
-def offered_sentences(
-    read: questions.Reading, passages: list[dict], quoted: list[str], embedding_model=None, similarity=None
-) -> list[dict]:
+def offered_sentences(sentences: Sentences, passages: list[dict], quoted: list[str]) -> list[dict]:
     """The passages' sentences that may answer beside the draft's `quoted` ones (evidence.runners_up), each with its
     chunk: the answer editor offers them to insert with their citation. With the library's subject but not what is
     asked ("no supporting content" after the evidence was chosen), every one is offered."""
-    model = embedding_model or llm.get_default_model("embedding")
     by_number = {p["n"]: p for p in passages}
-    offered = runners_up(
-        read,
-        _passage_texts(passages),
-        quoted,
-        similarity or embedding_similarity(model),
-        read.weights,
-        word_similarity(model),
-    )
     return [
         {
             "chunk_id": by_number[n]["chunk_id"],
@@ -554,7 +549,7 @@ def offered_sentences(
             "heading": by_number[n].get("heading", ""),
             "text": text,
         }
-        for n, text in offered
+        for n, text in runners_up(sentences, quoted)
     ]
 
 

@@ -221,10 +221,11 @@ def test_runners_up_are_the_sentences_about_the_question_the_draft_does_not_quot
         2: "Backup keys are kept in a vault. Encrypted backups are copied to a second site.",
     }
     quoted = ["Backups are encrypted with AES-256."]
-    offered = evidence.runners_up("How are backups encrypted?", passages, quoted)
+    sentences = evidence.read_sentences("How are backups encrypted?", passages)
+    offered = evidence.runners_up(sentences, quoted)
     assert offered == [(2, "Encrypted backups are copied to a second site."), (2, "Backup keys are kept in a vault.")]
     monkeypatch.setattr(evidence, "RUNNERS_UP", 1)
-    assert evidence.runners_up("How are backups encrypted?", passages, quoted) == offered[:1]
+    assert evidence.runners_up(sentences, quoted) == offered[:1]
 
 
 # --- the parts of a question, in its order --------------------------------------------------------

@@ -39,8 +39,13 @@ def minilm_default():
     llm.make_default(LLMModel.objects.get(api__kind=LLMApi.KIND_LOCAL, name="all-MiniLM-L6-v2"))
 
 
+def chosen_texts(question: str, passages: list[dict]) -> list[str]:
+    """The sentences the draft path quotes: the default embedding model's evidence (answering.read_evidence)."""
+    return [c.text for c in evidence.choose_from(answering.read_evidence(question, passages))]
+
+
 def quoted() -> list[str]:
-    return [c.text for c in answering.choose_evidence(QUESTION, PASSAGES)]
+    return chosen_texts(QUESTION, PASSAGES)
 
 
 def ranked_first(alignment=None) -> str:
@@ -232,12 +237,7 @@ def test_a_sentence_more_relevant_than_the_first_one_quoted_is_kept_though_it_re
     """The first sentence is the one that meets the question best word by word (here a table row that says
     "typical duration"); a second that is more relevant to the question by meaning and words together is the
     answer, not padding, even when it names no subject word the first did not ("typical", "rollout")."""
-    chosen = [
-        c.text
-        for c in answering.choose_evidence(
-            "Describe your rollout approach and a typical timeline.", [{"n": 1, "text": METHOD}]
-        )
-    ]
+    chosen = chosen_texts("Describe your rollout approach and a typical timeline.", [{"n": 1, "text": METHOD}])
     assert any("takes 8 to 12 weeks in all" in text for text in chosen), chosen
 
 
