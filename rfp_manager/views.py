@@ -392,6 +392,7 @@ def answer_edit(request, pk):
         messages.success(request, f"Saved the final answer to {question.label}.")
         return redirect(reverse("rfp_manager:detail", args=[question.rfp_id]) + f"#q{question.pk}")
     next_citation = max((c.get("n", 0) for c in answer.citations), default=0) + 1
+    numbers = answering.citation_numbers(answer)
     return render(
         request,
         "rfp_manager/answer_edit.html",
@@ -401,6 +402,7 @@ def answer_edit(request, pk):
             "answer": answer,
             "rfp": question.rfp,
             "next_citation": next_citation,
+            "may_answer": [{**s, "n": numbers.get(s["chunk_id"])} for s in answer.may_answer],
             "edit_refusal": access.edit_refusal(question, request.user),
             "for_client": deliverable.outgoing(answer, deliverable.ExportChoices()),
             "suggestions": approved_answers().suggestions(question.pk),
@@ -730,9 +732,10 @@ def answer_sources(request, pk):
     """The editor's search: library passages and answer-library entries to insert, with their citations."""
     question = _question(request, pk)
     query = request.GET.get("q", "").strip() or question.text
+    numbers = answering.citation_numbers(Answer.objects.filter(question=question).first())
     try:
         passages = [
-            {"passage": p, "snippet": snippets.best_snippet(query, p.text)}
+            {"passage": p, "snippet": snippets.best_snippet(query, p.text), "n": numbers.get(p.chunk_id)}
             for p in search_passages(query, SOURCES_LISTED)
         ]
         entries = approved_answers().search(query, SOURCES_LISTED)

@@ -1008,19 +1008,27 @@ INSERTED_CITATION = re.compile(r"^(\d{1,3}):(chunk|entry):(\d+)$")
 def add_inserted_citations(answer: Answer, inserted: list[str]) -> int:
     """Record the citations of passages and entries a person inserted in the editor ("n:chunk:id", "n:entry:id").
 
-    Only those whose marker [n] is still in the final text and whose n is free
-    are kept, so deleting an inserted passage before saving drops its citation.
-    Returns how many were added.
+    Only those whose marker [n] is still in the final text are kept, so
+    deleting an inserted passage before saving drops its citation. A free n is
+    a new citation; the n of a passage the answer already lists (the editor
+    gives a sentence of the draft's passages their number) marks that passage
+    cited, so one source is never listed twice. Returns how many were added or marked.
     """
     from solution_library.models import Chunk
 
-    used = {c.get("n") for c in answer.citations}
-    wanted = []
+    listed = {c.get("n"): c for c in answer.citations}
+    wanted, marked = [], 0
     for value in inserted:
         match = INSERTED_CITATION.match(value)
-        if match and int(match[1]) not in used and f"[{match[1]}]" in answer.final_text:
-            wanted.append((int(match[1]), match[2], int(match[3])))
-            used.add(int(match[1]))
+        if not match or f"[{match[1]}]" not in answer.final_text:
+            continue
+        n, kind, pk = int(match[1]), match[2], int(match[3])
+        if n not in listed:
+            wanted.append((n, kind, pk))
+            listed[n] = {}
+        elif kind == "chunk" and listed[n].get("chunk_id") == pk and not listed[n].get("cited"):
+            listed[n].update(cited=True, inserted=True)
+            marked += 1
     chunks = Chunk.objects.select_related("document").in_bulk([i for _, kind, i in wanted if kind == "chunk"])
     entries = approved_answers().citations([i for _, kind, i in wanted if kind == "entry"])
     added = []
@@ -1042,7 +1050,12 @@ def add_inserted_citations(answer: Answer, inserted: list[str]) -> int:
             )
         elif kind == "entry" and pk in entries:
             added.append({"n": n, "entry_id": pk, **entries[pk], "score": None, "cited": True, "inserted": True})
-    if added:
+    if added or marked:
         answer.citations = [*answer.citations, *added]
         answer.save(update_fields=["citations"])
-    return len(added)
+    return len(added) + marked
+
+
+def citation_numbers(answer: Answer | None) -> dict[int, int]:
+    """{chunk id: its number [n] among the answer's citations}: a passage the editor offers again keeps its number."""
+    return {c["chunk_id"]: c["n"] for c in answer.citations if c.get("chunk_id")} if answer else {}

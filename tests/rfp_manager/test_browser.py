@@ -252,7 +252,7 @@ def test_a_sentence_the_editor_offers_beside_the_draft_is_inserted_with_its_cita
     logged_in_page, live_server, library, user, tmp_path
 ):
     """The draft quotes the AES-256 sentence; the key-management sentence the editor offers beside it goes into the
-    final answer with the next citation, and the save records it as a citation of its chunk."""
+    final answer with the number its passage has among the draft's, and the save marks that passage cited."""
     keys = add_library_document(
         "Key management", "Customer data keys are held in a hardware security module and rotated every year.", user
     )
@@ -267,10 +267,15 @@ def test_a_sentence_the_editor_offers_beside_the_draft_is_inserted_with_its_cita
     page.fill("textarea[name=final_text]", "AES-256 at rest and TLS 1.3 in transit [1].")
     insert = page.locator(f"#may-answer .may-answer-item:has-text('{offered}') .insert-source")
     insert.click()
-    next_n = max(c["n"] for c in draft.citations) + 1
-    assert page.input_value("textarea[name=final_text]").endswith(f"{offered} [{next_n}]")
+    key_chunks = set(keys.chunks.values_list("pk", flat=True))
+    (listed,) = [c for c in draft.citations if c.get("chunk_id") in key_chunks]
+    assert not listed["cited"]  # among the draft's passages, not quoted
+    # the marker inside the sentence, before its full stop, as the drafts place theirs
+    assert page.input_value("textarea[name=final_text]").endswith(f"{offered.removesuffix('.')} [{listed['n']}].")
     page.screenshot(path=str(tmp_path / "may-answer.png"), full_page=True)
     page.click("button:has-text('Save final answer')")
     page.wait_for_selector("text=Saved the final answer")
-    cited = {c["n"]: c for c in Answer.objects.get(question=question).citations}
-    assert cited[next_n]["cited"] and cited[next_n]["chunk_id"] in set(keys.chunks.values_list("pk", flat=True))
+    citations = Answer.objects.get(question=question).citations
+    assert len(citations) == len(draft.citations)  # no source listed twice
+    cited = {c["n"]: c for c in citations}
+    assert cited[listed["n"]]["cited"] and cited[listed["n"]]["chunk_id"] in key_chunks

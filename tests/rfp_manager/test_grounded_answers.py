@@ -71,8 +71,10 @@ def test_a_draft_comes_with_the_sentences_that_may_answer_too_and_the_editor_off
 
     page = user_client.get(reverse("rfp_manager:answer_edit", args=[asked.pk])).content.decode()
     editor = page[page.index('id="may-answer"') :]
+    numbers = {c["chunk_id"]: c["n"] for c in answer.citations}  # each sentence keeps its passage's number
     for text, item in offered.items():
-        button = f'class="insert-source" data-kind="chunk" data-id="{item["chunk_id"]}" data-text="{text}"'
+        chunk_id = item["chunk_id"]
+        button = f'class="insert-source" data-kind="chunk" data-id="{chunk_id}" data-n="{numbers[chunk_id]}" data-text="{text}"'
         assert button in editor
 
 

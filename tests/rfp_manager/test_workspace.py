@@ -366,6 +366,41 @@ def test_inserted_passages_and_entries_keep_their_citations(rfp, user, user_clie
     assert reverse("answer_library:entry", args=[entry.pk]) in page
 
 
+def test_a_passage_the_answer_already_lists_keeps_its_number_when_inserted(rfp, user, user_client, library):
+    """A sentence the editor offers comes from one of the draft's passages: inserted, it takes that passage's [n]
+    and marks it cited, instead of listing the same source a second time under a new number."""
+    from solution_library.models import Chunk
+
+    question = rfp.questions.get(order=0)
+    cited = Chunk.objects.filter(text__contains="AES-256").first()
+    offered = Chunk.objects.exclude(text__contains="AES-256").first()
+    sentence = offered.text.split(". ")[0]
+    answer(
+        question,
+        draft_text="Encrypted [1].",
+        citations=[
+            {"n": 1, "chunk_id": cited.pk, "document_title": "a", "cited": True},
+            {"n": 2, "chunk_id": offered.pk, "document_title": "b", "cited": False},
+        ],
+        may_answer=[{"chunk_id": offered.pk, "document_title": "b", "heading": "", "text": sentence}],
+    )
+    editor = user_client.get(reverse("rfp_manager:answer_edit", args=[question.pk])).content.decode()
+    assert 'id="sources" data-next-n="3"' in editor and f'data-id="{offered.pk}" data-n="2"' in editor
+    sources = user_client.get(reverse("rfp_manager:answer_sources", args=[question.pk]), {"q": "AES-256"})
+    assert f'data-id="{cited.pk}" data-n="1"' in sources.content.decode()
+
+    user_client.post(
+        reverse("rfp_manager:answer_edit", args=[question.pk]),
+        # the n of another passage than the one named is not taken over
+        {"final_text": f"Encrypted [1]. {sentence} [2].", "cite": [f"2:chunk:{offered.pk}", f"1:chunk:{offered.pk}"]},
+    )
+    citations = Answer.objects.get(question=question).citations
+    assert [(c["n"], c["chunk_id"], c["cited"], c.get("inserted", False)) for c in citations] == [
+        (1, cited.pk, True, False),
+        (2, offered.pk, True, True),
+    ]
+
+
 def test_a_question_has_one_name_on_the_workspace_the_assign_page_and_in_messages(user, user_client):
     rfp = RFP.objects.create(name="Numbered", owner=user)
     lettered = Question.objects.create(rfp=rfp, number="A.1", text="Do you encrypt?", order=0, import_key="a1")

@@ -74,7 +74,7 @@ def test_assign_answer_with_an_insert_mention_bulk_approve_export_and_a_viewer_r
     insert.click()
     expect(insert).to_have_text("Inserted as [1]: save to keep it")
     answer = page.input_value("textarea[name=final_text]")
-    assert answer.startswith("Yes. ") and PASSAGE in answer and answer.endswith("[1]")
+    assert answer.startswith("Yes. ") and PASSAGE in answer and answer.rstrip(".!?").endswith(" [1]")
     shot(page, tmp_path, "editor-insert")
     page.click("button:has-text('Save final answer')")
     page.wait_for_selector("text=Saved the final answer to Q1")
