@@ -70,9 +70,15 @@ class DocumentQuerySet(models.QuerySet):
         return self.filter(review_status__in=READY_STATUSES)
 
     def mark_failed(self, reason: str, code: str) -> int:
-        """Show these documents as failed, with the reason and its stable code (jobs.models.ErrorCode)."""
+        """Show these documents as failed, with the reason and its stable code (jobs.models.ErrorCode). A failed
+        document is not searchable: its `processed_at` is cleared, so read again, even unchanged, it becomes
+        searchable then, and a question drafted while it failed is offered a redraft."""
         return self.update(
-            review_status=ReviewStatus.FAILED, status_message=reason[:2000], error_code=code, updated_at=timezone.now()
+            review_status=ReviewStatus.FAILED,
+            status_message=reason[:2000],
+            error_code=code,
+            processed_at=None,
+            updated_at=timezone.now(),
         )
 
 

@@ -340,8 +340,7 @@ def _mark_ready(document: Document, text: str, chunk_count: int, model, *, becam
     """Searchable. `processed_at` says when its content became searchable: a run that finds the chunks of a
     document processed before unchanged keeps it, so the RFP page's redraft offer and the owners' notice (rfp_manager's
     `batch.drafted_before_library_grew`) never take the same content for a new document. (A document that failed
-    its reprocessing and is then read again unchanged keeps it too: drafted while it failed, a question is not
-    offered again.)"""
+    in between has none: Document.objects.mark_failed clears it.)"""
     Document.objects.filter(pk=document.pk).update(
         review_status=ReviewStatus.PENDING_REVIEW,
         status_message="",

@@ -10,7 +10,7 @@ from django.urls import reverse
 from jobs.models import OutboxMessage
 from llm_manager.testing.fixtures import register_fake_api
 from solution_library.models import Document, DocumentJob, ReviewStatus
-from solution_library.services.documents import store_upload
+from solution_library.services.documents import mark_failed, store_upload
 from solution_library.tasks import EMBED_MAX_RETRIES, embed_document
 from solution_library.testing import add_library_document
 
@@ -69,6 +69,21 @@ def test_processed_at_says_when_the_content_became_searchable_not_when_it_was_la
     assert run(document)["unchanged"] is False
     document.refresh_from_db()
     assert document.processed_at > first
+
+
+@pytest.mark.django_db
+def test_a_document_read_again_after_it_failed_became_searchable_again_then(user, user_client):
+    """Failed, a document is out of search: a question drafted meanwhile did not see it, so when it is read again,
+    even unchanged, its processed_at is the new time and the redraft offer counts it."""
+    document = add_library_document("Backups", TEXT.decode(), user)
+    first = document.processed_at
+    mark_failed(document.pk, "The worker was stopped.")
+    document.refresh_from_db()
+    assert (document.review_status, document.processed_at) == (ReviewStatus.FAILED, None)
+    user_client.post(reverse("solution_library:document_retry", args=[document.pk]))
+    assert run(document)["unchanged"] is True
+    document.refresh_from_db()
+    assert document.review_status == ReviewStatus.PENDING_REVIEW and document.processed_at > first
 
 
 @pytest.mark.django_db
