@@ -131,6 +131,18 @@ class Worker:
     def alive(self) -> bool:
         return bool(self.proc) and self.proc.poll() is None
 
+    def active_task_ids(self) -> set[str] | None:
+        """Ids of the tasks this worker runs now; None when it did not answer within the timeout.
+
+        A connection of its own for each question: a pooled one may predate a broker restart of an
+        earlier test, or believe its reply queue still declared after the broker let it expire unused.
+        """
+        from spelunker.celery import app
+
+        with app.connection_for_write() as connection:
+            replies = app.control.inspect(destination=[self.name], timeout=3, connection=connection).active()
+        return None if replies is None else {task["id"] for task in replies.get(self.name, [])}
+
     def stop(self) -> None:
         if self.proc and self.proc.poll() is None:
             os.killpg(self.proc.pid, signal.SIGTERM)

@@ -58,8 +58,20 @@ def exact(total: int) -> dict:
     }
 
 
-def running_on(worker, task_id: str) -> bool:
-    from spelunker.celery import app
+def running_on(worker, job_id: int) -> bool:
+    """Whether `worker` reports the job's current task among those it runs (the id is read afresh each time)."""
+    task_id = RFPBatchJob.objects.values_list("celery_task_id", flat=True).get(pk=job_id)
+    return task_id in (worker.active_task_ids() or set())
 
-    active = app.control.inspect(destination=[worker.name], timeout=2).active() or {}
-    return task_id in {task["id"] for task in active.get(worker.name, [])}
+
+def wait_until_running_on(worker, job_id: int, timeout: float = 30) -> None:
+    """Wait for the job to run on `worker`; on a time-out, say what the job and the worker showed."""
+    try:
+        wait_for(lambda: running_on(worker, job_id), timeout=timeout, message=f"job {job_id} running on the worker")
+    except AssertionError as exc:
+        job = RFPBatchJob.objects.get(pk=job_id)
+        raise AssertionError(
+            f"{exc}: the job is {job.status} at {job.processed_items} of {job.total_items}, task "
+            f"{job.celery_task_id!r}; the worker is {'alive' if worker.alive else 'gone'} and runs "
+            f"{worker.active_task_ids()}; the end of its log:\n{worker.log()[-2000:]}"
+        ) from None

@@ -6,7 +6,16 @@ from rfp_manager.models import RFPBatchJob
 from tests.workers import wait_for
 
 from .duplicates import ChatLog, check_no_duplicates
-from .jobs import exact, finished, job_figures, processed, rfp_with_questions, running_on, start_responder
+from .jobs import (
+    exact,
+    finished,
+    job_figures,
+    processed,
+    rfp_with_questions,
+    running_on,
+    start_responder,
+    wait_until_running_on,
+)
 
 pytestmark = [pytest.mark.faults, pytest.mark.integration]
 
@@ -31,8 +40,7 @@ def test_batch_worker_main_process_sigkilled_three_times(
     for kill in range(1, kills + 1):
         target = kill * total // (kills + 1)
         wait_for(lambda t=target: processed(job.pk) >= t, timeout=240, message=f"{target} questions done")
-        task_id = RFPBatchJob.objects.values_list("celery_task_id", flat=True).get(pk=job.pk)
-        wait_for(lambda w=worker, t=task_id: running_on(w, t), timeout=30, message="the job running on the worker")
+        wait_until_running_on(worker, job.pk)
         worker.kill_main_process()
         wait_for(lambda w=worker: not w.group_alive(), timeout=30, message="the pool children gone with their parent")
         done_at_kill.append(processed(job.pk))
@@ -140,10 +148,7 @@ def test_the_sweeper_sends_again_or_fails_a_job_whose_worker_vanished(
     second = make_worker(queues="batch", concurrency=1)
     case.event("a new batch worker started")
     wait_for(
-        lambda: (
-            running_on(second, RFPBatchJob.objects.get(pk=job.pk).celery_task_id)
-            or not RFPBatchJob.objects.get(pk=job.pk).is_active
-        ),
+        lambda: running_on(second, job.pk) or not RFPBatchJob.objects.get(pk=job.pk).is_active,
         timeout=60,
         message="the job running again",
     )

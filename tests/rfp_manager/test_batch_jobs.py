@@ -159,13 +159,6 @@ def session_worker_off_batch(celery_worker_process):
     app.control.add_consumer("batch", destination=[celery_worker_process.name], reply=True)
 
 
-def _active_task_ids(worker) -> set[str]:
-    from spelunker.celery import app
-
-    active = app.control.inspect(destination=[worker.name], timeout=2).active() or {}
-    return {task["id"] for task in active.get(worker.name, [])}
-
-
 def test_redelivered_job_resumes_without_duplicate_answers(
     session_worker_off_batch, make_worker, library, fake_llm, user, user_client
 ):
@@ -180,7 +173,7 @@ def test_redelivered_job_resumes_without_duplicate_answers(
     )
     job.refresh_from_db()
     wait_for(
-        lambda: job.celery_task_id in _active_task_ids(first),
+        lambda: job.celery_task_id in (first.active_task_ids() or set()),
         timeout=10,
         message="the job to be running on the worker we kill",
     )
