@@ -196,7 +196,9 @@ class Part:
 @dataclass(frozen=True)
 class Reading:
     """A question read once. `weights`: its subject stems' rarity in the library, filled in by the caller that
-    knows the library (`weighed`); empty until then, when every word counts the same."""
+    knows the library (`weighed`); empty until then, when every word counts the same. `asker`: the lower-cased words
+    of the client's name ("Eastbrook County Council"), which a question may use ("the council's developers") and an
+    answer, the supplier's, has no reason to repeat."""
 
     text: str
     asks: frozenset[str]
@@ -205,6 +207,7 @@ class Reading:
     parent: str = ""
     contrasts: tuple["Contrast", ...] = ()
     names: tuple[str, ...] = ()
+    asker: frozenset[str] = frozenset()
     weights: dict = field(default_factory=dict, compare=False, hash=False)
 
     @property
@@ -230,16 +233,18 @@ class Reading:
         return replace(self, weights=dict(weights))
 
 
-def read(question: "str | Reading", parent: str = "") -> Reading:
-    """The question's reading (a Reading is returned as it is, so every stage may take either)."""
+def read(question: "str | Reading", parent: str = "", asker: str = "") -> Reading:
+    """The question's reading (a Reading is returned as it is, so every stage may take either); `asker`, the
+    client's name, when the caller knows it."""
     if isinstance(question, Reading):
         return question
-    return _read(question or "", parent)
+    return _read(question or "", parent, asker)
 
 
 @lru_cache(maxsize=4096)
-def _read(text: str, parent: str) -> Reading:
+def _read(text: str, parent: str, asker: str) -> Reading:
     parent = parent if FOLLOW_UP.match(text) else ""
+    asker_words = frozenset(WORD.findall(asker.lower()))
     # A follow-up's subject is its parent's: "If yes, describe how they are tested" is about what the parent asks.
     return Reading(
         text=text,
@@ -248,7 +253,9 @@ def _read(text: str, parent: str) -> Reading:
         parts=tuple(_parts(text, parent)),
         parent=parent,
         contrasts=contrasts(text),
-        names=named(text),
+        # "Will Eastbrook's records…" asks nothing about Eastbrook: a draft need not name its client.
+        names=tuple(name for name in named(text) if not set(WORD.findall(name.lower())) <= asker_words),
+        asker=asker_words,
     )
 
 

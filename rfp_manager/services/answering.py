@@ -226,11 +226,11 @@ def _with_each_parts_nearest(passages: list, parts, embedding_model=None) -> lis
 def reading(question: "str | questions.Reading | Question", embedding_model=None) -> questions.Reading:
     """The question read once (text.questions.read), its subject words weighed by their rarity in the library.
 
-    A Question row is read with the question it follows up ("If yes, describe…": `parent_text`). A reading
-    that is already weighed is returned as it is: every stage below takes a text or a reading.
+    A Question row is read with the question it follows up ("If yes, describe…": `parent_text`) and its RFP's
+    client. A reading that is already weighed is returned as it is: every stage below takes a text or a reading.
     """
     if isinstance(question, Question):
-        question = questions.read(question.text, parent_text(question))
+        question = questions.read(question.text, parent_text(question), question.rfp.client)
     read = questions.read(question)
     return read if read.weights else read.weighed(_rarity(set(read.subject), embedding_model))
 
@@ -779,8 +779,9 @@ def _shown_to_answer(read: questions.Reading, sentences: list[str]) -> bool:
 
 def _never_spoken_of(read: questions.Reading, answer_text: str, embedding_model) -> str:
     """The words of the question the draft never comes close to, as the reviewer reads them: '“central”' (at most
-    UNMET_SHOWN of them, joined by "or"); "" when every word is met somewhere."""
-    unmet = llm.unmet_words(read.asked, answer_text, embedding_model) or []
+    UNMET_SHOWN of them, joined by "or"); "" when every word is met somewhere. The client's own name ("the
+    council's developers") is never one: the supplier's answer has no reason to repeat it."""
+    unmet = [word for word in llm.unmet_words(read.asked, answer_text, embedding_model) or [] if word not in read.asker]
     shown = list(dict.fromkeys(as_written(read.asked, word) for word in unmet))[:UNMET_SHOWN]
     return " or ".join(f"“{word}”" for word in shown)
 

@@ -144,6 +144,21 @@ def test_the_word_match_reason_names_what_the_draft_never_speaks_of_as_the_quest
     assert answering.as_written("Do you export logs to our SIEM or sub-processors?", "processors") == "sub-processors"
 
 
+def test_the_word_match_reason_never_asks_the_draft_to_name_the_client(minilm_default, user):
+    """The council asks about "the council's logs"; the supplier's answer does not repeat "council", and a
+    reviewer told "nothing in it comes close to “council”" is sent looking for what no answer should say."""
+    rfp = make_rfp(user, ["Can the council's log messages be sent to a central log server?"])
+    rfp.client = "Eastbrook County Council"
+    rfp.save()
+    question = rfp.questions.get()
+    collector = "The logging collector writes messages to files in the data directory [1]."
+    passages = [{"n": 1, "text": "The logging collector writes messages to files in the data directory."}]
+    assert "council" in llm.unmet_words(question.text, collector)  # the encoder alone would name it
+    review = answering.judge(question, collector, passages, model=offline_chat())
+    assert "nothing in it comes close to “central”" in review["summary"]
+    assert "council" not in review["feedback"].lower() and "council" not in review["summary"].lower()
+
+
 def test_a_draft_that_states_the_asked_kind_of_thing_is_not_held_to_the_word_match(minilm_default, user):
     question = make_rfp(user, ["How often are the forensic copies of compromised disks verified?"]).questions.get()
     weekly = "Copies are checked weekly [1]."

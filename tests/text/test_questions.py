@@ -220,6 +220,13 @@ def test_a_question_names_its_capitalised_things_not_its_sentence_starts(questio
     assert questions.read(question).names == names
 
 
+def test_the_client_s_own_name_is_not_a_thing_the_question_asks_the_draft_to_name():
+    question = "Will Eastbrook County Council own the records, and are they kept in ISO 27001 data centres?"
+    assert questions.read(question).names == ("Eastbrook County Council", "ISO 27001")
+    read = questions.read(question, asker="Eastbrook County Council")
+    assert read.names == ("ISO 27001",) and read.asker == {"eastbrook", "county", "council"}
+
+
 @pytest.mark.parametrize(
     "text, name, mentioned",
     [
