@@ -134,8 +134,8 @@ class Worker:
     def active_task_ids(self) -> set[str] | None:
         """Ids of the tasks this worker runs now; None when it did not answer within the timeout.
 
-        A connection of its own for each question: a pooled one may predate a broker restart of an
-        earlier test, or believe its reply queue still declared after the broker let it expire unused.
+        A connection of its own for each question: a pooled one may predate the broker restart of an
+        earlier test. The cause of the one CI time-out here is unknown; wait_until_running_on says what it saw.
         """
         from spelunker.celery import app
 
