@@ -132,9 +132,10 @@ def _untouched_no_support_drafts(before: datetime):
 def reviewer_blocker(rfp: RFP) -> str:
     """Why a reviewer cannot start now ("" when it can): it needs a completed responder job."""
     responders = rfp.batch_jobs.filter(job_type=RFPBatchJob.JOB_TYPE_RESPONDER)
-    if responders.filter(status__in=ACTIVE_STATUSES).exists():
+    statuses = set(responders.order_by().values_list("status", flat=True).distinct())  # one query for both
+    if statuses & set(ACTIVE_STATUSES):
         return "A responder job is still running: tick “review when done”, or start the reviewer after it completes."
-    if not responders.filter(status=JobStatus.COMPLETED).exists():
+    if JobStatus.COMPLETED not in statuses:
         return "Run a responder job first: the reviewer judges its answers."
     return ""
 

@@ -5,6 +5,7 @@ from django.conf import settings
 from django.urls import reverse
 
 from rfp_manager.models import RFP, Answer, Question, RFPBatchJob
+from rfp_manager.services import batch
 from rfp_manager.services.answering import AnswerError, parse_review
 from solution_library.models import Document, ReviewStatus
 from solution_library.testing import add_library_document
@@ -35,6 +36,20 @@ def test_reviewer_needs_a_completed_responder(rfp, user_client):
     assert response.status_code == 409
     assert "Run a responder job first" in response.content.decode()
     assert not RFPBatchJob.objects.filter(rfp=rfp).exists()
+
+
+def test_the_reviewer_s_blocker_follows_the_responder_jobs_in_one_query(rfp, user, django_assert_num_queries):
+    def blocker() -> str:
+        with django_assert_num_queries(1):
+            return batch.reviewer_blocker(rfp)
+
+    assert blocker().startswith("Run a responder job first")
+    job = RFPBatchJob.objects.create(rfp=rfp, job_type="responder", started_by=user, status="processing")
+    assert blocker().startswith("A responder job is still running")
+    RFPBatchJob.objects.filter(pk=job.pk).update(status="completed")
+    assert blocker() == ""
+    RFPBatchJob.objects.create(rfp=rfp, job_type="responder", started_by=user, status="pending")
+    assert blocker().startswith("A responder job is still running")
 
 
 def test_rfp_page_escapes_what_users_and_models_wrote(rfp, user_client):
