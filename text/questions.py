@@ -31,7 +31,7 @@ CHECKABLE = frozenset({FREQUENCY, DURATION, TIME, COUNT, PERSON, PLACE, STANDARD
 SAID_AS = {
     FREQUENCY: "how often",
     DURATION: "how long",
-    TIME: "when or how quickly",
+    TIME: "when or how long it takes",
     COUNT: "how many or how much",
     PERSON: "who",
     PLACE: "where",
@@ -44,6 +44,8 @@ SAID_AS = {
 
 # An imperative that asks for the things themselves, opening the part: "State the algorithms…", "List any tools…".
 NAME_THE = r"^(?:please )?(?:state|name|list|specify|give|identify|indicate)(?: (?:the|your|any|all|each))?"
+# How long something takes, said as a noun: "Describe your approach and a typical timeline" asks for a time.
+TIME_NOUNS = r"(?:timelines?|timescales?|time[- ]?frames?|lead[- ]times?|turnaround(?: times?)?)"
 # Earlier alternatives win where two start at the same place: "how many days" asks for a time, as "how soon"
 # does, "how many" alone for a count.
 ASKS = re.compile(
@@ -53,7 +55,7 @@ ASKS = re.compile(
     r"|(?P<frequency>how (?:often|frequently|regularly)|at what (?:interval|frequency)|(?:what|which) "
     r"(?:interval|frequency|schedule)|how many times)"
     r"|(?P<time>how (?:quickly|soon|fast)|when|how long does it take|within what time|(?:what|which) (?:date|year|month)"
-    r"|how many (?:seconds|minutes|hours|days|weeks|months|years))"
+    rf"|how many (?:seconds|minutes|hours|days|weeks|months|years)|{TIME_NOUNS})"
     r"|(?P<duration>how long|for what period|retention period)"
     r"|(?P<count>how (?:many|much)|what (?:(?!high )\w+ )?(?:percentage|proportion|share|number|availability|uptime"
     r"|limits?|amount|price|cost|fees?|capacity))"
@@ -433,9 +435,14 @@ def contrasts(text: str) -> tuple[Contrast, ...]:
 WH_WORDS = (
     r"how|when|where|what|which|who|whom|whose|whether|why|can|could|do|does|did|is|are|will|would|should|has|have"
 )
-# Where a question that asks several things divides: "…founded, where it is based and how many…", "…? Confirm…".
+# A part that only names a time ("a typical timeline") asks it of the question's first part, as an "including" item does.
+TIMED = rf"(?:an?|the|your)\s+(?:[\w-]+\s+)?{TIME_NOUNS}\b"
+TIME_OF_THE_HEAD = re.compile(rf"^{TIMED}\W*$", re.IGNORECASE)
+# Where a question that asks several things divides: "…founded, where it is based and how many…", "…? Confirm…",
+# "…approach and a typical timeline".
 PART_BREAK = re.compile(
-    rf"(?<=[?.!])\s+|\s*[;:]\s+|,?\s+and\s+(?=(?:{WH_WORDS})\b)|,\s+(?=(?:{WH_WORDS}|including)\b)", re.IGNORECASE
+    rf"(?<=[?.!])\s+|\s*[;:]\s+|,?\s+and\s+(?=(?:{WH_WORDS})\b|{TIMED})|,\s+(?=(?:{WH_WORDS}|including)\b)",
+    re.IGNORECASE,
 )
 # A part that says "they" or "it" is about the subject of the question's first part: "…and how long are they kept".
 PRONOUN = re.compile(r"\b(?:they|them|their|it|its|these|those|this)\b", re.IGNORECASE)
@@ -461,6 +468,8 @@ def _parts(question: str, parent: str = "") -> list[Part]:
         if INCLUDING.match(piece) and head:
             items = [i.strip() for i in LIST_ITEM_BREAK.split(INCLUDING.sub("", piece)) if i.strip()]
             parts += [Part(f"{head}: {item}", item, asks(head), head) for item in items]
+        elif TIME_OF_THE_HEAD.match(piece) and head:
+            parts.append(Part(f"{head}: {piece}", piece, kinds, head))
         else:
             refers = head and PRONOUN.search(piece) and stems(head, subject_only=True)
             parts.append(Part(f"{piece} ({head})", f"{piece} {head}", kinds) if refers else Part(piece, piece, kinds))

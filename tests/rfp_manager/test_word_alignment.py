@@ -172,6 +172,20 @@ def test_a_draft_that_states_the_asked_kind_of_thing_is_not_held_to_the_word_mat
     assert "may not answer" not in answering.judge(question, weekly, passages, model=offline_chat())["feedback"]
 
 
+def test_a_draft_that_gives_the_timeline_asked_for_is_not_held_to_the_word_match(minilm_default, user):
+    """ "…and a typical timeline" asks how long it takes: a draft that says "six to eight weeks" answers it though
+    it never says "timeline"; one that leaves the time out is still sent back."""
+    question = make_rfp(user, ["Describe your onboarding approach and a typical timeline."]).questions.get()
+    method = "Onboarding follows a fixed method in four phases."
+    timed = f"{method} A typical onboarding takes six to eight weeks from kick-off to go-live."
+    passages = [{"n": 1, "text": timed}]
+    cited = timed.replace(".", " [1].")
+    assert answering.word_match(answering.reading(question), cited) < answering.WORD_MATCH_MINIMUMS["all-MiniLM-L6-v2"]
+    assert answering.judge(question, cited, passages, model=offline_chat())["verdict"] == "approved"
+    untimed = answering.judge(question, method.replace(".", " [1]."), passages, model=offline_chat())
+    assert untimed["verdict"] != "approved"
+
+
 def test_a_word_match_under_the_bar_never_reads_as_the_bar(minilm_default, user, monkeypatch):
     """0.366 under a bar of 0.37 reads "0.36, where drafts that answer reach 0.37", not "0.37, … reach 0.37"."""
     question = make_rfp(user, ["How are images of compromised disks kept?"]).questions.get()

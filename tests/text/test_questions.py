@@ -20,6 +20,9 @@ from text import questions
         ("Which data centres host the service?", questions.LIST),
         ("Which of the following certifications do you hold?", questions.LIST),
         ("On what date was your last external audit?", questions.TIME),
+        ("Describe your migration approach and a typical timeline.", questions.TIME),
+        ("What is your turnaround time for a support ticket?", questions.TIME),
+        ("What are the lead times for a new environment?", questions.TIME),
         ("Describe your incident response plan.", questions.DESCRIPTION),
         ("State the algorithms and protocol versions.", questions.STANDARD),
         ("Name your certifications.", questions.STANDARD),
@@ -71,6 +74,16 @@ def test_each_part_keeps_its_own_kind_in_the_questions_order():
     parts = questions.read("How often are backups taken and how long are they retained?").parts
     assert [p.checkable for p in parts] == [{questions.FREQUENCY}, {questions.DURATION}]
     assert "backups" in parts[1].words  # "they" read with the head of the question
+
+
+def test_a_timeline_after_and_is_a_part_of_its_own_asked_of_the_first():
+    """ "…approach and a typical timeline" asks two things: the approach, and how long it takes. Read as one part
+    asking for a time, a sentence on the approach that states none could not answer it."""
+    parts = questions.read("Describe your migration approach and a typical timeline.").parts
+    assert [p.words for p in parts] == ["Describe your migration approach", "a typical timeline"]
+    assert [p.checkable for p in parts] == [set(), {questions.TIME}]
+    assert parts[1].head == "Describe your migration approach"  # the timeline is the migration's
+    assert len(questions.read("What is the expected timeframe for onboarding?").parts) == 1
 
 
 def test_a_follow_up_is_read_with_its_parent_question():
