@@ -45,9 +45,11 @@ def draft_demo(only: set[str]) -> list[dict]:
         if local is not None:
             reembed_library(local)
     user, _ = get_user_model().objects.get_or_create(username="demo-reader")
-    rfp = RFP.objects.create(name="Demo", owner=user)
+    demo = read_demo_rfp()
+    # with its client, as the demo loads it: the reviewer never asks a draft to name the client ("the council's")
+    rfp = RFP.objects.create(name="Demo", client=demo.client, owner=user)
     results = []
-    for order, (label, text) in enumerate(read_demo_rfp().questions):
+    for order, (label, text) in enumerate(demo.questions):
         if only and label not in only:
             continue
         question = Question.objects.create(rfp=rfp, number=label, text=text, order=order, import_key=label)

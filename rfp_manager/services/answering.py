@@ -1026,7 +1026,7 @@ def add_inserted_citations(answer: Answer, inserted: list[str]) -> int:
         n, kind, pk = int(match[1]), match[2], int(match[3])
         if n not in listed:
             wanted.append((n, kind, pk))
-            listed[n] = {}
+            listed[n] = {}  # taken: the same new [n] inserted twice is added once
         elif kind == "chunk" and listed[n].get("chunk_id") == pk and not listed[n].get("cited"):
             listed[n].update(cited=True, inserted=True)
             marked += 1
