@@ -282,10 +282,12 @@ class Answer(models.Model):
 
     question = models.OneToOneField(Question, on_delete=models.CASCADE, related_name="answer")
     draft_text = models.TextField(blank=True)
-    # Every retrieved passage: n, chunk_id, document_id, document_title, text, score, cited.
+    # Every retrieved passage: n, chunk_id, document_id, document_title, heading (a cited one's: the section its
+    # quoted sentences sit in, answering.quoted_section), text, score, cited.
     citations = models.JSONField(default=list, blank=True)
     # Sentences of those passages the draft does not quote that may answer too, best first, for a person to insert:
-    # chunk_id, document_title, heading, text (answering.draft, evidence.runners_up). Empty for a reused entry.
+    # chunk_id, document_title, heading (the sentence's section), text (answering.draft, evidence.runners_up). Empty
+    # for a reused entry.
     may_answer = models.JSONField(default=list, blank=True)
     # 0..1, the share of such drafts that answered: read from how well the library covers the question
     # (answering.confidence); once reviewed, from the text's match to the question and the verdict (reviewed_confidence).

@@ -49,6 +49,7 @@ from solution_library.services.lexical import chunk_frequencies
 from solution_library.services.search import search_passages
 from text import questions
 from text.citations import renumbered
+from text.headings import section_of
 from text.words import CITATION, stems
 
 from ..models import Answer, Question
@@ -435,8 +436,32 @@ def asked_for(read: questions.Reading) -> str:
 
 
 def _with_citation_flags(text: str, passages: list[dict]) -> list[dict]:
+    """The passages, each marked cited or not; a cited one shown under the section its quoted sentences sit in."""
     cited = {int(n) for n in CITATION.findall(text)}
-    return [{**p, "cited": p["n"] in cited} for p in passages]
+    citing = _sentences_citing(text)
+    return [
+        {**p, "cited": p["n"] in cited, **({"heading": quoted_section(p, citing[p["n"]])} if p["n"] in citing else {})}
+        for p in passages
+    ]
+
+
+def _sentences_citing(text: str) -> dict[int, list[str]]:
+    """{passage number: the sentences of `text` that cite it}."""
+    citing: dict[int, list[str]] = {}
+    for sentence, numbers in grounding.cited_sentences(text):
+        for n in numbers:
+            citing.setdefault(n, []).append(sentence)
+    return citing
+
+
+def quoted_section(passage: dict, sentences: list[str]) -> str:
+    """The heading a person finds the `sentences` quoted from `passage` under (text.headings.section_of): a passage
+    may span sections, and its own heading is the one it starts in. Several sections are listed in the passage's
+    order of the quotes; none when they come from a document's preamble; the passage's heading without sentences."""
+    if not sentences:
+        return passage.get("heading", "")
+    found = dict.fromkeys(section_of(passage.get("text", ""), passage.get("heading", ""), s) for s in sentences)
+    return ", ".join(section for section in found if section)
 
 
 def confidence(evidence_share: float | None, verdict: str = "") -> float:
@@ -546,7 +571,7 @@ def offered_sentences(sentences: Sentences, passages: list[dict], quoted: list[s
         {
             "chunk_id": by_number[n]["chunk_id"],
             "document_title": by_number[n]["document_title"],
-            "heading": by_number[n].get("heading", ""),
+            "heading": quoted_section(by_number[n], [text]),
             "text": text,
         }
         for n, text in runners_up(sentences, quoted)
@@ -1018,6 +1043,7 @@ def add_inserted_citations(answer: Answer, inserted: list[str]) -> int:
     from solution_library.models import Chunk
 
     listed = {c.get("n"): c for c in answer.citations}
+    citing = _sentences_citing(answer.final_text)
     wanted, marked = [], 0
     for value in inserted:
         match = INSERTED_CITATION.match(value)
@@ -1028,7 +1054,7 @@ def add_inserted_citations(answer: Answer, inserted: list[str]) -> int:
             wanted.append((n, kind, pk))
             listed[n] = {}  # taken: the same new [n] inserted twice is added once
         elif kind == "chunk" and listed[n].get("chunk_id") == pk and not listed[n].get("cited"):
-            listed[n].update(cited=True, inserted=True)
+            listed[n].update(cited=True, inserted=True, heading=quoted_section(listed[n], citing.get(n, [])))
             marked += 1
     chunks = Chunk.objects.select_related("document").in_bulk([i for _, kind, i in wanted if kind == "chunk"])
     entries = approved_answers().citations([i for _, kind, i in wanted if kind == "entry"])
@@ -1042,7 +1068,7 @@ def add_inserted_citations(answer: Answer, inserted: list[str]) -> int:
                     "chunk_id": pk,
                     "document_id": chunk.document_id,
                     "document_title": chunk.document.title,
-                    "heading": chunk.heading,
+                    "heading": quoted_section({"text": chunk.text, "heading": chunk.heading}, citing.get(n, [])),
                     "text": chunk.text,
                     "score": None,
                     "cited": True,

@@ -78,6 +78,45 @@ def test_a_draft_comes_with_the_sentences_that_may_answer_too_and_the_editor_off
         assert button in editor
 
 
+def test_a_quote_is_shown_under_the_section_it_comes_from_not_the_one_its_passage_starts_in(
+    user, chat_model, user_client
+):
+    """A passage may span sections, and the chunker names it by the one it starts in (or, opening on a preamble, by
+    its first heading): a person checking a quote looks for it under its own section, and a preamble has none."""
+    from solution_library.models import Chunk
+    from solution_library.testing import add_library_document
+
+    add_library_document(
+        "Company profile",
+        "Kestrel Peak Software Ltd was founded in 2011 in Bristol.\n\n"
+        "# Public-sector customers\n\nOrrery is used by Fenmoor Water Authority and Harrowgate Borough Council.\n\n"
+        "# Product roadmap\n\nKestrel Peak delivers a new Orrery release every month.\n\n"
+        "# Offices\n\nKestrel Peak has offices in Leeds and Utrecht.",
+    )
+    rfp = make_rfp(user, ["How often are new Orrery releases delivered?", "When was Kestrel Peak Software founded?"])
+    releases, founded = (answering.generate_answer(q, model=chat_model) for q in rfp.questions.order_by("order"))
+
+    assert "every month" in releases.draft_text and "2011" in founded.draft_text
+    (roadmap,) = [c for c in releases.citations if c["cited"]]
+    (preamble,) = [c for c in founded.citations if c["cited"]]
+    assert Chunk.objects.get(pk=roadmap["chunk_id"]).heading == "Public-sector customers"  # one passage, all four
+    assert roadmap["heading"] == "Product roadmap" and preamble["heading"] == ""
+    page = user_client.get(reverse("rfp_manager:answer_edit", args=[releases.question.pk])).content.decode()
+    assert "· Product roadmap" in page and "· Public-sector customers" not in page
+    page = user_client.get(reverse("rfp_manager:answer_edit", args=[founded.question.pk])).content.decode()
+    cited = page[page.index("[1] Company profile") :].split("</li>")[0]
+    assert "·" not in cited  # the document's title alone
+    offered = {m["text"]: m["heading"] for m in [*releases.may_answer, *founded.may_answer]}
+    sections = {
+        "Kestrel Peak Software Ltd was founded in 2011 in Bristol.": "",
+        "Orrery is used by Fenmoor Water Authority and Harrowgate Borough Council.": "Public-sector customers",
+        "Kestrel Peak delivers a new Orrery release every month.": "Product roadmap",
+        "Kestrel Peak has offices in Leeds and Utrecht.": "Offices",
+    }
+    assert offered.keys() & sections.keys()  # the editor offers the passage's other sentences, each under its own
+    assert all(offered[text] == sections[text] for text in offered.keys() & sections.keys())
+
+
 def test_no_supporting_content_gives_the_no_support_answer_and_an_expert_flag(rfp, chat_model, fake_llm):
     answer = answering.generate_answer(question(rfp, INSURANCE_QUESTION), model=chat_model)
 

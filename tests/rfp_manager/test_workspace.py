@@ -401,6 +401,36 @@ def test_a_passage_the_answer_already_lists_keeps_its_number_when_inserted(rfp, 
     ]
 
 
+def test_an_inserted_sentence_is_listed_under_its_own_section_of_the_passage(rfp, user_client, library):
+    """A passage inserted from, new to the answer or listed uncited, is shown under the section of the inserted
+    sentence, not the section the passage starts in."""
+    from solution_library.testing import add_library_document
+
+    document = add_library_document(
+        "Company profile",
+        "# Public-sector customers\n\nOrrery is used by Fenmoor Water Authority.\n\n"
+        "# Product roadmap\n\nA new Orrery release is delivered every month.\n\n# Offices\n\nLeeds and Utrecht.",
+    )
+    (chunk,) = document.chunks.all()
+    sentence = "A new Orrery release is delivered every month"
+    new, listed = rfp.questions.order_by("order")[:2]
+    answer(new, draft_text="Draft [1].", citations=[{"n": 1, "chunk_id": 0, "document_title": "x", "cited": True}])
+    answer(
+        listed,
+        draft_text="Draft.",
+        citations=[{"n": 1, "chunk_id": chunk.pk, "heading": chunk.heading, "text": chunk.text, "cited": False}],
+    )
+    for question, n in ((new, 2), (listed, 1)):
+        user_client.post(
+            reverse("rfp_manager:answer_edit", args=[question.pk]),
+            {"final_text": f"Draft. {sentence} [{n}].", "cite": [f"{n}:chunk:{chunk.pk}"]},
+        )
+    assert chunk.heading == "Public-sector customers"
+    for question, n in ((new, 2), (listed, 1)):
+        citation = next(c for c in Answer.objects.get(question=question).citations if c["n"] == n)
+        assert citation["cited"] and citation["heading"] == "Product roadmap"
+
+
 def test_a_question_has_one_name_on_the_workspace_the_assign_page_and_in_messages(user, user_client):
     rfp = RFP.objects.create(name="Numbered", owner=user)
     lettered = Question.objects.create(rfp=rfp, number="A.1", text="Do you encrypt?", order=0, import_key="a1")
