@@ -102,6 +102,7 @@ class Outgoing:
     text: str = ""  # empty when the answer stays out
     reason: str = ""  # why it stays out
     unapproved: bool = False  # written under "every draft", though no person approved or wrote it
+    awaits_approval: bool = False  # left out of the recommended file only because no person has approved it yet
 
 
 def person_behind(answer: Answer) -> str:
@@ -150,7 +151,10 @@ def outgoing(answer: Answer | None, export_choices: ExportChoices) -> Outgoing:
     if answer.review_is_current and answer.review_verdict == Answer.Verdict.REJECTED and not answer.is_approved:
         return Outgoing(reason="rejected by the reviewer, and no person approved it")
     if export_choices.answers == "approved" and not vouched:
-        return Outgoing(reason=f"{_unapproved_state(answer)}: only answers a person approved or wrote were chosen")
+        return Outgoing(
+            reason=f"{_unapproved_state(answer)}: only answers a person approved or wrote were chosen",
+            awaits_approval=not answer.approved_at,
+        )
     text = clean_text(answer.final_answer)
     return Outgoing(text=text, unapproved=not vouched)
 

@@ -605,6 +605,27 @@ def test_the_rfp_page_says_the_docx_holds_approved_answers_only_and_that_none_is
     assert docx_answers == ["", "Frankfurt."]
 
 
+def test_the_editor_says_in_one_sentence_what_the_clients_file_gets_of_the_answer(rfp, user_client):
+    """Before, a supported draft read "Not approved by a person. The client's file (recommended choice): leaves it
+    out — no person approved it (reviewer: supported): only answers a person approved or wrote were chosen."."""
+    for number in "123":
+        rfp.questions.create(number=number, text=f"Question {number}?", order=int(number), import_key=number)
+    supported = answer(rfp, "1", "Yes, AES-256 [1].", review_verdict="approved")
+    approved = answer(rfp, "2", "Frankfurt [1].", approved=True)
+    placeholder = answer(rfp, "3", "TBD")
+
+    def said(a) -> str:
+        page = user_client.get(reverse("rfp_manager:answer_edit", args=[a.question_id])).content.decode()
+        return re.search(r'id="for-client">(.*?)</span>', page, re.DOTALL)[1]
+
+    assert said(supported) == (
+        "Not approved by a person, so the client's file (recommended export) leaves it out: "
+        "the reviewer's “supported” is not an approval."
+    )
+    assert said(approved) == "The client's file (recommended export) gets this answer."
+    assert said(placeholder).startswith("The client's file (recommended export) leaves it out — placeholder")
+
+
 def export_docx(client, rfp) -> bytes:
     return client.get(reverse("rfp_manager:export_docx", args=[rfp.pk])).content
 
