@@ -2,7 +2,8 @@
 
     .venv/bin/python -m evaluation.demo_drafts [--fresh] [--only A.1,C.1] [--out var/demo-drafts.json]
 
-The demo library is stored and processed the way an upload is (with
+The demo library, and the pages of the demo's documentation site (which the app
+syncs as a documentation source), are stored and processed the way an upload is (with
 all-MiniLM-L6-v2 when it is installed, as `make eval` does) into a SQLite
 database under var/demo-drafts/, kept for the next run (--fresh starts again);
 then every question of the demo workbook is drafted by the responder service
@@ -19,6 +20,7 @@ from pathlib import Path
 from .run import ROOT, setup_django
 
 FOLDER = ROOT / "var" / "demo-drafts"  # the processed demo library, kept between runs
+DOCS_SITE = ROOT / "demo" / "static" / "demo" / "docs"  # the documentation site `make run`'s demo syncs
 
 
 def draft_demo(only: set[str]) -> list[dict]:
@@ -40,6 +42,8 @@ def draft_demo(only: set[str]) -> list[dict]:
         folder = Path(tempfile.mkdtemp(prefix="demo-library-"))
         for name, data in library_files():
             (folder / name).write_bytes(data)
+        for page in DOCS_SITE.glob("*.html"):  # in the app a draft may cite them (D.1 cites its retention page)
+            (folder / page.name).write_bytes(page.read_bytes())
         ingest(sorted(folder.iterdir()))
         local = local_embedding_model()
         if local is not None:
