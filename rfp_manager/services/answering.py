@@ -751,12 +751,13 @@ def judge(question: Question, answer_text: str, passages: list[dict], *, model, 
         ),
     ]
     review = rubric_review(question, answer_text, passages, model, read)
-    points = []
-    for verdict, reasons, point in findings:
-        if reasons:
-            review = _worse(review, verdict, reasons)
-            points.append(point)
-    return {**review, "feedback": review["feedback"] or CHECKS_PASSED, "summary": in_few_words(points)}
+    found = [(verdict, reasons, point) for verdict, reasons, point in findings if reasons]
+    for verdict, _, _ in found:
+        review = _worse(review, verdict)
+    new = [reason for _, reasons, _ in found for reason in reasons if reason not in review["feedback"]]
+    # one finding a line, in the order the summary names them; the chat model's own review (if any) after them
+    feedback = "\n".join([*new, review["feedback"]]).strip() or CHECKS_PASSED
+    return {**review, "feedback": feedback, "summary": in_few_words([point for _, _, point in found])}
 
 
 def in_few_words(points: list[str]) -> str:
@@ -958,13 +959,11 @@ def rubric_review(
     return parse_review(chat_with_retries(reviewer_messages(question, answer_text, passages, read), model))
 
 
-def _worse(review: dict, verdict: str, reasons: list[str]) -> dict:
-    """The review with a mechanical finding added: its reasons first, the worse of the two verdicts."""
-    new = [reason for reason in reasons if reason not in review["feedback"]]  # the offline reviewer finds some too
-    feedback = " ".join([*new, review["feedback"]]).strip()
+def _worse(review: dict, verdict: str) -> dict:
+    """The review with a mechanical finding's verdict added: the worse of the two, its score capped to match."""
     worse = max(review["verdict"], verdict, key=VERDICT_SEVERITY.index)
     score = 0.0 if worse == Answer.Verdict.REJECTED else min(review["score"] or 0.0, 0.5)
-    return {"verdict": worse, "score": score, "feedback": feedback}
+    return {**review, "verdict": worse, "score": score}
 
 
 def review_answer(question: Question, *, model, job=None) -> Answer:

@@ -292,3 +292,19 @@ def test_a_draft_that_opens_on_something_else_is_sent_back_and_the_same_draft_an
     assert buried["summary"].startswith("Opens on something else")
     first = answering.judge(question, f"{SHADOW} {COPY_FIRST}", SHADOW_PASSAGES, model=offline_chat())
     assert "opens on something else" not in first["feedback"]
+
+
+def test_each_finding_of_the_review_is_its_own_line_and_the_editor_lists_them(minilm_default, user, user_client):
+    """Several findings read as a list in the answer editor, not one run-on paragraph of "Supported but…"."""
+    question = make_rfp(user, [SHADOW_QUESTION]).questions.get()
+    answering.Answer.objects.create(question=question, draft_text=COPY_FIRST, citations=SHADOW_PASSAGES)
+    answer = answering.review_answer(question, model=offline_chat())
+    findings = answer.review_feedback.splitlines()
+    assert len(findings) == 2, findings
+    assert findings[0].startswith("Does not address the question: the answer is about another topic")
+    assert findings[1].startswith("Supported but may not answer: it meets little of what the question asks")
+    assert answer.review_summary.startswith("About another topic; "), "the list in the order the summary names them"
+    answering.Answer.objects.filter(pk=answer.pk).update(citations=[])  # the editor links a citation to its chunk
+    page = user_client.get(f"/rfps/questions/{question.pk}/answer/").content.decode()
+    listed = re.search(r'<ul class="muted review-feedback">(.*?)</ul>', page, re.S)
+    assert listed and listed.group(1).count("<li>") == len(findings)
