@@ -512,6 +512,18 @@ def states_what_is_asked(read: questions.Reading, sentences: list[str]) -> bool:
     return any(answers_part(part, sentences) for part in checkable)
 
 
+def names_held(read: questions.Reading, passages: list[dict]) -> bool:
+    """False when the question names a particular thing in more than one word ("Do your public websites use Extended
+    Validation certificates?", "Face ID", "ISO 27001") and no passage names anything it names: the library holds
+    the subject around it (certificates), not the thing, and a draft could only speak of the subject. A name of one
+    word ("SIEM", "CPU") is often a general term that a passage puts otherwise ("Splunk", "processor"): it decides
+    nothing alone. On dev: one near miss more gets "no supporting content", and two questions off the library's
+    topic; no answerable question does."""
+    if not any(len(name.split()) > 1 for name in read.names):
+        return True
+    return any(questions.mentions(passage["text"], name) for passage in passages for name in read.names)
+
+
 def says_no_support(text: str) -> bool:
     return text.startswith(NO_PASSAGE_ANSWER) or bool(NOT_ENOUGH_INFORMATION.search(text))
 
@@ -540,8 +552,9 @@ def draft(
 
     Weak: the passages do not answer the question (`weak_evidence`), no
     sentence of the passages is relevant enough to any part of the question,
-    or every part asks for a kind of thing (how often, how long, where…) that
-    no chosen sentence states: the library holds the subject, not what is asked of it.
+    every part asks for a kind of thing (how often, how long, where…) that
+    no chosen sentence states, or no passage names the particular thing the question names (`names_held`):
+    the library holds the subject, not what is asked of it.
     `read`: the question's reading, when the caller has made it.
     """
     read = read or reading(question, embedding_model)
@@ -550,7 +563,7 @@ def draft(
         return Drafted(NO_PASSAGE_ANSWER, True)
     sentences = read_evidence(read, passages, embedding_model, similarity)
     chosen = choose_from(sentences, _documents(passages))
-    if not chosen or not states_what_is_asked(read, [c.text for c in chosen]):
+    if not chosen or not states_what_is_asked(read, [c.text for c in chosen]) or not names_held(read, passages):
         return Drafted(NO_PASSAGE_ANSWER, True, offered_sentences(sentences, passages, []))
     text = chat_with_retries(responder_messages(question, passages, rfp_context, chosen, read), model)
     if not text:

@@ -97,3 +97,36 @@ def test_a_time_question_is_not_answered_by_a_sentence_whose_within_is_a_place()
     place = "A breach could be used as evidence of a weak security culture within the organization."
     assert not answering.states_what_is_asked(read, [place])
     assert answering.states_what_is_asked(read, ["Affected customers are notified within 72 hours of discovery."])
+
+
+CERTIFICATES = (
+    "Every public website is served over HTTPS. Its TLS certificates are issued by a public certificate "
+    "authority and renewed automatically thirty days before they expire."
+)
+
+
+@pytest.mark.parametrize(
+    "named, drafted",
+    [("", False), (" Extended Validation certificates are used for the customer portal only.", True)],
+)
+def test_a_question_naming_a_thing_the_passages_never_name_gets_no_supporting_content(
+    user, chat_model, fake_llm, named, drafted
+):
+    """The library holds the subject (certificates) but not the named thing (Extended Validation): a draft could
+    only speak of the subject around it. The nearest sentences are offered beside "no supporting content"."""
+    question = make_rfp(user, ["Do your public websites use Extended Validation certificates?"]).questions.get()
+    passages = [_passage(1, 1, "Security whitepaper", CERTIFICATES + named)]
+
+    result = answering.draft(question, passages, 1.0, model=chat_model)
+
+    assert chat_requests(fake_llm) == int(drafted)
+    assert result.needs_expert is not drafted and (result.text == NO_PASSAGE_ANSWER) is not drafted
+    if not drafted:
+        assert any("TLS certificates" in offered["text"] for offered in result.may_answer)
+
+
+def test_a_name_of_one_word_the_passages_never_name_decides_nothing_alone():
+    """A name like "SIEM" is often a general term the library puts otherwise ("Splunk"); "Face ID" is particular."""
+    splunk = [{"text": "Logs are forwarded to Splunk as JSON."}]
+    assert answering.names_held(questions.read("Can logs be exported in JSON to our SIEM?"), splunk)
+    assert not answering.names_held(questions.read("Does the app support login with Face ID?"), splunk)
