@@ -23,7 +23,7 @@ from core.refusals import refusal
 from text import headings
 
 from ..models import DocumentType
-from . import pdf_text
+from . import pdf_tables, pdf_text
 
 MARKDOWN_EXTENSIONS = (".md", ".markdown", ".mdown")
 HTML_START = re.compile(rb"^\s*(<!--.*?-->\s*)*<(!doctype\s+html|html|head|body)\b", re.IGNORECASE | re.DOTALL)
@@ -186,13 +186,23 @@ def _pdf_text(data: bytes) -> str:
     for page in reader.pages:
         file_limits.check_pdf_page(page)
     try:
-        pages = pdf_text.read_pages(reader)
+        pages = pdf_text.read_pages(reader, _pdf_tables(data, reader))
     except LimitReachedError:
         raise  # refused with the limit's own message (_limits_as_unsupported)
     except Exception as exc:  # pypdf raises many kinds on damaged files
         file_limits.reraise_memory_error(exc)
         raise refusal(UnsupportedFile, DAMAGED_PDF, exc) from exc
     return pdf_text.pages_text(pages)
+
+
+def _pdf_tables(data: bytes, reader) -> dict[int, list[pdf_text.FoundTable]]:
+    """The tables ruled on the PDF's pages, each with its rows read as a Word file's are (`table_rows_as_text`)."""
+    return {
+        number: [
+            pdf_text.FoundTable([cell for row in table for cell in row], table_rows_as_text(table)) for table in tables
+        ]
+        for number, tables in pdf_tables.tables_by_page(data, reader).items()
+    }
 
 
 def _open_docx(data: bytes):

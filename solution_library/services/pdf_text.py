@@ -56,14 +56,27 @@ class Page:
     # set on two lines is marked on its first, and its second line's number is in second_lines
     bookmarked: dict[int, int] = field(default_factory=dict)
     second_lines: set[int] = field(default_factory=set)
+    rows: set[int] = field(default_factory=set)  # line numbers that are a table's rows, each a paragraph of its own
 
     def is_bookmarked(self, number: int) -> bool:
         return number in self.bookmarked or number in self.second_lines
 
 
-def read_pages(reader) -> list[Page]:
-    """Each page's lines, with the font sizes its text was set in (one extraction per page) and its bookmarks."""
+@dataclass(frozen=True)
+class FoundTable:
+    """A table found on a page (pdf_tables): its cells' text in reading order, and its rows as the text shows them."""
+
+    cells: list[str]
+    rows: list[str]  # "Area: Encryption at rest. Control: AES-256 for every record, index and backup."
+
+
+def read_pages(reader, tables: dict[int, list[FoundTable]] | None = None) -> list[Page]:
+    """Each page's lines, with the font sizes its text was set in (one extraction per page) and its bookmarks;
+    the lines of a page's `tables` cells replaced by the tables' rows."""
     pages = [_read_page(page) for page in reader.pages]
+    for number, found in (tables or {}).items():
+        for table in found:
+            _place(pages[number], table)
     titles: dict[int, dict[str, int]] = defaultdict(dict)  # page index → {title key: depth}
     for title, depth, number in _bookmarks(reader):
         titles[number].setdefault(_bookmark_key(title), depth)
@@ -128,6 +141,24 @@ def _read_page(page) -> Page:
     return result
 
 
+def _place(page: Page, table: FoundTable) -> None:
+    """Replace the run of the page's lines that holds exactly the table's cells, in order, with its rows. pypdf
+    may read a table otherwise (two cells' lines interleaved): then no run matches and its lines stay as they are."""
+    target = _spaceless(_folded("".join(table.cells)))
+    lines = [_spaceless(line) for line in page.lines]
+    for start, line in enumerate(lines):
+        if not line or not target.startswith(line):
+            continue
+        taken, end = "", start
+        while end < len(lines) and target.startswith(taken + lines[end]):
+            taken, end = taken + lines[end], end + 1
+        if taken == target:
+            page.lines[start:end] = table.rows
+            page.rows = {n if n < start else n + len(table.rows) - (end - start) for n in page.rows}
+            page.rows.update(range(start, start + len(table.rows)))
+            return
+
+
 def _folded(text: str) -> str:
     return " ".join(unicodedata.normalize("NFKC", text).split())
 
@@ -142,21 +173,27 @@ def pages_text(pages: list[Page]) -> str:
     running = _running_lines(pages)
     kept_pages = []
     for page in pages:
-        kept: list[tuple[int, str]] = []  # (heading level or 0, line)
+        kept: list[tuple[int, str, bool]] = []  # (heading level or 0, line, whether it is a table's row)
         for number, line in enumerate(page.lines):
             if not line or _running(page, number, running):
                 continue
             if number in page.second_lines and kept:
-                kept[-1] = (kept[-1][0], f"{kept[-1][1]} {line}")
+                kept[-1] = (kept[-1][0], f"{kept[-1][1]} {line}", kept[-1][2])
             else:
-                kept.append((_heading_level(line, page.bookmarked.get(number, 0), page, levels), line))
-        kept_pages.append(
-            # a heading is a paragraph of its own, as HTML's headings are
-            "".join(
-                f"\n\n{'#' * level} {line}\n\n" if level else headings.as_body(line) + "\n" for level, line in kept
-            ).strip()
-        )
+                row = number in page.rows
+                kept.append(
+                    (0 if row else _heading_level(line, page.bookmarked.get(number, 0), page, levels), line, row)
+                )
+        kept_pages.append("".join(_as_text(*each) for each in kept).strip())
     return _dehyphenated(_joined(page for page in kept_pages if page))
+
+
+def _as_text(level: int, line: str, row: bool) -> str:
+    """A kept line as the document's text: a heading, or a table's row, is a paragraph of its own, as a heading in
+    HTML and a row in a Word file are; other lines run on in their page's paragraph."""
+    if level:
+        return f"\n\n{'#' * level} {line}\n\n"
+    return f"\n\n{headings.as_body(line)}\n\n" if row else headings.as_body(line) + "\n"
 
 
 def _dehyphenated(text: str) -> str:

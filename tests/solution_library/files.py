@@ -19,6 +19,20 @@ def pdf_bytes(paragraphs: list[str]) -> bytes:
     return buffer.getvalue()
 
 
+def ruled_table_pdf_bytes(before: str, rows: list[list[str]], after: str) -> bytes:
+    """A paragraph, a table ruled in a grid (its cells wrapped at the column's width, as a word processor sets
+    them), and a paragraph, as reportlab's document layout draws them."""
+    from reportlab.lib.styles import getSampleStyleSheet
+    from reportlab.platypus import Paragraph, SimpleDocTemplate, Table
+
+    body = getSampleStyleSheet()["BodyText"]
+    table = Table([[Paragraph(cell, body) for cell in row] for row in rows], colWidths=[120, 220])
+    table.setStyle([("GRID", (0, 0), (-1, -1), 0.5, "grey")])
+    buffer = io.BytesIO()
+    SimpleDocTemplate(buffer, pagesize=A4).build([Paragraph(before, body), table, Paragraph(after, body)])
+    return buffer.getvalue()
+
+
 def paged_pdf_bytes(pages: list[list[tuple[int, str]]], header: str, footer: str) -> bytes:
     """A PDF as a word processor prints one: each page's (font size, line) in order, under a running header
     and over a footer, where "{page}" and "{pages}" in either become the page's number and the count."""

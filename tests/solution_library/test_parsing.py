@@ -484,3 +484,61 @@ def test_a_page_declaring_utf16_without_a_byte_order_mark_is_read_as_utf8_as_bro
     assert html_to_text(page.encode("utf-8")) == "Na\u00efve"
     assert html_title(page.encode("utf-8")) == "Caf\u00e9"
     assert html_to_text("\ufeff<p>Real UTF-16</p>".encode("utf-16-le")) == "Real UTF-16"  # its mark says so
+
+
+CONTROLS = [
+    ["Area", "Control"],
+    ["Key management", "Keys held in a hardware security module, rotated every 12 months"],
+    ["Identity", "Single sign-on with SAML 2.0 or OpenID Connect; multi-factor authentication for every user"],
+]
+
+
+def test_a_pdf_table_ruled_in_a_grid_is_read_row_by_row_as_a_word_tables_rows_are():
+    """pypdf alone gives the cells line by line, a wrapped cell's second line as if it were the next cell
+    ("…OpenID" / "Connect; multi-factor…"): the rows ran together into one paragraph."""
+    data = files.ruled_table_pdf_bytes("The controls in summary.", CONTROLS, "Every control is tested each year.")
+    text = extract_text(data, DocumentType.PDF)
+    paragraphs = [p.strip() for p in text.split("\n\n")]
+    assert "Area: Key management. Control: Keys held in a hardware security module, rotated every 12 months." in (
+        paragraphs
+    )
+    assert (
+        "Area: Identity. Control: Single sign-on with SAML 2.0 or OpenID Connect; multi-factor authentication for "
+        "every user." in paragraphs
+    )
+    assert text.index("The controls in summary.") < text.index("Area: Key") < text.index("Every control is tested")
+    identity = next(chunk for chunk in chunk_text(text) if "Identity" in chunk.text)
+    assert "OpenID Connect" in identity.text
+
+
+def test_a_pdf_page_without_ruled_lines_is_not_searched_for_tables():
+    from pypdf import PdfReader
+
+    from solution_library.services import pdf_tables
+
+    prose = files.pdf_bytes(PARAGRAPHS)
+    assert pdf_tables.tables_by_page(prose, PdfReader(io.BytesIO(prose))) == {}
+    ruled = files.ruled_table_pdf_bytes("Before.", CONTROLS, "After.")
+    assert pdf_tables.tables_by_page(ruled, PdfReader(io.BytesIO(ruled)))[0][0][0] == ["Area", "Control"]
+
+
+def test_a_table_pdfplumber_cannot_read_leaves_the_page_as_pypdf_read_it():
+    """The table finder's failure costs the table's rows, never the document."""
+    from pypdf import PdfReader
+
+    from solution_library.services import pdf_tables
+
+    ruled = files.ruled_table_pdf_bytes("Before.", CONTROLS, "After.")
+    assert pdf_tables.tables_by_page(b"%PDF-1.4 damaged", PdfReader(io.BytesIO(ruled))) == {}
+
+
+def test_a_table_whose_cells_pypdf_read_in_another_order_keeps_its_lines():
+    from solution_library.services import pdf_text
+
+    page = pdf_text.Page(["Before.", "Area Control", "Identity Single sign-on", "After."])
+    pdf_text._place(
+        page, pdf_text.FoundTable(["Area", "Control", "Identity", "SSO"], ["Area: Identity. Control: SSO."])
+    )
+    assert page.lines == ["Before.", "Area Control", "Identity Single sign-on", "After."] and not page.rows
+    pdf_text._place(page, pdf_text.FoundTable(["Area", "Control", "Identity", "Single sign-on"], ["Row."]))
+    assert page.lines == ["Before.", "Row.", "After."] and page.rows == {1}
