@@ -11,7 +11,7 @@ pytestmark = pytest.mark.django_db
 def test_the_demo_drafts_are_made_from_the_demo_library_and_its_documentation_site():
     drafts = {item["label"]: item for item in draft_demo({"B.3", "D.1"})}
     assert set(drafts) == {"B.3", "D.1"}
-    assert "SAML 2.0" in drafts["B.3"]["draft"] and drafts["B.3"]["cited"] == ["Orrery_security_whitepaper"]
+    assert "SAML 2.0" in drafts["B.3"]["draft"] and "Orrery_security_whitepaper" in drafts["B.3"]["cited"]
     assert drafts["B.3"]["verdict"] == "approved"
     # D.1's legal holds are on the documentation site's retention page, which an upload-only library lacks
     retention = (DOCS_SITE / "retention.html").read_text()
