@@ -4,7 +4,8 @@ The text is cut into units — paragraphs, or sentences of a long paragraph, or
 word runs of an overlong sentence — and units are packed into chunks of about
 `target_chars`. Each chunk after the first repeats the last units of the one
 before (about `overlap_chars`), so a passage that straddles a boundary is
-still found whole. Chunks are slices of the text, so their offsets let a page
+still found whole. A chunk does not end on a heading line: the heading opens
+the next chunk, whose section it names. Chunks are slices of the text, so their offsets let a page
 highlight the passage within its document. Each chunk also carries the
 heading of the section it starts in (Markdown-style `#` lines, which the
 parsers write for every format's headings: text.headings), which search ranks with it.
@@ -72,11 +73,17 @@ def _pack(text, units, headings, target_chars: int, overlap_chars: int, chunks: 
         last = first
         while last + 1 < len(units) and units[last + 1][1] - units[first][0] <= target_chars:
             last += 1
+        while last + 1 < len(units) and last > first and _is_heading(text, units[last]):
+            last -= 1  # a heading opens the next chunk: at this one's end it names a section the chunk does not hold
         start, end = units[first][0], units[last][1]
         chunks.append(TextChunk(len(chunks), start, end, text[start:end], _heading_at(headings, start, end)))
         if last + 1 >= len(units):
             break
         first = _overlap_start(units, first, last, overlap_chars, target_chars)
+
+
+def _is_heading(text: str, unit: tuple[int, int]) -> bool:
+    return bool(HEADING.fullmatch(text, *unit))
 
 
 def _heading_at(headings: list[tuple[int, str]], start: int, end: int) -> str:

@@ -141,6 +141,22 @@ def test_paragraphs_are_kept_whole_when_they_fit():
     assert [c.text for c in chunks] == ["First paragraph here.", "Second one.\n\nThird."]
 
 
+def test_a_heading_opens_the_next_chunk_instead_of_closing_one_that_does_not_hold_its_section():
+    """At a chunk's end, "## Key management and rotation" named a section the chunk did not hold, and a search for
+    key rotation ranked that chunk above the section's own."""
+    encryption = "All customer data is encrypted at rest with AES-256 and in transit with TLS 1.3."
+    rotation = "Master keys are rotated automatically every 12 months."
+    text = f"# Encryption\n\n{encryption}\n\n## Key management and rotation\n\n{rotation}"
+    chunks = chunk_text(text, target_chars=130, overlap_chars=0)
+    assert [c.text for c in chunks] == [
+        f"# Encryption\n\n{encryption}",
+        f"## Key management and rotation\n\n{rotation}",
+    ]
+    assert [c.heading for c in chunks] == ["Encryption", "Key management and rotation"]
+    last = chunk_text("Intro.\n\n# Appendix", target_chars=100, overlap_chars=0)
+    assert [c.text for c in last] == ["Intro.\n\n# Appendix"], "the document's last line is kept, heading or not"
+
+
 def test_an_overlong_word_is_split_not_lost():
     text = "start " + "x" * 2500 + " end"
     chunks = chunk_text(text, target_chars=1000, overlap_chars=100)
