@@ -65,6 +65,31 @@ def test_rfp_page_escapes_what_users_and_models_wrote(rfp, user_client):
     assert "<img src=x" not in page and "<b>ok</b>" not in page
 
 
+def test_a_section_named_as_its_document_is_not_shown_twice_beside_a_citation(rfp, user_client):
+    """A one-page document's only heading is its title: "[1] Administration · Administration" said it twice."""
+    question = rfp.questions.first()
+    cited = {
+        "n": 1,
+        "chunk_id": 1,
+        "document_id": 1,
+        "text": "Single sign-on is configured under Settings.",
+        "cited": True,
+    }
+    Answer.objects.create(
+        question=question,
+        draft_text="Single sign-on is configured under Settings [1]. It is in the whitepaper [2].",
+        citations=[
+            {**cited, "document_title": "Administration", "heading": "Administration"},
+            {**cited, "n": 2, "document_title": "Security whitepaper", "heading": "Single sign-on"},
+        ],
+        may_answer=[{"chunk_id": 1, "document_title": "Administration", "heading": "Administration", "text": "Roles."}],
+    )
+    for name in ("detail", "answer_edit"):
+        page = user_client.get(reverse(f"rfp_manager:{name}", args=[rfp.pk if name == "detail" else question.pk]))
+        text = page.content.decode()
+        assert "· Administration" not in text and "· Single sign-on" in text, name
+
+
 def test_edit_final_answer_keeps_the_draft(rfp, user, user_client):
     question = rfp.questions.first()
     Answer.objects.create(question=question, draft_text="Draft [1]")
