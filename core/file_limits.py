@@ -256,15 +256,15 @@ def pdf_reading_limits():
         yield configuration
 
 
-def check_pdf_page(page) -> None:
-    """Inflate a page's content under the limits first: pypdf's text extraction swallows its own LimitReachedError
-    and returns an empty page, which would tell the user "no text" instead of which limit the file passed."""
+def check_pdf_page(page) -> bytes:
+    """The page's content, inflated under the limits first: pypdf's text extraction swallows its own
+    LimitReachedError and returns an empty page, which would tell the user "no text" instead of which limit the
+    file passed."""
     from pypdf.errors import LimitReachedError
 
     try:
         contents = page.get_contents()
-        if contents is not None:
-            contents.get_data()
+        return b"" if contents is None else contents.get_data()
     except LimitReachedError as exc:
         raise FileLimitExceeded(pdf_limit_message(exc)) from exc
 

@@ -102,6 +102,8 @@ TIME_UNIT = r"(?:second|minute|hour|day|week|fortnight|month|quarter|year)s?"
 # The capitalised keywords of a requirement ("the CSP SHALL", "MUST NOT"; RFC 2119's) are emphasis: neither a
 # name nor a standard.
 NOT_A_REQUIREMENT_KEYWORD = r"(?!(?:MUST|SHALL|SHOULD|MAY|NOT|REQUIRED|RECOMMENDED|OPTIONAL)\b)"
+# A place by its name ("in the UK", "at Frankfurt") or path ("/var/backups"), not a kind of place ("in data centres").
+NAMED_PLACE = r"\b(?:in|at|on|from|under|within|inside|outside|to) (?:the |a |an )?(?:[A-Z][\w-]+)|(?:^|\s)/[\w.-]+"
 STATES = {
     FREQUENCY: re.compile(
         r"\b(?:hourly|daily|nightly|weekly|fortnightly|monthly|quarterly|yearly|annual(?:ly)?|bi-?annual(?:ly)?"
@@ -137,9 +139,8 @@ STATES = {
         re.IGNORECASE,
     ),
     PLACE: re.compile(
-        r"\b(?:in|at|on|from|under|within|inside|outside|to) (?:the |a |an )?(?:[A-Z][\w-]+)"
-        r"|(?:^|\s)/[\w.-]+"
-        r"|(?i:\b(?:(?:in|on|to|at) (?:the |a |an |another |other |each |every |separate |its )?(?:[\w-]+ )?"
+        NAMED_PLACE
+        + r"|(?i:\b(?:(?:in|on|to|at) (?:the |a |an |another |other |each |every |separate |its )?(?:[\w-]+ )?"
         r"(?:regions?|countr(?:y|ies)|data ?cent(?:er|re)s?|sites?|premises|cloud|director(?:y|ies)|folders?"
         r"|files?|disks?|servers?|machines?|hosts?|buildings?|rooms?|databases?|repositor(?:y|ies)|media|tapes?"
         r"|locations?)|on-prem\w*|off-?site|on-?site|abroad|locally|remotely)\b)",
@@ -306,6 +307,12 @@ def states(kind: str, sentence: str, about: str = "") -> bool:
     if kind == TIME and about:
         sentence = _without_events_of(stems(about, subject_only=True), sentence)
     return pattern is None or bool(pattern.search(sentence))
+
+
+def names_a_place(sentence: str) -> bool:
+    """Whether the sentence names the place it states ("Hosted in the UK…"), beyond a kind of place ("Orrery runs
+    in data centres powered by…")."""
+    return bool(re.search(NAMED_PLACE, REFERENCE.sub(" ", sentence)))
 
 
 def _without_events_of(subject: set[str], sentence: str) -> str:

@@ -66,6 +66,10 @@ ENUMERATION_NAMES = 4
 # term…") by as much: it says what the subject is, never whether it is done (the reviewer's definition check,
 # answering.definition_problems, flags a draft made only of them). On dev, the key fact stated: 0.496 -> 0.504.
 KIND_BONUS = 0.2
+# A "where" part takes a sentence that names the place ("Hosted in the UK (London and Manchester)…") over one that
+# names only a kind of place ("Hosting: Orrery runs in data centres powered by 100% renewable electricity…"): the
+# latter's bonus is this share of KIND_BONUS. It still answers where no sentence names one ("in a separate data centre").
+KIND_OF_PLACE_SHARE = 0.5
 # A sentence that names a thing (a tool, a standard, a figure) answers more often than one that talks about the
 # subject in general: it counts this much more, when it is relevant enough to the part without it: naming things
 # does not make a sentence about another subject ("certified to ISO/IEC 27001 for the development of…") answer
@@ -518,21 +522,24 @@ def about_the_head(part: questions.Part, candidate: Candidate, passages: dict[in
 
 def states_asked(part: questions.Part, candidate: Candidate) -> float:
     """+1 when the sentence states a kind of thing the part asks for (how often, how long…), -1 when it states
-    none of them, 0 when the part asks for nothing a sentence can be seen to state.
+    none of them, 0 when the part asks for nothing a sentence can be seen to state; KIND_OF_PLACE_SHARE when all it
+    states is a kind of place ("in data centres") where a place is asked.
 
     Read under its heading ("Rate limits: 600 requests per minute"), except for a name: a heading ("History",
     "Monitoring") names no tool, and the quoted sentence must name the thing itself ("Munin covers…").
     """
     if not part.checkable:
         return 0.0
-    return (
-        1.0
-        if any(
-            questions.states(kind, candidate.text if kind == questions.NAME else candidate.in_context, part.words)
-            for kind in part.checkable
-        )
-        else -1.0
-    )
+    stated = {
+        kind
+        for kind in part.checkable
+        if questions.states(kind, candidate.text if kind == questions.NAME else candidate.in_context, part.words)
+    }
+    if not stated:
+        return -1.0
+    if stated == {questions.PLACE} and not questions.names_a_place(candidate.in_context):
+        return KIND_OF_PLACE_SHARE
+    return 1.0
 
 
 def enumerates(candidate: Candidate) -> bool:

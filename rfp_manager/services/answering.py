@@ -50,7 +50,7 @@ from solution_library.services.search import search_passages
 from text import questions
 from text.citations import renumbered
 from text.headings import section_of
-from text.words import CITATION, stems
+from text.words import stems
 
 from ..models import Answer, Question
 from ..reuse import Reusable, approved_answers
@@ -437,10 +437,9 @@ def asked_for(read: questions.Reading) -> str:
 
 def _with_citation_flags(text: str, passages: list[dict]) -> list[dict]:
     """The passages, each marked cited or not; a cited one shown under the section its quoted sentences sit in."""
-    cited = {int(n) for n in CITATION.findall(text)}
-    citing = _sentences_citing(text)
+    citing = _sentences_citing(text)  # every citation marker, each with the sentence it closes
     return [
-        {**p, "cited": p["n"] in cited, **({"heading": quoted_section(p, citing[p["n"]])} if p["n"] in citing else {})}
+        {**p, "cited": p["n"] in citing, **({"heading": quoted_section(p, citing[p["n"]])} if p["n"] in citing else {})}
         for p in passages
     ]
 

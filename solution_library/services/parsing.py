@@ -183,10 +183,9 @@ def _open_pdf(data: bytes):
 
 def _pdf_text(data: bytes) -> str:
     reader = _open_pdf(data)
-    for page in reader.pages:
-        file_limits.check_pdf_page(page)
+    contents = [file_limits.check_pdf_page(page) for page in reader.pages]
     try:
-        pages = pdf_text.read_pages(reader, _pdf_tables(data, reader))
+        pages = pdf_text.read_pages(reader, _pdf_tables(data, contents))
     except LimitReachedError:
         raise  # refused with the limit's own message (_limits_as_unsupported)
     except Exception as exc:  # pypdf raises many kinds on damaged files
@@ -195,13 +194,13 @@ def _pdf_text(data: bytes) -> str:
     return pdf_text.pages_text(pages)
 
 
-def _pdf_tables(data: bytes, reader) -> dict[int, list[pdf_text.FoundTable]]:
+def _pdf_tables(data: bytes, contents: list[bytes]) -> dict[int, list[pdf_text.FoundTable]]:
     """The tables ruled on the PDF's pages, each with its rows read as a Word file's are (`table_rows_as_text`)."""
     return {
         number: [
             pdf_text.FoundTable([cell for row in table for cell in row], table_rows_as_text(table)) for table in tables
         ]
-        for number, tables in pdf_tables.tables_by_page(data, reader).items()
+        for number, tables in pdf_tables.tables_by_page(data, contents).items()
     }
 
 

@@ -22,15 +22,16 @@ MIN_DRAWINGS = 6
 Table = list[list[str]]  # rows of cells, the header first
 
 
-def tables_by_page(data: bytes, reader) -> dict[int, list[Table]]:
+def tables_by_page(data: bytes, contents: list[bytes]) -> dict[int, list[Table]]:
     """{page index: the tables pdfplumber finds on it, each in reading order} for the pages that draw lines.
 
-    `reader`: the file's pypdf reader, whose pages' content the caller has already inflated under the file limits.
+    `contents`: each page's content stream, as the caller inflated it under the file limits (`check_pdf_page`).
+    pdfplumber parses the file again with pdfminer, its own reader; only the ruled pages are laid out.
     A page pdfplumber cannot read keeps pypdf's text: its tables are lost, never the document.
     """
     import pdfplumber
 
-    ruled = [number for number, page in enumerate(reader.pages) if _draws_lines(page)]
+    ruled = [number for number, content in enumerate(contents) if _draws_lines(content)]
     if not ruled:
         return {}
     found: dict[int, list[Table]] = {}
@@ -45,9 +46,8 @@ def tables_by_page(data: bytes, reader) -> dict[int, list[Table]]:
     return found
 
 
-def _draws_lines(page) -> bool:
-    contents = page.get_contents()
-    return contents is not None and len(DRAWING.findall(contents.get_data())) >= MIN_DRAWINGS
+def _draws_lines(content: bytes) -> bool:
+    return len(DRAWING.findall(content)) >= MIN_DRAWINGS
 
 
 def _cells(table: list[list[str | None]]) -> Table:

@@ -149,10 +149,10 @@ def _place(page: Page, table: FoundTable) -> None:
     for start, line in enumerate(lines):
         if not line or not target.startswith(line):
             continue
-        taken, end = "", start
-        while end < len(lines) and target.startswith(taken + lines[end]):
-            taken, end = taken + lines[end], end + 1
-        if taken == target:
+        taken, end = 0, start  # how much of the target the run's lines hold, and where the run ends
+        while end < len(lines) and target.startswith(lines[end], taken):
+            taken, end = taken + len(lines[end]), end + 1
+        if taken == len(target):
             page.lines[start:end] = table.rows
             page.rows = {n if n < start else n + len(table.rows) - (end - start) for n in page.rows}
             page.rows.update(range(start, start + len(table.rows)))

@@ -280,6 +280,31 @@ def test_data_that_stays_in_a_place_is_answered_by_where_it_is_kept_not_by_the_l
     assert not any("GDPR" in text for text in chosen)
 
 
+def test_where_is_answered_by_the_sentence_that_names_the_place_not_by_one_that_names_a_kind_of_place(
+    minilm_similarity,
+):
+    """The demo's "Where is the service hosted?" opened with the environmental statement's "Hosting: Orrery runs in
+    data centres powered by…": a kind of place, said of the electricity. The datasheet names the countries."""
+    energy = "## Energy\n\nHosting: the service runs in data centres powered by 100% renewable electricity."
+    datasheet = "## Hosting\n\nHosted in the UK or the EU, as the customer chooses."
+    chosen = chosen_texts("Where is the service hosted?", {1: energy, 2: datasheet}, minilm_similarity)
+
+    assert "Hosted in the UK or the EU, as the customer chooses." in chosen
+
+
+def test_a_sentence_that_names_the_place_states_where_more_than_one_that_names_a_kind_of_place():
+    part = questions.read("Where is the service hosted?").parts[0]
+    sentences = [
+        "Hosted in the UK or the EU, as the customer chooses.",
+        "Backups are copied to /srv/backup every night.",
+        "Orrery runs in data centres powered by renewable electricity.",
+        "Orrery is a records management platform.",
+    ]
+    named, path, kind, none = (evidence.states_asked(part, evidence.candidates({1: s})[0]) for s in sentences)
+    assert named == path == 1.0
+    assert none < kind < named
+
+
 def test_a_heading_names_no_tool_for_a_question_that_asks_for_one():
     """Under the heading "History", "Processor load … vary" names nothing; "Munin charts them" names the tool."""
     part = questions.read("Describe the tooling used to track disk space over time.").parts[0]

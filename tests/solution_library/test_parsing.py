@@ -528,24 +528,28 @@ def test_a_pdf_table_ruled_in_a_grid_is_read_row_by_row_as_a_word_tables_rows_ar
 
 
 def test_a_pdf_page_without_ruled_lines_is_not_searched_for_tables():
-    from pypdf import PdfReader
-
     from solution_library.services import pdf_tables
 
     prose = files.pdf_bytes(PARAGRAPHS)
-    assert pdf_tables.tables_by_page(prose, PdfReader(io.BytesIO(prose))) == {}
+    assert pdf_tables.tables_by_page(prose, _page_contents(prose)) == {}
     ruled = files.ruled_table_pdf_bytes("Before.", CONTROLS, "After.")
-    assert pdf_tables.tables_by_page(ruled, PdfReader(io.BytesIO(ruled)))[0][0][0] == ["Area", "Control"]
+    assert pdf_tables.tables_by_page(ruled, _page_contents(ruled))[0][0][0] == ["Area", "Control"]
 
 
 def test_a_table_pdfplumber_cannot_read_leaves_the_page_as_pypdf_read_it():
     """The table finder's failure costs the table's rows, never the document."""
-    from pypdf import PdfReader
-
     from solution_library.services import pdf_tables
 
     ruled = files.ruled_table_pdf_bytes("Before.", CONTROLS, "After.")
-    assert pdf_tables.tables_by_page(b"%PDF-1.4 damaged", PdfReader(io.BytesIO(ruled))) == {}
+    assert pdf_tables.tables_by_page(b"%PDF-1.4 damaged", _page_contents(ruled)) == {}
+
+
+def _page_contents(data: bytes) -> list[bytes]:
+    from pypdf import PdfReader
+
+    from core import file_limits
+
+    return [file_limits.check_pdf_page(page) for page in PdfReader(io.BytesIO(data)).pages]
 
 
 def test_a_table_whose_cells_pypdf_read_in_another_order_keeps_its_lines():
