@@ -269,11 +269,18 @@ def _with_parent(text: str, parent: str) -> str:
 def asks(text: str) -> frozenset[str]:
     """The kinds of thing a question (or one part of it) asks for; DESCRIPTION when it names none of the others."""
     found = {match.lastgroup for match in ASKS.finditer(text) if not _subordinate(match, text)}
-    if YES_NO_OPENING.match(text):
+    if YES_NO_OPENING.match(_after_condition(text)):
         found = {YES_NO}
     if LIST_QUESTION.search(text):
         found.add(LIST)
     return frozenset(found or {DESCRIPTION})
+
+
+def _after_condition(text: str) -> str:
+    """The question after an opening condition that asks nothing itself: "can the database be restored…" of "In the
+    event of data corruption, can the database be restored…"."""
+    condition = CONDITION_CLAUSE.match(text)
+    return text[condition.end() :] if condition and asks(condition.group(1)) == {DESCRIPTION} else text
 
 
 def _subordinate(match: re.Match, text: str) -> bool:
@@ -457,6 +464,47 @@ INCLUDING = re.compile(r"^including\s+", re.IGNORECASE)
 LIST_ITEM_BREAK = re.compile(r",\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+", re.IGNORECASE)
 
 
+# A sentence's opening clause that sets a condition or a scene for the question after its comma: "In the event of
+# data corruption, can…", "When an account still has an old hash, how…", "On a server, where…".
+CONDITION_WORDS = r"(?:in|on|at|for|during|after|before|once|if|as|when|whenever|while|upon|following|given|where)"
+CONDITION_OPENING = re.compile(rf"^\W*{CONDITION_WORDS}\b", re.IGNORECASE)
+# The same clause at a question's start, before the question it conditions.
+CONDITION_CLAUSE = re.compile(rf"^\W*({CONDITION_WORDS}\b[^,?.;:]*),\s+(?=(?:{WH_WORDS})\b)", re.IGNORECASE)
+
+
+def _clauses(question: str) -> list[tuple[str, frozenset[str]]]:
+    """The question's pieces at PART_BREAK with the kinds each asks, a piece that asks nothing of its own kept with
+    the clause it belongs to: an opening condition with the question after it ("In the event of data corruption,
+    can the database be restored…": one thing asked, not "In the event of data corruption" and a second), a
+    trailing "when" clause with the one before it ("Do you apply a secret…, when hashing passwords?")."""
+    pieces = PART_BREAK.split(question)
+    breaks = [m.group(0) for m in PART_BREAK.finditer(question)]
+    found: list[tuple[str, frozenset[str]]] = []
+    condition = ""
+    for number, raw in enumerate(pieces):
+        piece = raw.strip(" ,.?")
+        if not piece:
+            continue
+        kinds = asks(piece)
+        opens_sentence = number == 0 or not breaks[number - 1].strip(" ,")
+        comma_after = number < len(breaks) and "," in breaks[number]
+        if condition:
+            piece, condition = f"{condition}, {piece}", ""
+        elif opens_sentence and comma_after and kinds == {DESCRIPTION} and CONDITION_OPENING.match(piece):
+            condition = piece
+            continue
+        elif found and kinds == {DESCRIPTION} and _subordinate_when(piece):
+            found[-1] = (f"{found[-1][0]}, {piece}", found[-1][1])
+            continue
+        found.append((piece, kinds))
+    return found + ([(condition, asks(condition))] if condition else [])
+
+
+def _subordinate_when(piece: str) -> bool:
+    """A "when" that opens a clause about the clause before it ("when hashing passwords"), not a question."""
+    return bool(re.match(r"when\b", piece, re.IGNORECASE)) and not AUXILIARY_NEXT.match(piece[4:])
+
+
 def _parts(question: str, parent: str = "") -> list[Part]:
     """The things a question asks, in its order; the question itself when it asks one thing.
 
@@ -468,10 +516,7 @@ def _parts(question: str, parent: str = "") -> list[Part]:
     ("Describe your company") are left out.
     """
     parts, head = [], parent
-    for piece in (p.strip(" ,.?") for p in PART_BREAK.split(question or "")):
-        if not piece:
-            continue
-        kinds = asks(piece)
+    for piece, kinds in _clauses(question or ""):
         if INCLUDING.match(piece) and head:
             items = [i.strip() for i in LIST_ITEM_BREAK.split(INCLUDING.sub("", piece)) if i.strip()]
             parts += [Part(f"{head}: {item}", item, asks(head), head) for item in items]

@@ -754,6 +754,7 @@ def judge(question: Question, answer_text: str, passages: list[dict], *, model, 
         ("needs_revision", definition_problems(read, sentences), "only says what a word means"),
         ("needs_revision", unnamed_problems(read, sentences), f"never names {' or '.join(read.names)}"),
         ("needs_revision", opening_problems(read, sentences, embedding_model), "opens on something else"),
+        ("needs_revision", fragment_problems(claims, texts), "opens mid-sentence"),
         (
             "rejected" if unsupported and len(unsupported) == len(claims) else "needs_revision",
             unsupported,
@@ -908,6 +909,32 @@ def opening_problems(read: questions.Reading, sentences: list[str], embedding_mo
         f"{under_bar(score)} to the question, where an opening that answers reaches {minimum:.2f}). Put what is "
         "asked first."
     ]
+
+
+def fragment_problems(claims: list[tuple[str, list[int]]], texts: dict[int, str]) -> list[str]:
+    """Supported but may not answer: the draft opens on a piece cut from the middle of its passage's sentence
+    ("before the point of corruption so that recovery can complete normally"). What that sentence is about is in the
+    part not quoted, so neither the reviewer nor the client can tell what it answers. A sentence that opens in lower
+    case at its line's start ("pg_dump writes…") is whole."""
+    if not claims or not claims[0][0][:1].islower():
+        return []
+    opening, numbers = claims[0]
+    if not any(_cut_from_its_sentence(opening, texts.get(n, "")) for n in numbers):
+        return []
+    return [
+        f"Supported but may not answer: it opens mid-sentence (“{_shortened(opening)}”): the start of that sentence "
+        "in its passage, which says what it is about, is not quoted. Quote the whole sentence."
+    ]
+
+
+def _cut_from_its_sentence(piece: str, passage: str) -> bool:
+    """Whether `piece` sits in `passage` after a word, a comma or a closing quote that no full stop or heading ends:
+    the tail of a sentence (an HTML page's text may break it into lines at its inline marks)."""
+    found = re.search(r"\s+".join(map(re.escape, piece.split()[:8])), passage)
+    if found is None:
+        return False
+    line_before = passage[: found.start()].rstrip().rsplit("\n", 1)[-1].strip()
+    return not line_before.startswith("#") and bool(re.search(r"[\w,)\]\u201d\"']$", line_before))
 
 
 def _shortened(sentence: str, words: int = 12) -> str:

@@ -294,6 +294,29 @@ def test_a_draft_that_opens_on_something_else_is_sent_back_and_the_same_draft_an
     assert "opens on something else" not in first["feedback"]
 
 
+def test_a_draft_that_opens_mid_sentence_is_sent_back_and_a_sentence_opening_on_a_lower_case_name_is_not(
+    minilm_default, user
+):
+    """ "before the point of corruption so that recovery can complete normally" is the tail of a sentence whose subject
+    is not quoted; "pg_dump writes…" opens its own line in the passage."""
+    question = make_rfp(user, ["In the event of data corruption, can the database be restored?"]).questions.get()
+    passages = [
+        {
+            "n": 1,
+            "text": "In such a case the recovery process could be re-run, specifying a\n\n“\n\nrecovery target\n\n”\n\n"
+            "before the point of corruption so that recovery can complete normally.\n\npg_dump writes a logical "
+            "copy of the database that can be restored on another server.",
+        }
+    ]
+    tail = "before the point of corruption so that recovery can complete normally [1]."
+    cut = answering.judge(question, tail, passages, model=offline_chat())
+    assert cut["verdict"] == "needs_revision"
+    assert "it opens mid-sentence (“before the point of corruption so that recovery" in cut["feedback"]
+    assert "opens mid-sentence" in cut["summary"]
+    whole = "pg_dump writes a logical copy of the database that can be restored on another server [1]."
+    assert "mid-sentence" not in answering.judge(question, whole, passages, model=offline_chat())["feedback"]
+
+
 def test_each_finding_of_the_review_is_its_own_line_and_the_editor_lists_them(minilm_default, user, user_client):
     """Several findings read as a list in the answer editor, not one run-on paragraph of "Supported but…"."""
     question = make_rfp(user, [SHADOW_QUESTION]).questions.get()

@@ -76,6 +76,31 @@ def test_each_part_keeps_its_own_kind_in_the_questions_order():
     assert "backups" in parts[1].words  # "they" read with the head of the question
 
 
+@pytest.mark.parametrize(
+    "question, asked",
+    [
+        ("In the event of data corruption, can the database be restored to a point in time?", {questions.YES_NO}),
+        ("When an account still has an old hash, how is it moved to a stronger algorithm?", {questions.DESCRIPTION}),
+        ("During a long session, when does a user have to sign in again?", {questions.TIME}),
+        ("Do you apply a secret, kept apart from the database, when hashing passwords?", {questions.YES_NO}),
+    ],
+)
+def test_a_condition_around_the_question_is_no_part_of_its_own(question, asked):
+    """ "In the event of data corruption" asks nothing: split off as a part, it was answered by whatever sentence
+    spoke of corruption, and "can the database be restored" lost its yes or no."""
+    (part,) = questions.read(question).parts
+    assert part.text == question
+    assert part.asks == asked
+    assert questions.read(question).asks == asked
+
+
+def test_a_question_that_opens_with_when_and_its_verb_is_a_part_of_its_own():
+    parts = questions.read("When does the backup run, and how long is it kept?").parts
+    assert [p.asks for p in parts] == [{questions.TIME}, {questions.DURATION}]
+    parts = questions.read("On a server, where are the hashed passwords kept, and who can read that file?").parts
+    assert [p.text for p in parts] == ["On a server, where are the hashed passwords kept", "who can read that file"]
+
+
 def test_a_timeline_after_and_is_a_part_of_its_own_asked_of_the_first():
     """ "…approach and a typical timeline" asks two things: the approach, and how long it takes. Read as one part
     asking for a time, a sentence on the approach that states none could not answer it."""
