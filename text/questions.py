@@ -50,7 +50,7 @@ TIME_NOUNS = r"(?:timelines?|timescales?|time[- ]?frames?|lead[- ]times?|turnaro
 # does, "how many" alone for a count.
 ASKS = re.compile(
     r"\b(?:(?P<person>who(?:m|se)?|which (?:team|role|person|people|staff|group|department)s?)"
-    r"|(?P<place>where|in (?:which|what) (?:country|countries|region|location|data cent(?:er|re))s?"
+    r"|(?P<place>where|in (?:which|what) (?:\w+ )?(?:country|countries|region|location|data cent(?:er|re))s?"
     r"|(?:stays?|remains?|resides?) (?:only |solely |entirely )?(?:in|within|inside))"
     r"|(?P<frequency>how (?:often|frequently|regularly)|at what (?:interval|frequency)|(?:what|which) "
     r"(?:interval|frequency|schedule)|how many times)"
@@ -279,8 +279,14 @@ def asks(text: str) -> frozenset[str]:
 def _after_condition(text: str) -> str:
     """The question after an opening condition that asks nothing itself: "can the database be restored…" of "In the
     event of data corruption, can the database be restored…"."""
+    condition = _opening_condition(text)
+    return text[condition.end() :] if condition else text
+
+
+def _opening_condition(text: str) -> re.Match | None:
+    """The text's opening clause that sets a condition and asks nothing itself (CONDITION_CLAUSE; its group 1)."""
     condition = CONDITION_CLAUSE.match(text)
-    return text[condition.end() :] if condition and asks(condition.group(1)) == {DESCRIPTION} else text
+    return condition if condition and asks(condition.group(1)) == {DESCRIPTION} else None
 
 
 def _subordinate(match: re.Match, text: str) -> bool:
@@ -464,45 +470,41 @@ INCLUDING = re.compile(r"^including\s+", re.IGNORECASE)
 LIST_ITEM_BREAK = re.compile(r",\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+", re.IGNORECASE)
 
 
-# A sentence's opening clause that sets a condition or a scene for the question after its comma: "In the event of
-# data corruption, can…", "When an account still has an old hash, how…", "On a server, where…".
+# A clause that sets a condition or a scene for the question after its comma: "In the event of data corruption,
+# can…", "When an account still has an old hash, how…", "On a server, where…".
 CONDITION_WORDS = r"(?:in|on|at|for|during|after|before|once|if|as|when|whenever|while|upon|following|given|where)"
-CONDITION_OPENING = re.compile(rf"^\W*{CONDITION_WORDS}\b", re.IGNORECASE)
-# The same clause at a question's start, before the question it conditions.
 CONDITION_CLAUSE = re.compile(rf"^\W*({CONDITION_WORDS}\b[^,?.;:]*),\s+(?=(?:{WH_WORDS})\b)", re.IGNORECASE)
+WHEN_OPENING = re.compile(r"when\b", re.IGNORECASE)
 
 
 def _clauses(question: str) -> list[tuple[str, frozenset[str]]]:
     """The question's pieces at PART_BREAK with the kinds each asks, a piece that asks nothing of its own kept with
-    the clause it belongs to: an opening condition with the question after it ("In the event of data corruption,
-    can the database be restored…": one thing asked, not "In the event of data corruption" and a second), a
-    trailing "when" clause with the one before it ("Do you apply a secret…, when hashing passwords?")."""
-    pieces = PART_BREAK.split(question)
-    breaks = [m.group(0) for m in PART_BREAK.finditer(question)]
+    the clause it belongs to: a condition with the question after it ("In the event of data corruption, can the
+    database be restored…": one thing asked, not "In the event of data corruption" and a second), a trailing "when"
+    clause with the one before it ("Do you apply a secret…, when hashing passwords?": `asks` found its "when"
+    subordinate)."""
     found: list[tuple[str, frozenset[str]]] = []
     condition = ""
-    for number, raw in enumerate(pieces):
-        piece = raw.strip(" ,.?")
-        if not piece:
-            continue
+    for start, piece in _pieces(question):
         kinds = asks(piece)
-        opens_sentence = number == 0 or not breaks[number - 1].strip(" ,")
-        comma_after = number < len(breaks) and "," in breaks[number]
         if condition:
             piece, condition = f"{condition}, {piece}", ""
-        elif opens_sentence and comma_after and kinds == {DESCRIPTION} and CONDITION_OPENING.match(piece):
+        elif _opening_condition(question[start:]):
             condition = piece
             continue
-        elif found and kinds == {DESCRIPTION} and _subordinate_when(piece):
+        elif found and kinds == {DESCRIPTION} and WHEN_OPENING.match(piece):
             found[-1] = (f"{found[-1][0]}, {piece}", found[-1][1])
             continue
         found.append((piece, kinds))
     return found + ([(condition, asks(condition))] if condition else [])
 
 
-def _subordinate_when(piece: str) -> bool:
-    """A "when" that opens a clause about the clause before it ("when hashing passwords"), not a question."""
-    return bool(re.match(r"when\b", piece, re.IGNORECASE)) and not AUXILIARY_NEXT.match(piece[4:])
+def _pieces(question: str) -> list[tuple[int, str]]:
+    """[(where it starts in the question, the piece)] of the non-empty pieces between PART_BREAKs."""
+    breaks = list(PART_BREAK.finditer(question))
+    starts, ends = [0, *(b.end() for b in breaks)], [*(b.start() for b in breaks), len(question)]
+    pieces = [(start, question[start:end].strip(" ,.?")) for start, end in zip(starts, ends)]
+    return [(start, piece) for start, piece in pieces if piece]
 
 
 def _parts(question: str, parent: str = "") -> list[Part]:

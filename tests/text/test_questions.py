@@ -101,6 +101,20 @@ def test_a_question_that_opens_with_when_and_its_verb_is_a_part_of_its_own():
     assert [p.text for p in parts] == ["On a server, where are the hashed passwords kept", "who can read that file"]
 
 
+def test_a_question_that_opens_with_in_which_is_no_condition():
+    """ "In which…" asks where: once read as a condition ("In the event of…"), it was kept with the yes/no after
+    it, and the question lost its "where" part."""
+    parts = questions.read("In which hosting region are the archives kept, and is that the primary region?").parts
+    assert [p.text for p in parts] == ["In which hosting region are the archives kept", "is that the primary region"]
+    assert [p.asks for p in parts] == [{questions.PLACE}, {questions.YES_NO}]
+
+
+def test_a_condition_after_a_semicolon_goes_with_the_question_after_it():
+    parts = questions.read("How are the archives written; if a write fails, who is told?").parts
+    assert [p.text for p in parts] == ["How are the archives written", "if a write fails, who is told"]
+    assert parts[1].asks == {questions.PERSON}
+
+
 def test_a_timeline_after_and_is_a_part_of_its_own_asked_of_the_first():
     """ "…approach and a typical timeline" asks two things: the approach, and how long it takes. Read as one part
     asking for a time, a sentence on the approach that states none could not answer it."""
