@@ -89,6 +89,12 @@ WORD_MATCH_MINIMUMS = {"all-MiniLM-L6-v2": 0.67}
 # labelled partly or does_not_answer and one labelled answers (approved precision 0.588 -> 0.633); on the first
 # sample's dev drafts it changes no approval.
 OPENING_MINIMUMS = {"all-MiniLM-L6-v2": 0.2}
+# The reviewer: in a draft quoting several passages, what it quotes from one of them, read together, less relevant
+# than this to the question is padding about another subject (padding_problems). Chosen on dev's judged drafts: the
+# approved ones labelled answers reach at least 0.33 (two passages' quotes read apart); at 0.3 it sends back two
+# approved drafts labelled partly (recovery sentences padded with the protection of logs; containers with a
+# paragraph on their pros and cons), and no approved answer.
+PADDING_MINIMUMS = {"all-MiniLM-L6-v2": 0.3}
 # How many of the question's words a draft never comes close to the word-match reason names (llm.unmet_words).
 UNMET_SHOWN = 3
 # The reviewer's bar for a draft that says the question back (llm.word_alignment the other way: each word of the
@@ -755,6 +761,7 @@ def judge(question: Question, answer_text: str, passages: list[dict], *, model, 
         ("needs_revision", unnamed_problems(read, sentences), f"never names {' or '.join(read.names)}"),
         ("needs_revision", opening_problems(read, sentences, embedding_model), "opens on something else"),
         ("needs_revision", fragment_problems(claims, texts), "opens mid-sentence"),
+        ("needs_revision", padding_problems(read, claims, embedding_model), "padded with another subject"),
         (
             "rejected" if unsupported and len(unsupported) == len(claims) else "needs_revision",
             unsupported,
@@ -909,6 +916,34 @@ def opening_problems(read: questions.Reading, sentences: list[str], embedding_mo
         f"{under_bar(score)} to the question, where an opening that answers reaches {minimum:.2f}). Put what is "
         "asked first."
     ]
+
+
+def padding_problems(read: questions.Reading, claims: list[tuple[str, list[int]]], embedding_model) -> list[str]:
+    """Supported but padded: of a draft that quotes several passages, what it quotes from one, read together, is
+    about another subject (relevance to the question under the model's PADDING_MINIMUMS bar): true sentences set
+    beside the answer to fill space ("Logs may contain personal information…" in an answer on restoring a database).
+    A short answer beats a padded one; a single passage's quotes are the opening and word-match checks' to judge."""
+    minimum = PADDING_MINIMUMS.get(embedding_model.name)
+    quoted: dict[tuple[int, ...], list[str]] = {}
+    for sentence, numbers in claims:
+        quoted.setdefault(tuple(numbers), []).append(sentence)
+    if minimum is None or len(quoted) < 2:
+        return []
+    together = [" ".join(sentences) for sentences in quoted.values()]
+    scores = relevance([read.asked], together, embedding_similarity(embedding_model), read.weights)[0]
+    return [
+        f"Supported but padded: what it quotes from {citation_list(numbers)} (“{_shortened(sentences[0])}”) is about "
+        f"another subject (relevance {under_bar(score)} to the question, where the rest of an answer reaches "
+        f"{minimum:.2f}). Leave it out: a short answer beats a padded one."
+        for (numbers, sentences), score in zip(quoted.items(), scores)
+        if score < minimum
+    ]
+
+
+def citation_list(numbers: tuple[int, ...]) -> str:
+    """ "passage [2]", "passages [2] and [3]"."""
+    marks = [f"[{n}]" for n in numbers]
+    return f"passage{'s' if len(marks) > 1 else ''} {' and '.join(marks)}"
 
 
 def fragment_problems(claims: list[tuple[str, list[int]]], texts: dict[int, str]) -> list[str]:

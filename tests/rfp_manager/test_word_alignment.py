@@ -331,3 +331,24 @@ def test_each_finding_of_the_review_is_its_own_line_and_the_editor_lists_them(mi
     page = user_client.get(f"/rfps/questions/{question.pk}/answer/").content.decode()
     listed = re.search(r'<ul class="muted review-feedback">(.*?)</ul>', page, re.S)
     assert listed and listed.group(1).count("<li>") == len(findings)
+
+
+def test_a_draft_padded_with_another_passage_on_another_subject_is_sent_back_and_the_answer_alone_is_not(
+    minilm_default, user
+):
+    """True sentences set beside the answer to fill space: what the draft quotes from passage [2], about protecting
+    logs, says nothing of restoring a database."""
+    question = make_rfp(user, ["Can the database be restored to a specific point in time?"]).questions.get()
+    answer = (
+        "Point-in-time recovery restores the database to its state at any moment since the base backup was taken [1]."
+    )
+    padding = (
+        "Logs may contain personal information, so they must be protected from tampering and unauthorised access [2]."
+    )
+    passages = [{"n": 1, "text": answer[:-4] + "."}, {"n": 2, "text": padding[:-4] + "."}]
+    padded = answering.judge(question, f"{answer} {padding}", passages, model=offline_chat())
+    assert padded["verdict"] == "needs_revision"
+    assert "what it quotes from passage [2] (“Logs may contain personal information" in padded["feedback"]
+    assert "padded with another subject" in padded["summary"]
+    alone = answering.judge(question, answer, passages, model=offline_chat())
+    assert alone["verdict"] == "approved"
