@@ -1108,13 +1108,18 @@ def add_inserted_citations(answer: Answer, inserted: list[str]) -> int:
     """Record the citations of passages and entries a person inserted in the editor ("n:chunk:id", "n:entry:id").
 
     Only those whose marker [n] is still in the final text are kept, so
-    deleting an inserted passage before saving drops its citation. A free n is
-    a new citation; the n of a passage the answer already lists (the editor
-    gives a sentence of the draft's passages their number) marks that passage
-    cited, so one source is never listed twice. Returns how many were added or marked.
+    deleting an inserted passage before saving drops its citation, and so does
+    deleting it at a later save. A free n is a new citation; the n of a passage
+    the answer already lists (the editor gives a sentence of the draft's
+    passages their number) marks that passage cited, so one source is never
+    listed twice. Returns how many were added or marked.
     """
     from solution_library.models import Chunk
 
+    kept = _without_deleted_inserts(answer.citations, answer.final_answer)
+    if kept != answer.citations:
+        answer.citations = kept
+        answer.save(update_fields=["citations"])
     listed = {c.get("n"): c for c in answer.citations}
     citing = _sentences_citing(answer.final_text)
     wanted, marked = [], 0
@@ -1154,6 +1159,19 @@ def add_inserted_citations(answer: Answer, inserted: list[str]) -> int:
         answer.citations = [*answer.citations, *added]
         answer.save(update_fields=["citations"])
     return len(added) + marked
+
+
+def _without_deleted_inserts(citations: list[dict], text: str) -> list[dict]:
+    """The citations, less what a person inserted whose marker [n] the text no longer has: a passage or entry
+    added by hand (no draft scored it) is dropped, a draft's passage that the insert marked cited is uncited again."""
+    markers = _sentences_citing(text)
+    kept = []
+    for c in citations:
+        if not c.get("inserted") or c.get("n") in markers:
+            kept.append(c)
+        elif c.get("score") is not None:  # one of the draft's own passages
+            kept.append({**c, "cited": False, "inserted": False})
+    return kept
 
 
 def citation_numbers(answer: Answer | None) -> dict[int, int]:

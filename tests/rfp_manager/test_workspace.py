@@ -401,6 +401,40 @@ def test_a_passage_the_answer_already_lists_keeps_its_number_when_inserted(rfp, 
     ]
 
 
+def test_an_inserted_citation_goes_when_a_later_save_deletes_its_sentence(rfp, user_client, library):
+    """Saved once with an inserted passage and an inserted sentence of a listed one, then saved again without
+    them: the passage added by hand is no longer listed, and the draft's own passage is listed uncited again."""
+    from solution_library.models import Chunk
+
+    question = rfp.questions.get(order=0)
+    cited = Chunk.objects.filter(text__contains="AES-256").first()
+    offered = Chunk.objects.exclude(text__contains="AES-256").first()
+    answer(
+        question,
+        draft_text="Encrypted [1].",
+        citations=[
+            {"n": 1, "chunk_id": cited.pk, "document_title": "a", "score": 0.8, "cited": True},
+            {"n": 2, "chunk_id": offered.pk, "document_title": "b", "score": 0.5, "cited": False},
+        ],
+    )
+    editor = reverse("rfp_manager:answer_edit", args=[question.pk])
+    user_client.post(
+        editor,
+        {
+            "final_text": "Encrypted [1]. Offered [2]. Added [3].",
+            "cite": [f"2:chunk:{offered.pk}", f"3:chunk:{cited.pk}"],
+        },
+    )
+    listed = [(c["n"], c["cited"]) for c in Answer.objects.get(question=question).citations]
+    assert listed == [(1, True), (2, True), (3, True)]
+
+    user_client.post(editor, {"final_text": "Encrypted [1]."})
+    citations = Answer.objects.get(question=question).citations
+    assert [(c["n"], c["cited"], c.get("inserted", False)) for c in citations] == [(1, True, False), (2, False, False)]
+    page = user_client.get(reverse("rfp_manager:detail", args=[rfp.pk])).content.decode()
+    assert "inserted by hand" not in page
+
+
 def test_an_inserted_sentence_is_listed_under_its_own_section_of_the_passage(rfp, user_client, library):
     """A passage inserted from, new to the answer or listed uncited, is shown under the section of the inserted
     sentence, not the section the passage starts in."""
