@@ -109,6 +109,9 @@ MIN_SENTENCE_CHARS, MAX_SENTENCE_CHARS = 12, 400
 # question's subject that does not answer, and the one that does sits a few places down. On the dev drafts, the key
 # fact stated by the draft or one of these: 0.539 (the draft alone) -> 0.600 with 3, 0.635 with 5.
 RUNNERS_UP = 5
+# "…a fixed method in five phases": a sentence announcing how many things the list after it holds.
+COUNT_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8}
+ANNOUNCED_COUNT = re.compile(r"\b(two|three|four|five|six|seven|eight|[2-8])\s+(?:[a-z-]+\s+){0,2}?[a-z]+s\b", re.I)
 
 SENTENCE_END = re.compile(r"[.!][)\"'\u201d]?$")
 SIGNPOST_VERBS = (
@@ -412,7 +415,7 @@ def choose_from(sentences: Sentences, documents: dict[int, int] | None = None) -
                 break
     if not chosen:
         chosen = _best_for_the_whole_question(reading.text, found, similarity, weights, least * FALLBACK_SHARE)
-    chosen = _with_neighbours(chosen, found, reading)
+    chosen = _with_announced_list(_with_neighbours(chosen, found, reading), found)
     return [choice for choice, _ in sorted(chosen, key=lambda c: (c[0].part, c[1].rank, c[1].position))]
 
 
@@ -612,6 +615,42 @@ def _with_neighbours(chosen: list, found: list[Candidate], reading: questions.Re
             quoted.append(beside)
             length += len(beside.text)
     return widened
+
+
+def _with_announced_list(chosen: list, found: list[Candidate]) -> list:
+    """The chosen sentences, and when one announces a count of things ("…a fixed method in five phases") that the
+    list or table right after its paragraph holds exactly, that whole list in its order, quoted with the sentence:
+    the phases are the answer, not the two of them the question's words happened to meet."""
+    widened = list(chosen)
+    for choice, candidate in chosen:
+        items = _announced_items(candidate, found)
+        if not items:
+            continue
+        widened = [(c, f) for c, f in widened if f not in items]
+        widened += [(Choice(item.n, item.text, choice.part, choice.score), item) for item in items]
+    return widened
+
+
+def _announced_items(sentence: Candidate, found: list[Candidate]) -> list[Candidate]:
+    """The items of the list or table right after `sentence`'s paragraph, when the sentence announces exactly as
+    many things as it holds (a table's header row aside); none otherwise."""
+    announced = ANNOUNCED_COUNT.search(sentence.text) if sentence.unit.kind == grounding.SENTENCE else None
+    if announced is None:
+        return []
+    following = {c.position: c for c in found if c.n == sentence.n}
+    at = sentence.position + 1
+    while at in following and following[at].unit.kind == grounding.SENTENCE:
+        if following[at].unit.paragraph != sentence.unit.paragraph:
+            return []
+        at += 1  # the rest of the sentence's paragraph
+    items = []
+    while at in following and following[at].unit.kind == grounding.ITEM:
+        items.append(following[at])
+        at += 1
+    count = COUNT_WORDS.get(announced[1].lower()) or int(announced[1])
+    if len(items) == count + 1:
+        items = items[1:]  # the first is the table's header row
+    return items if len(items) == count else []
 
 
 def _first_of_part(chosen: list, part: int) -> Candidate:

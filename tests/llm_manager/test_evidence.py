@@ -389,6 +389,31 @@ def test_a_list_question_reads_a_table_as_a_list():
     assert "Our office is in Bristol." not in chosen
 
 
+def test_a_sentence_announcing_the_phases_brings_the_whole_table_in_its_order():
+    """ "…in four phases" announces the table after it: the draft quotes its four rows in order after the sentence
+    (the header row left out); a count the table does not hold brings in no row."""
+    method = (
+        "# Implementation\n\nWe implement the platform with a fixed method in four phases. "
+        "A typical project takes 10 weeks.\n\n"
+        "| Phase | What happens | Duration |\n|---|---|---|\n"
+        "| Discover | Workshops on record classes and retention | 2 weeks |\n"
+        "| Configure | The tenant is set up with roles and single sign-on | 3 weeks |\n"
+        "| Migrate | Existing records are migrated and checked | 4 weeks |\n"
+        "| Go live | Launch and hand-over to support | 1 week |\n"
+    )
+    chosen = chosen_texts("Describe your implementation method.", {1: method})
+    assert [c.split(":")[0] for c in chosen] == [
+        "We implement the platform with a fixed method in four phases.",
+        "Discover",
+        "Configure",
+        "Migrate",
+        "Go live",
+    ]
+
+    miscounted = chosen_texts("Describe your implementation method.", {1: method.replace("four", "three")})
+    assert miscounted == ["We implement the platform with a fixed method in three phases."]
+
+
 def test_a_list_cut_from_its_heading_is_read_by_the_subject_its_items_name():
     """A passage that begins inside a list has no heading to say the list is what was asked: its items that name
     the chosen item's subject word are the list ("LDAP authentication…", "RADIUS authentication…"); an item
