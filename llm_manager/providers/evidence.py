@@ -415,7 +415,7 @@ def choose_from(sentences: Sentences, documents: dict[int, int] | None = None) -
                 break
     if not chosen:
         chosen = _best_for_the_whole_question(reading.text, found, similarity, weights, least * FALLBACK_SHARE)
-    chosen = _with_announced_list(_with_neighbours(chosen, found, reading), found)
+    chosen = _with_announced_list(_with_neighbours(chosen, found, reading), found, reading)
     return [choice for choice, _ in sorted(chosen, key=lambda c: (c[0].part, c[1].rank, c[1].position))]
 
 
@@ -617,40 +617,65 @@ def _with_neighbours(chosen: list, found: list[Candidate], reading: questions.Re
     return widened
 
 
-def _with_announced_list(chosen: list, found: list[Candidate]) -> list:
-    """The chosen sentences, and when one announces a count of things ("…a fixed method in five phases") that the
-    list or table right after its paragraph holds exactly, that whole list in its order, quoted with the sentence:
-    the phases are the answer, not the two of them the question's words happened to meet."""
-    widened = list(chosen)
+def _with_announced_list(chosen: list, found: list[Candidate], reading: questions.Reading) -> list:
+    """The chosen sentences, and when one announces a list by a count ("…licensed per named user per year, in three
+    editions" before the three editions' rows), or two are items of such a list, the announcing sentence and its
+    whole list in their order: the three editions are the answer, not the two rows the question's words met. Not
+    when the question names one of the items ("What does the Enterprise edition cost?"): that item answers."""
+    asked = stems(reading.text, subject_only=True)
+    widened, done = list(chosen), set()
     for choice, candidate in chosen:
-        items = _announced_items(candidate, found)
-        if not items:
+        announced = _announced_list(candidate, found)
+        if announced is None or announced.sentence in done:
             continue
-        widened = [(c, f) for c, f in widened if f not in items]
-        widened += [(Choice(item.n, item.text, choice.part, choice.score), item) for item in items]
+        if candidate.unit.kind == grounding.ITEM and sum(f in announced.items for _, f in chosen) < 2:
+            continue  # one row chosen: that row answers, not the list
+        if any(asked & stems(item.text.split(":")[0]) for item in announced.items if ":" in item.text):
+            continue
+        done.add(announced.sentence)
+        quoted = [announced.sentence, *announced.items]
+        widened = [(c, f) for c, f in widened if f not in quoted and f not in announced.rows]
+        widened += [(Choice(f.n, f.text, choice.part, choice.score), f) for f in quoted]
     return widened
 
 
-def _announced_items(sentence: Candidate, found: list[Candidate]) -> list[Candidate]:
-    """The items of the list or table right after `sentence`'s paragraph, when the sentence announces exactly as
-    many things as it holds (a table's header row aside); none otherwise."""
-    announced = ANNOUNCED_COUNT.search(sentence.text) if sentence.unit.kind == grounding.SENTENCE else None
-    if announced is None:
-        return []
+@dataclass(frozen=True)
+class Announced:
+    sentence: Candidate  # "…in three editions"
+    rows: tuple[Candidate, ...]  # every item of the list or table after its paragraph, a header row too
+    items: tuple[Candidate, ...]  # the three it announces
+
+
+def _announced_list(candidate: Candidate, found: list[Candidate]) -> Announced | None:
+    """The announced list `candidate` announces or is an item of, if any."""
+    if candidate.unit.kind == grounding.SENTENCE:
+        return _list_announced_by(candidate, found)
+    for sentence in (c for c in found if c.n == candidate.n and c.position < candidate.position):
+        announced = _list_announced_by(sentence, found)
+        if announced and candidate in announced.items:
+            return announced
+    return None
+
+
+def _list_announced_by(sentence: Candidate, found: list[Candidate]) -> Announced | None:
+    """The list or table right after `sentence`'s paragraph, when the sentence announces exactly as many things as
+    it holds (a table's header row aside)."""
+    count = ANNOUNCED_COUNT.search(sentence.text) if sentence.unit.kind == grounding.SENTENCE else None
+    if count is None:
+        return None
     following = {c.position: c for c in found if c.n == sentence.n}
     at = sentence.position + 1
     while at in following and following[at].unit.kind == grounding.SENTENCE:
         if following[at].unit.paragraph != sentence.unit.paragraph:
-            return []
+            return None
         at += 1  # the rest of the sentence's paragraph
-    items = []
+    rows = []
     while at in following and following[at].unit.kind == grounding.ITEM:
-        items.append(following[at])
+        rows.append(following[at])
         at += 1
-    count = COUNT_WORDS.get(announced[1].lower()) or int(announced[1])
-    if len(items) == count + 1:
-        items = items[1:]  # the first is the table's header row
-    return items if len(items) == count else []
+    announced = COUNT_WORDS.get(count[1].lower()) or int(count[1])
+    items = rows[1:] if len(rows) == announced + 1 else rows  # the first is the table's header row
+    return Announced(sentence, tuple(rows), tuple(items)) if len(items) == announced else None
 
 
 def _first_of_part(chosen: list, part: int) -> Candidate:

@@ -16,3 +16,13 @@ def test_the_demo_drafts_are_made_from_the_demo_library_and_its_documentation_si
     # D.1's legal holds are on the documentation site's retention page, which an upload-only library lacks
     retention = (DOCS_SITE / "retention.html").read_text()
     assert "legal hold" in retention.lower() and "A legal hold suspends disposal" in drafts["D.1"]["draft"]
+
+
+def test_a_list_announced_by_its_count_is_drafted_whole_and_in_order():
+    """The sentences "…a fixed method in five phases" and "…in three editions" announce the table after them: the drafts give
+    every phase and every edition, in the table's order, where the question's words met two of each."""
+    drafts = {item["label"]: item["draft"] for item in draft_demo({"F.3", "G.1"})}
+    phases = ["Discover:", "Configure:", "Migrate:", "Train:", "Go live:"]
+    assert sorted(phases, key=drafts["F.3"].find) == phases and all(p in drafts["F.3"] for p in phases)
+    editions = ["in three editions", "Standard:", "Professional:", "Enterprise:"]
+    assert sorted(editions, key=drafts["G.1"].find) == editions and all(e in drafts["G.1"] for e in editions)

@@ -390,7 +390,7 @@ def test_a_list_question_reads_a_table_as_a_list():
 
 
 def test_a_sentence_announcing_the_phases_brings_the_whole_table_in_its_order():
-    """ "…in four phases" announces the table after it: the draft quotes its four rows in order after the sentence
+    """A sentence ending "…in four phases" announces the table after it: the draft quotes its four rows in order after the sentence
     (the header row left out); a count the table does not hold brings in no row."""
     method = (
         "# Implementation\n\nWe implement the platform with a fixed method in four phases. "
@@ -412,6 +412,20 @@ def test_a_sentence_announcing_the_phases_brings_the_whole_table_in_its_order():
 
     miscounted = chosen_texts("Describe your implementation method.", {1: method.replace("four", "three")})
     assert miscounted == ["We implement the platform with a fixed method in three phases."]
+
+
+def test_a_question_naming_one_item_of_an_announced_list_gets_that_item_not_the_list(minilm_similarity):
+    """A table announced by "…in three editions": a question that names the Enterprise edition is answered by its
+    row, not by all three."""
+    editions = (
+        "Licensing\n\nThe platform is sold per named user per year, in three editions.\n\n"
+        "Edition: Standard. Price per named user per year: 96 GBP. Storage included: 1 TB per tenant.\n\n"
+        "Edition: Professional. Price per named user per year: 144 GBP. Storage included: 5 TB per tenant.\n\n"
+        "Edition: Enterprise. Price per named user per year: 210 GBP. Storage included: 20 TB per tenant.\n"
+    )
+    named = chosen_texts("What does the Enterprise edition cost per user?", {1: editions}, minilm_similarity)
+    assert any(c.startswith("Enterprise: ") for c in named)
+    assert not any(c.startswith(("Standard: ", "Professional: ")) for c in named)
 
 
 def test_a_list_cut_from_its_heading_is_read_by_the_subject_its_items_name():
