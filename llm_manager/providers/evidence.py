@@ -330,7 +330,8 @@ def choose_from(sentences: Sentences, documents: dict[int, int] | None = None) -
     nearly as relevant (no sentence is padded in because it sits in the same
     passage). A part that asks how often, how long, where… takes a sentence
     that says it over one that only says what the subject is. A list question
-    takes the chosen item's siblings: the rows of its table, the points of its list.
+    takes the chosen item's siblings: the rows of its table, the points of its list; a lone row (a summary table's
+    "Certification: ISO/IEC 27001…") leaves room for a sentence that names more ("…and holds Cyber Essentials Plus").
     `documents`: {passage number: its document}: a part's second sentence from another document than its first must
     be nearly as relevant (OTHER_DOCUMENT_SHARE); without it, passages are not told apart by document.
     The sentences are ordered by their word-by-word match (`Sentences.in_order`, llm.word_alignment) when there is
@@ -377,7 +378,7 @@ def choose_from(sentences: Sentences, documents: dict[int, int] | None = None) -
             range(len(found)),
             key=lambda i: (-(order[i] - RANK_PENALTY * found[i].rank), found[i].rank, found[i].position),
         )
-        wanted, held, first = stems(parts[part].words, subject_only=True), None, 0.0
+        wanted, held, first, held_lone_row = stems(parts[part].words, subject_only=True), None, 0.0, None
         if stating[ranked[0]] and _repeats(found[ranked[0]].text, [c for _, c in chosen]):
             continue  # the sentence that says what this part asks (how long…) is quoted already, for an earlier part
         for i in ranked:
@@ -400,6 +401,7 @@ def choose_from(sentences: Sentences, documents: dict[int, int] | None = None) -
             own = wanted & stems(found[i].in_context)
             if (
                 held is not None
+                and not (held_lone_row is not None and _names_more(found[i], held_lone_row))
                 and _weight(own - held, weights) < NEW_WORDS_SHARE * _weight(wanted, weights)
                 and not _may_repeat_the_first(found[i], row[i], _first_of_part(chosen, part), first, len(parts))
             ):
@@ -408,9 +410,12 @@ def choose_from(sentences: Sentences, documents: dict[int, int] | None = None) -
             first = row[i] if held is None else first
             held = own if held is None else held | own
             if reading.wants_list and enumerates(found[i]):
-                if found[i].unit.kind == grounding.ITEM:
-                    chosen += _siblings(found[i], found, row, part, least / 2, chosen, wanted)
-                break  # the list is the answer to this part
+                item = found[i].unit.kind == grounding.ITEM
+                siblings = _siblings(found[i], found, row, part, least / 2, chosen, wanted) if item else []
+                chosen += siblings
+                if siblings or not item or held_lone_row is not None:
+                    break  # the list is the answer to this part
+                held_lone_row = found[i]  # the first, a lone row of a summary table: a sentence may name more
             if sum(c.part == part for c, _ in chosen) >= SENTENCES_PER_PART:
                 break
     if not chosen:
@@ -676,6 +681,13 @@ def _list_announced_by(sentence: Candidate, found: list[Candidate]) -> Announced
     announced = COUNT_WORDS.get(count[1].lower()) or int(count[1])
     items = rows[1:] if len(rows) == announced + 1 else rows  # the first is the table's header row
     return Announced(sentence, tuple(rows), tuple(items)) if len(items) == announced else None
+
+
+def _names_more(candidate: Candidate, row: Candidate) -> bool:
+    """Whether a sentence names things a list's row does not: "…and holds Cyber Essentials Plus" beside the summary
+    row "Certification: ISO/IEC 27001:2022 certified; SOC 2 Type II…"."""
+    named = {word for word in candidate.text.split()[1:] if word[:1].isupper()}
+    return len(named - set(row.text.split())) >= 2
 
 
 def _first_of_part(chosen: list, part: int) -> Candidate:

@@ -26,3 +26,11 @@ def test_a_list_announced_by_its_count_is_drafted_whole_and_in_order():
     assert sorted(phases, key=drafts["F.3"].find) == phases and all(p in drafts["F.3"] for p in phases)
     editions = ["in three editions", "Standard:", "Professional:", "Enterprise:"]
     assert sorted(editions, key=drafts["G.1"].find) == editions and all(e in drafts["G.1"] for e in editions)
+
+
+def test_a_lone_row_of_a_summary_table_leaves_room_for_the_sentence_naming_more():
+    """For "Which security certifications do you hold?" the security summary's row names ISO 27001 and SOC 2; the
+    whitepaper's sentence also names Cyber Essentials Plus, and the draft quotes it too."""
+    (draft,) = draft_demo({"B.5"})
+    assert "Certification: ISO/IEC 27001:2022 certified" in draft["draft"]
+    assert "holds Cyber Essentials Plus" in draft["draft"]
