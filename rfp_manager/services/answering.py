@@ -93,7 +93,8 @@ OPENING_MINIMUMS = {"all-MiniLM-L6-v2": 0.2}
 # than this to the question is padding about another subject (padding_problems). Chosen on dev's judged drafts: the
 # approved ones labelled answers reach at least 0.33 (two passages' quotes read apart); at 0.3 it sends back two
 # approved drafts labelled partly (recovery sentences padded with the protection of logs; containers with a
-# paragraph on their pros and cons), and no approved answer.
+# paragraph on their pros and cons), and no approved answer. Of the product's own dev drafts it sends back one that
+# holds the answer and was approved (containers, then Xen's dom0, flagged for the dom0 block).
 PADDING_MINIMUMS = {"all-MiniLM-L6-v2": 0.3}
 # How many of the question's words a draft never comes close to the word-match reason names (llm.unmet_words).
 UNMET_SHOWN = 3
