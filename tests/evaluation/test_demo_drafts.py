@@ -34,3 +34,12 @@ def test_a_lone_row_of_a_summary_table_leaves_room_for_the_sentence_naming_more(
     (draft,) = draft_demo({"B.5"})
     assert "Certification: ISO/IEC 27001:2022 certified" in draft["draft"]
     assert "holds Cyber Essentials Plus" in draft["draft"]
+
+
+def test_each_part_of_a_two_part_question_gets_its_own_sentence():
+    """For "What monthly availability do you commit to, and what service credits apply if it is missed?" the credits
+    sentence ("If monthly availability falls below 99.9%…") matches the first part best too, but answers the second
+    far more clearly; the first part quotes the commitment, and the draft opens on it."""
+    (draft,) = draft_demo({"C.2"})
+    commitment, credits = "Orrery is available 99.9% of every calendar month", "If monthly availability falls below"
+    assert draft["draft"].startswith(commitment) and credits in draft["draft"]

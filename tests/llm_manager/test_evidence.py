@@ -6,6 +6,8 @@ The passages are written here as the demo library's documents are laid out
 (Markdown sections, a PDF's heading lines, a DOCX table as the parser writes it).
 """
 
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
 
@@ -356,6 +358,19 @@ def test_two_part_question_answers_the_first_part_first():
         "Hourly snapshots are retained for 7 days and daily backups for 35 days.",
     ]
     assert [c.part for c in choices] == [0, 1]
+
+
+def test_a_sentence_best_for_two_parts_goes_to_the_part_it_answers_far_more_clearly():
+    """The credits sentence leads the commitment by 0.09 for "what availability do you commit to" and the next
+    sentence by 0.23 for "what credits apply": it is left to the second part, and the first takes its runner-up."""
+    found = [SimpleNamespace(rank=0) for _ in range(3)]
+    credits, commitment = 0, 1
+    clear = evidence._margins_of_the_best([[1.23, 1.14, 0.90], [1.03, 0.50, 0.80]], found)
+    assert evidence._left_to_a_later_part(credits, 0, clear)
+    assert not evidence._left_to_a_later_part(commitment, 0, clear)  # it is not the first part's best
+    assert not evidence._left_to_a_later_part(credits, 1, clear)  # the last part has no later part to leave it to
+    narrow = evidence._margins_of_the_best([[1.23, 1.14, 0.90], [1.03, 0.90, 0.80]], found)
+    assert not evidence._left_to_a_later_part(credits, 0, narrow)  # a lead only a little wider: the first part keeps it
 
 
 # --- lists ---------------------------------------------------------------------------------------------
