@@ -1115,13 +1115,8 @@ def add_inserted_citations(answer: Answer, inserted: list[str]) -> int:
     passages their number) marks that passage cited, so one source is never
     listed twice. Returns how many were added or marked.
     """
-    from solution_library.models import Chunk
-
     kept = _without_deleted_inserts(answer.citations, answer.final_answer)
-    if kept != answer.citations:
-        answer.citations = kept
-        answer.save(update_fields=["citations"])
-    listed = {c.get("n"): c for c in answer.citations}
+    listed = {c.get("n"): c for c in kept}
     citing = _sentences_citing(answer.final_text)
     wanted, marked = [], 0
     for value in inserted:
@@ -1135,42 +1130,42 @@ def add_inserted_citations(answer: Answer, inserted: list[str]) -> int:
         elif kind == "chunk" and listed[n].get("chunk_id") == pk and not listed[n].get("cited"):
             listed[n].update(cited=True, inserted=True, heading=quoted_section(listed[n], citing.get(n, [])))
             marked += 1
-    chunks = Chunk.objects.select_related("document").in_bulk([i for _, kind, i in wanted if kind == "chunk"])
-    entries = approved_answers().citations([i for _, kind, i in wanted if kind == "entry"])
-    added = []
-    for n, kind, pk in wanted:
-        if kind == "chunk" and pk in chunks:
-            chunk = chunks[pk]
-            added.append(
-                {
-                    "n": n,
-                    "chunk_id": pk,
-                    "document_id": chunk.document_id,
-                    "document_title": chunk.document.title,
-                    "heading": quoted_section({"text": chunk.text, "heading": chunk.heading}, citing.get(n, [])),
-                    "text": chunk.text,
-                    "score": None,
-                    "cited": True,
-                    "inserted": True,
-                }
-            )
-        elif kind == "entry" and pk in entries:
-            added.append({"n": n, "entry_id": pk, **entries[pk], "score": None, "cited": True, "inserted": True})
-    if added or marked:
-        answer.citations = [*answer.citations, *added]
+    added = _citations_added_by_hand(wanted, citing)
+    if kept != answer.citations or added or marked:
+        answer.citations = [*kept, *added]
         answer.save(update_fields=["citations"])
     return len(added) + marked
 
 
+def _citations_added_by_hand(wanted: list[tuple[int, str, int]], citing: dict[int, list[str]]) -> list[dict]:
+    """The new citations [(n, "chunk" or "entry", id)] stand for, marked `added_by_hand`: deleting their sentence
+    later drops them, where a draft's own passage is only uncited. Ids no longer in the library are left out."""
+    from solution_library.models import Chunk
+
+    chunks = Chunk.objects.select_related("document").in_bulk([i for _, kind, i in wanted if kind == "chunk"])
+    entries = approved_answers().citations([i for _, kind, i in wanted if kind == "entry"])
+    by_hand = {"score": None, "cited": True, "inserted": True, "added_by_hand": True}
+    added = []
+    for n, kind, pk in wanted:
+        if kind == "chunk" and pk in chunks:
+            chunk = chunks[pk]
+            section = quoted_section({"text": chunk.text, "heading": chunk.heading}, citing.get(n, []))
+            source = {"chunk_id": pk, "document_id": chunk.document_id, "document_title": chunk.document.title}
+            added.append({"n": n, **source, "heading": section, "text": chunk.text, **by_hand})
+        elif kind == "entry" and pk in entries:
+            added.append({"n": n, "entry_id": pk, **entries[pk], **by_hand})
+    return added
+
+
 def _without_deleted_inserts(citations: list[dict], text: str) -> list[dict]:
     """The citations, less what a person inserted whose marker [n] the text no longer has: a passage or entry
-    added by hand (no draft scored it) is dropped, a draft's passage that the insert marked cited is uncited again."""
+    added by hand is dropped, a draft's passage that the insert marked cited is uncited again."""
     markers = _sentences_citing(text)
     kept = []
     for c in citations:
         if not c.get("inserted") or c.get("n") in markers:
             kept.append(c)
-        elif c.get("score") is not None:  # one of the draft's own passages
+        elif not c.get("added_by_hand"):  # one of the draft's own passages
             kept.append({**c, "cited": False, "inserted": False})
     return kept
 

@@ -435,6 +435,26 @@ def test_an_inserted_citation_goes_when_a_later_save_deletes_its_sentence(rfp, u
     assert "inserted by hand" not in page
 
 
+def test_citations_inserted_before_the_added_by_hand_mark_are_marked_by_the_migration(rfp):
+    """Answers saved before citations carried `added_by_hand`: the migration marks the inserted citation no draft
+    scored, so a later save that deletes its sentence drops it, and leaves the draft's own passages as they are."""
+    import importlib
+
+    from django.apps import apps
+
+    migration = importlib.import_module("rfp_manager.migrations.0006_citations_added_by_hand")
+    own = {"n": 1, "chunk_id": 1, "score": 0.8, "cited": True, "inserted": True}
+    by_hand = {"n": 2, "chunk_id": 2, "score": None, "cited": True, "inserted": True}
+    drafted = {"n": 3, "chunk_id": 3, "score": 0.4, "cited": False}
+    saved = answer(rfp.questions.get(order=0), draft_text="Encrypted [1].", citations=[own, by_hand, drafted])
+
+    migration.mark_added_by_hand(apps, None)
+    migration.mark_added_by_hand(apps, None)  # run twice, as a re-run migration would: marked once
+
+    citations = Answer.objects.get(pk=saved.pk).citations
+    assert citations == [own, {**by_hand, "added_by_hand": True}, drafted]
+
+
 def test_an_inserted_sentence_is_listed_under_its_own_section_of_the_passage(rfp, user_client, library):
     """A passage inserted from, new to the answer or listed uncited, is shown under the section of the inserted
     sentence, not the section the passage starts in."""
