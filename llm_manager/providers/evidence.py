@@ -170,6 +170,15 @@ class Choice:
     score: float
 
 
+@dataclass(frozen=True)
+class Announced:
+    """A sentence that announces a list by its count ("…in three editions") and the list right after its paragraph."""
+
+    sentence: Candidate
+    rows: tuple[Candidate, ...]  # every item of the list or table, a header row too
+    items: tuple[Candidate, ...]  # the three it announces
+
+
 def question_parts(question: str | questions.Reading) -> list[str]:
     return [part.text for part in questions.read(question).parts]
 
@@ -640,9 +649,10 @@ def _with_announced_list(chosen: list, found: list[Candidate], reading: question
     whole list in their order: the three editions are the answer, not the two rows the question's words met. Not
     when the question names one of the items ("What does the Enterprise edition cost?"): that item answers."""
     asked = stems(reading.text, subject_only=True)
+    at = {(c.n, c.position): c for c in found}
     widened, done = list(chosen), set()
     for choice, candidate in chosen:
-        announced = _announced_list(candidate, found)
+        announced = _announced_list(candidate, at)
         if announced is None or announced.sentence in done:
             continue
         if candidate.unit.kind == grounding.ITEM and sum(f in announced.items for _, f in chosen) < 2:
@@ -656,40 +666,42 @@ def _with_announced_list(chosen: list, found: list[Candidate], reading: question
     return widened
 
 
-@dataclass(frozen=True)
-class Announced:
-    sentence: Candidate  # "…in three editions"
-    rows: tuple[Candidate, ...]  # every item of the list or table after its paragraph, a header row too
-    items: tuple[Candidate, ...]  # the three it announces
-
-
-def _announced_list(candidate: Candidate, found: list[Candidate]) -> Announced | None:
-    """The announced list `candidate` announces or is an item of, if any."""
+def _announced_list(candidate: Candidate, at: dict[tuple[int, int], Candidate]) -> Announced | None:
+    """The announced list `candidate` announces or is an item of, if any. `at`: the candidates by (passage,
+    position). An item's list can only be announced by a sentence of the paragraph right before the list."""
     if candidate.unit.kind == grounding.SENTENCE:
-        return _list_announced_by(candidate, found)
-    for sentence in (c for c in found if c.n == candidate.n and c.position < candidate.position):
-        announced = _list_announced_by(sentence, found)
+        return _list_announced_by(candidate, at)
+    before = candidate.position - 1
+    while (candidate.n, before) in at and at[candidate.n, before].unit.kind == grounding.ITEM:
+        before -= 1  # back to the list's first row
+    sentences = []
+    while (candidate.n, before) in at and (
+        not sentences or at[candidate.n, before].unit.paragraph == sentences[-1].unit.paragraph
+    ):
+        sentences.append(at[candidate.n, before])
+        before -= 1
+    for sentence in reversed(sentences):  # the paragraph's first announcement: "…in three editions", not "…years"
+        announced = _list_announced_by(sentence, at)
         if announced and candidate in announced.items:
             return announced
     return None
 
 
-def _list_announced_by(sentence: Candidate, found: list[Candidate]) -> Announced | None:
+def _list_announced_by(sentence: Candidate, at: dict[tuple[int, int], Candidate]) -> Announced | None:
     """The list or table right after `sentence`'s paragraph, when the sentence announces exactly as many things as
     it holds (a table's header row aside)."""
     count = ANNOUNCED_COUNT.search(sentence.text) if sentence.unit.kind == grounding.SENTENCE else None
     if count is None:
         return None
-    following = {c.position: c for c in found if c.n == sentence.n}
-    at = sentence.position + 1
-    while at in following and following[at].unit.kind == grounding.SENTENCE:
-        if following[at].unit.paragraph != sentence.unit.paragraph:
+    position = sentence.position + 1
+    while (sentence.n, position) in at and at[sentence.n, position].unit.kind == grounding.SENTENCE:
+        if at[sentence.n, position].unit.paragraph != sentence.unit.paragraph:
             return None
-        at += 1  # the rest of the sentence's paragraph
+        position += 1  # the rest of the sentence's paragraph
     rows = []
-    while at in following and following[at].unit.kind == grounding.ITEM:
-        rows.append(following[at])
-        at += 1
+    while (sentence.n, position) in at and at[sentence.n, position].unit.kind == grounding.ITEM:
+        rows.append(at[sentence.n, position])
+        position += 1
     announced = COUNT_WORDS.get(count[1].lower()) or int(count[1])
     items = rows[1:] if len(rows) == announced + 1 else rows  # the first is the table's header row
     return Announced(sentence, tuple(rows), tuple(items)) if len(items) == announced else None
