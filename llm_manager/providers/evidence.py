@@ -393,10 +393,7 @@ def choose_from(sentences: Sentences, documents: dict[int, int] | None = None) -
             [s + SAME_PASSAGE_BONUS * (c.n in used) + prior[part].get(c.n, 0.0) for s, c in zip(each, found)]
             for each in (row, order)
         )
-        ranked = sorted(
-            range(len(found)),
-            key=lambda i: (-(order[i] - RANK_PENALTY * found[i].rank), found[i].rank, found[i].position),
-        )
+        ranked = _ranked(order, found)
         wanted, held, first, held_lone_row = stems(parts[part].words, subject_only=True), None, 0.0, None
         if stating[ranked[0]] and _repeats(found[ranked[0]].text, [c for _, c in chosen]):
             continue  # the sentence that says what this part asks (how long…) is quoted already, for an earlier part
@@ -536,7 +533,7 @@ def _best_for_the_whole_question(question, found, similarity, weights, least) ->
     a weak embedding model (the offline baseline) scores paraphrases low.
     """
     row = relevance([question], [c.text for c in found], similarity, weights, [c.unit.heading for c in found])[0]
-    best = max(range(len(found)), key=lambda i: (row[i] - RANK_PENALTY * found[i].rank, -found[i].rank))
+    best = _ranked(row, found)[0]
     return (
         [(Choice(found[best].n, found[best].text, 0, round(row[best], 3)), found[best])] if row[best] >= least else []
     )
@@ -720,11 +717,21 @@ def _margins_of_the_best(orders: list[list[float]], found: list[Candidate]) -> l
     availability do you commit to", where "Orrery is available 99.9% of every calendar month" comes close."""
     margins = []
     for order in orders:
-        ranking = [order[i] - RANK_PENALTY * c.rank for i, c in enumerate(found)]
-        ranked = sorted(range(len(found)), key=lambda i: -ranking[i])
-        lead = ranking[ranked[0]] - ranking[ranked[1]] if len(ranked) > 1 else 0.0
+        ranked = _ranked(order, found)
+        lead = _penalised(order, found, ranked[0]) - _penalised(order, found, ranked[1]) if len(ranked) > 1 else 0.0
         margins.append((ranked[0], lead))
     return margins
+
+
+def _ranked(scores: list[float], found: list[Candidate]) -> list[int]:
+    """The sentences' indexes, best first: by score less a small penalty for a later-ranked passage, then by passage
+    rank and position, so ties read in the library's order."""
+    return sorted(range(len(found)), key=lambda i: (-_penalised(scores, found, i), found[i].rank, found[i].position))
+
+
+def _penalised(scores: list[float], found: list[Candidate], i: int) -> float:
+    """Sentence i's score less RANK_PENALTY for each place its passage ranks below the first."""
+    return scores[i] - RANK_PENALTY * found[i].rank
 
 
 def _left_to_a_later_part(i: int, part: int, margins: list[tuple[int, float]]) -> bool:

@@ -1164,7 +1164,7 @@ def _without_deleted_inserts(citations: list[dict], text: str) -> list[dict]:
     kept = []
     for c in citations:
         if not c.get("inserted") or c.get("n") in markers:
-            kept.append(c)
+            kept.append(dict(c))  # a copy: the caller marks some cited, and the answer's own change only when saved
         elif not c.get("added_by_hand"):  # one of the draft's own passages
             kept.append({**c, "cited": False, "inserted": False})
     return kept

@@ -363,7 +363,7 @@ def test_two_part_question_answers_the_first_part_first():
 def test_a_sentence_best_for_two_parts_goes_to_the_part_it_answers_far_more_clearly():
     """The credits sentence leads the commitment by 0.09 for "what availability do you commit to" and the next
     sentence by 0.23 for "what credits apply": it is left to the second part, and the first takes its runner-up."""
-    found = [SimpleNamespace(rank=0) for _ in range(3)]
+    found = [SimpleNamespace(rank=0, position=i) for i in range(3)]
     credits, commitment = 0, 1
     clear = evidence._margins_of_the_best([[1.23, 1.14, 0.90], [1.03, 0.50, 0.80]], found)
     assert evidence._left_to_a_later_part(credits, 0, clear)
