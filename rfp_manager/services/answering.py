@@ -1131,7 +1131,7 @@ def add_inserted_citations(answer: Answer, inserted: list[str]) -> int:
             listed[n].update(cited=True, inserted=True, heading=quoted_section(listed[n], citing.get(n, [])))
             marked += 1
     added = _citations_added_by_hand(wanted, citing)
-    if kept != answer.citations or added or marked:
+    if kept != answer.citations or added:  # kept holds copies: a passage marked cited differs from the answer's
         answer.citations = [*kept, *added]
         answer.save(update_fields=["citations"])
     return len(added) + marked
@@ -1164,7 +1164,7 @@ def _without_deleted_inserts(citations: list[dict], text: str) -> list[dict]:
     kept = []
     for c in citations:
         if not c.get("inserted") or c.get("n") in markers:
-            kept.append(dict(c))  # a copy: the caller marks some cited, and the answer's own change only when saved
+            kept.append(dict(c))  # a copy, which the caller may mark cited
         elif not c.get("added_by_hand"):  # one of the draft's own passages
             kept.append({**c, "cited": False, "inserted": False})
     return kept
