@@ -13,7 +13,9 @@ from dataclasses import dataclass
 from text import headings
 from text.words import CITATION, stems
 
-SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[])")
+# A sentence ends at ".", "!" or "?" before one that starts as a sentence does; "e.g." and "i.e." end none ("…to
+# other systems e.g. Common Event Format over syslog" is one sentence).
+SENTENCE_END = re.compile(r"(?<=[.!?])(?<!\b[eE]\.g\.)(?<!\b[iI]\.e\.)\s+(?=[A-Z0-9\"'(\[])")
 LEADING_CITATIONS = re.compile(rf"^(\s*{CITATION.pattern})+")
 SPACE_BEFORE_PUNCTUATION = re.compile(r"\s+([.,;:!?])")
 SENTENCE_ENDED = re.compile(r"[.!?:;,]$")

@@ -494,6 +494,18 @@ def test_a_sentence_an_html_page_cut_at_its_inline_marks_is_read_whole():
     ]
 
 
+def test_e_g_and_i_e_end_no_sentence():
+    """Cut after "e.g.", the half a draft quotes ends on "…to other systems e.g." and names no format."""
+    passage = (
+        "Send event data to other systems e.g. Common Event Format (CEF) over syslog. "
+        "Keep the clocks in step, i.e. Use NTP on every host."
+    )
+    assert [u.text for u in grounding.passage_units(passage)] == [
+        "Send event data to other systems e.g. Common Event Format (CEF) over syslog.",
+        "Keep the clocks in step, i.e. Use NTP on every host.",
+    ]
+
+
 def test_how_often_is_answered_by_the_sentence_that_says_how_often_not_by_a_definition():
     """The purpose sentence shares more of the question's words; the one that says how often answers it."""
     passage = (
