@@ -120,6 +120,7 @@ COUNT_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
 ANNOUNCED_COUNT = re.compile(r"\b(two|three|four|five|six|seven|eight|[2-8])\s+(?:[a-z-]+\s+){0,2}?[a-z]+s\b", re.I)
 
 SENTENCE_END = re.compile(r"[.!][)\"'\u201d]?$")
+CUT_AT_EXAMPLES = re.compile(r"\b(?:e\.g|i\.e)\.?$", re.IGNORECASE)
 SIGNPOST_VERBS = (
     r"(?:will )?(?:sets? out|describes?|explains?|covers?|applies|defines?|outlines?|summari[sz]es?|is about"
     r"|presents?|reviews?|advises?|discuss(?:es)?|introduces?)\b"
@@ -201,8 +202,12 @@ def _quotable(unit: grounding.Unit) -> bool:
     """Prose of a readable length: not a command line, a path list or a stray fragment."""
     text = unit.text
     letters = sum(c.isalpha() or c.isspace() for c in text)
-    if unit.kind == grounding.ITEM:
-        return MIN_SENTENCE_CHARS <= len(text) <= MAX_SENTENCE_CHARS and letters >= 0.5 * len(text)
+    if unit.kind == grounding.ITEM:  # one a chunk cut after "e.g." names none of its examples
+        return (
+            MIN_SENTENCE_CHARS <= len(text) <= MAX_SENTENCE_CHARS
+            and letters >= 0.5 * len(text)
+            and not CUT_AT_EXAMPLES.search(text)
+        )
     # A sentence starts and ends as one: an unended piece is a PDF table's cell or a chunk cut mid-sentence, a
     # piece starting in lower case (") allows checking…", "is updated from time to time…") the tail of a sentence
     # whose subject is in the chunk before; a question is the FAQ's. A document's scope sentence ("This agreement

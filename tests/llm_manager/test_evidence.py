@@ -506,6 +506,12 @@ def test_e_g_and_i_e_end_no_sentence():
     ]
 
 
+def test_a_list_item_a_chunk_cut_after_e_g_is_never_quoted():
+    """A draft would end on "…the time of logging e.g [1]." and name none of the examples."""
+    passage = "- Log date and time (international format)\n- Event time may differ from the time of logging e.g."
+    assert [c.text for c in evidence.candidates({1: passage})] == ["Log date and time (international format)."]
+
+
 def test_how_often_is_answered_by_the_sentence_that_says_how_often_not_by_a_definition():
     """The purpose sentence shares more of the question's words; the one that says how often answers it."""
     passage = (
