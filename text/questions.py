@@ -464,8 +464,11 @@ PART_BREAK = re.compile(
     rf"(?<=[?.!])\s+|\s*[;:]\s+|,?\s+and\s+(?=(?:{WH_WORDS})\b|{TIMED})|,\s+(?=(?:{WH_WORDS}|including)\b)",
     re.IGNORECASE,
 )
-# A part that says "they" or "it" is about the subject of the question's first part: "…and how long are they kept".
-PRONOUN = re.compile(r"\b(?:they|them|their|it|its|these|those|this)\b", re.IGNORECASE)
+# A part that says "they" or "it" is about the subject of the question's first part: "…and how long are they kept";
+# so is one that says "that" after its verb: "…and is that session encrypted?" asks of the remote login's session.
+PRONOUN = re.compile(
+    r"\b(?:they|them|their|it|its|these|those|this|(?:(?<=is )|(?<=are )|(?<=was ))that)\b", re.IGNORECASE
+)
 INCLUDING = re.compile(r"^including\s+", re.IGNORECASE)
 LIST_ITEM_BREAK = re.compile(r",\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+", re.IGNORECASE)
 

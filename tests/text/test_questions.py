@@ -77,6 +77,21 @@ def test_each_part_keeps_its_own_kind_in_the_questions_order():
 
 
 @pytest.mark.parametrize(
+    "question, pointing_back",
+    [
+        ("How do staff connect to servers remotely, and is that session encrypted?", True),
+        ("Where are backups stored, and how is that access limited?", True),
+        ("Are backups encrypted? Confirm that keys are rotated yearly.", False),
+    ],
+)
+def test_that_after_a_verb_points_back_to_the_head_of_the_question(question, pointing_back):
+    """ "…and is that session encrypted" asks of the first part's session: its words are read with the head, so the
+    search for its evidence looks for the remote login's, not any session's. "Confirm that…" points nowhere."""
+    head_words = questions.read(question).parts[0].words
+    assert (head_words in questions.read(question).parts[1].words) is pointing_back
+
+
+@pytest.mark.parametrize(
     "question, asked",
     [
         ("In the event of data corruption, can the database be restored to a point in time?", {questions.YES_NO}),
@@ -105,7 +120,10 @@ def test_a_question_that_opens_with_in_which_is_no_condition():
     """ "In which…" asks where: once read as a condition ("In the event of…"), it was kept with the yes/no after
     it, and the question lost its "where" part."""
     parts = questions.read("In which hosting region are the archives kept, and is that the primary region?").parts
-    assert [p.text for p in parts] == ["In which hosting region are the archives kept", "is that the primary region"]
+    assert [p.text for p in parts] == [
+        "In which hosting region are the archives kept",
+        "is that the primary region (In which hosting region are the archives kept)",  # "that": the region
+    ]
     assert [p.asks for p in parts] == [{questions.PLACE}, {questions.YES_NO}]
 
 
