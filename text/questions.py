@@ -267,7 +267,9 @@ def _with_parent(text: str, parent: str) -> str:
 
 
 def asks(text: str) -> frozenset[str]:
-    """The kinds of thing a question (or one part of it) asks for; DESCRIPTION when it names none of the others."""
+    """The kinds of thing a question (or one part of it) asks for; DESCRIPTION when it names none of the others.
+    Its examples ask nothing ("…, such as when it happened, where, who was involved…")."""
+    text = _without_examples(text)
     found = {match.lastgroup for match in ASKS.finditer(text) if not _subordinate(match, text)}
     if YES_NO_OPENING.match(_after_condition(text)):
         found = {YES_NO}
@@ -470,6 +472,8 @@ PRONOUN = re.compile(
     r"\b(?:they|them|their|it|its|these|those|this|(?:(?<=is )|(?<=are )|(?<=was ))that)\b", re.IGNORECASE
 )
 INCLUDING = re.compile(r"^including\s+", re.IGNORECASE)
+EXAMPLES = re.compile(r"\b(?:such as|for example|e\.g\.)", re.IGNORECASE)
+SENTENCE_STOP = re.compile(r"[?.!;](?:\s|$)")
 LIST_ITEM_BREAK = re.compile(r",\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+", re.IGNORECASE)
 
 
@@ -504,10 +508,23 @@ def _clauses(question: str) -> list[tuple[str, frozenset[str]]]:
 
 def _pieces(question: str) -> list[tuple[int, str]]:
     """[(where it starts in the question, the piece)] of the non-empty pieces between PART_BREAKs."""
-    breaks = list(PART_BREAK.finditer(question))
+    breaks = [b for b in PART_BREAK.finditer(question) if not _among_examples(question, b.start())]
     starts, ends = [0, *(b.end() for b in breaks)], [*(b.start() for b in breaks), len(question)]
     pieces = [(start, question[start:end].strip(" ,.?")) for start, end in zip(starts, ends)]
     return [(start, piece) for start, piece in pieces if piece]
+
+
+def _among_examples(question: str, at: int) -> bool:
+    """Whether a comma or "and" at `at` lists examples after "such as" ("…carry, such as when it happened, where, who
+    was involved and what was done?"): they say what the one question means, they are no parts of their own."""
+    examples = EXAMPLES.search(question, 0, at)
+    return examples is not None and not SENTENCE_STOP.search(question, examples.end(), at)
+
+
+def _without_examples(piece: str) -> str:
+    """The piece without its examples: "…, such as when it happened, where, who was involved…" asks no "who"."""
+    examples = EXAMPLES.search(piece)
+    return piece[: examples.start()] if examples else piece
 
 
 def _parts(question: str, parent: str = "") -> list[Part]:

@@ -127,6 +127,19 @@ def test_a_question_that_opens_with_in_which_is_no_condition():
     assert [p.asks for p in parts] == [{questions.PLACE}, {questions.YES_NO}]
 
 
+def test_examples_after_such_as_are_no_parts_and_ask_nothing():
+    """ "…such as when it happened, where, who was involved and what was done?" illustrates the attributes asked
+    for: split at its commas, the question became two parts, the second asking "who" alone."""
+    parts = questions.read(
+        "What attributes does each event carry, such as when it happened, where, who was involved and what was done?"
+    ).parts
+    assert len(parts) == 1
+    assert parts[0].asks == {questions.DESCRIPTION}
+    assert questions.read("What standard, such as WCAG 2.1 AA, does the interface meet?").parts[0].asks == {
+        questions.STANDARD
+    }
+
+
 def test_a_condition_after_a_semicolon_goes_with_the_question_after_it():
     parts = questions.read("How are the archives written; if a write fails, who is told?").parts
     assert [p.text for p in parts] == ["How are the archives written", "if a write fails, who is told"]
