@@ -19,6 +19,7 @@ SENTENCE_END = re.compile(r"(?<=[.!?])(?<!\b[eE]\.g\.)(?<!\b[iI]\.e\.)\s+(?=[A-Z
 LEADING_CITATIONS = re.compile(rf"^(\s*{CITATION.pattern})+")
 SPACE_BEFORE_PUNCTUATION = re.compile(r"\s+([.,;:!?])")
 SENTENCE_ENDED = re.compile(r"[.!?:;,]$")
+SENTENCE_STOP = re.compile(r"[.!?][)\"'\u201d]?$")
 SHORT_LINE_CHARS = 60
 FAQ_QUESTION_CHARS = 150
 HEADING, SENTENCE, ITEM = "heading", "sentence", "item"
@@ -127,19 +128,40 @@ def rejoined(lines: list[str]) -> list[str]:
     "Nagios", "covers the second area…". A line that goes on a sentence (it
     starts in lower case or with closing punctuation) joins the line before,
     and so does any line after one that stops on a word no sentence ends with
-    ("the", "of"), blank lines between them notwithstanding. Headings, list items and table rows stay apart.
+    ("the", "of"), blank lines between them notwithstanding. Headings, list items and table rows stay apart, and so
+    does a term a manual defines on the line before its definition ("connection limit", "Connection limit can…").
     """
     joined: list[str] = []
-    for line in lines:
+    for index, line in enumerate(lines):
         stripped = line.strip()
         previous = next((i for i in range(len(joined) - 1, -1, -1) if joined[i].strip()), None)
-        if stripped and previous is not None and _continues(joined[previous].strip(), stripped):
+        if (
+            stripped
+            and previous is not None
+            and _continues(joined[previous].strip(), stripped)
+            and not _defined_term(joined[previous].strip(), stripped, _next_text(lines, index))
+        ):
             glue = "" if stripped[0] in CLOSING_MARKS or joined[previous].endswith(("(", "/")) else " "  # "(AIDE"
             joined[previous] = f"{joined[previous].rstrip()}{glue}{headings.as_written(stripped)}"
             del joined[previous + 1 :]
             continue
         joined.append(line)
     return joined
+
+
+def _defined_term(previous: str, line: str, following: str) -> bool:
+    """A short unended line in lower case between a sentence's end and a line that starts one: the term of a
+    definition list ("log_statement (enum)", "Controls which SQL statements are logged."), read as its heading."""
+    return (
+        bool(SENTENCE_STOP.search(previous))
+        and len(line) <= SHORT_LINE_CHARS
+        and not SENTENCE_ENDED.search(line)
+        and following[:1].isupper()
+    )
+
+
+def _next_text(lines: list[str], index: int) -> str:
+    return next((line.strip() for line in lines[index + 1 :] if line.strip()), "")
 
 
 def _continues(previous: str, line: str) -> bool:

@@ -494,6 +494,27 @@ def test_a_sentence_an_html_page_cut_at_its_inline_marks_is_read_whole():
     ]
 
 
+def test_a_term_a_manual_defines_on_its_own_line_heads_its_definition():
+    """A PDF manual's definition list: the term's line starts in lower case, yet it goes on no sentence. Joined to
+    the line before, it glued "NOINHERIT. connection limit Connection limit can…" into one quoted sentence."""
+    passage = (
+        "A role inherits privileges by\ndefault. To create a role without them, use CREATE ROLE name\nNOINHERIT.\n"
+        "connection limit\nConnection limit can specify how many concurrent connections a role can make.\n"
+        "This line goes on\nin lower case, as a wrapped line does."
+    )
+    assert [(u.kind, u.heading, u.text) for u in grounding.passage_units(passage)] == [
+        (grounding.SENTENCE, "", "A role inherits privileges by default."),
+        (grounding.SENTENCE, "", "To create a role without them, use CREATE ROLE name NOINHERIT."),
+        (grounding.HEADING, "connection limit", "connection limit"),
+        (
+            grounding.SENTENCE,
+            "connection limit",
+            "Connection limit can specify how many concurrent connections a role can make.",
+        ),
+        (grounding.SENTENCE, "connection limit", "This line goes on in lower case, as a wrapped line does."),
+    ]
+
+
 def test_e_g_and_i_e_end_no_sentence():
     """Cut after "e.g.", the half a draft quotes ends on "…to other systems e.g." and names no format."""
     passage = (
