@@ -21,6 +21,8 @@ SPACE_BEFORE_PUNCTUATION = re.compile(r"\s+([.,;:!?])")
 SENTENCE_ENDED = re.compile(r"[.!?:;,]$")
 SENTENCE_STOP = re.compile(r"[.!?][)\"'\u201d]?$")
 SHORT_LINE_CHARS = 60
+# A listing: this many lines or more in a row, each at most LISTING_CHARS long and ending on no punctuation.
+LISTING_LINES, LISTING_CHARS = 3, 40
 FAQ_QUESTION_CHARS = 150
 HEADING, SENTENCE, ITEM = "heading", "sentence", "item"
 MARKDOWN_HEADING = re.compile(r"^#{1,6}\s+")
@@ -102,8 +104,12 @@ def passage_units(passage: str) -> list[Unit]:
             units.extend(Unit(SENTENCE, s, heading, number) for s in sentences(" ".join(paragraph)))
         paragraph.clear()
 
-    lines = rejoined([plain(line) for line in passage.splitlines()])
+    lines, listing = _apart_from_listings([plain(line) for line in passage.splitlines()])
     for index, line in enumerate(lines):
+        if index in listing:  # a paragraph of its own, under the heading before it, never quoted (no sentence)
+            end_paragraph()
+            units.append(Unit(SENTENCE, line.strip(), heading, next(paragraphs)))
+            continue
         kind, text = _line_kind(
             line, lines[index - 1] if index else "", lines[index + 1] if index + 1 < len(lines) else ""
         )
@@ -118,6 +124,43 @@ def passage_units(passage: str) -> list[Unit]:
             paragraph.append(text)
     end_paragraph()
     return units
+
+
+def _apart_from_listings(lines: list[str]) -> tuple[list[str], set[int]]:
+    """(the lines `rejoined` between listings, the indexes of the listings' lines among them). A listing's lines (a
+    configuration file, a command's output: LISTING_LINES or more short unended lines in a row) join no sentence:
+    "Example 14.1. interfaces file calling firewall script auto eth0 iface eth0 inet static address 192.168.0.1 …
+    This obviously assumes…" was read as one."""
+    listing = _listing_lines(lines)
+    result, kept_apart, block = [], set(), []
+    for index, line in enumerate(lines):
+        if index in listing:
+            result += rejoined(block)
+            kept_apart.add(len(result))
+            result.append(line)
+            block = []
+        else:
+            block.append(line)
+    return result + rejoined(block), kept_apart
+
+
+def _listing_lines(lines: list[str]) -> set[int]:
+    """The indexes of the lines in runs of LISTING_LINES or more short, unended lines that are no Markdown."""
+    found, run = set(), []
+    for index, line in enumerate([*lines, ""]):
+        stripped = line.strip()
+        if (
+            stripped
+            and len(stripped) <= LISTING_CHARS
+            and not SENTENCE_ENDED.search(stripped)
+            and not (MARKDOWN_HEADING.match(stripped) or LIST_ITEM.match(stripped) or stripped.startswith("|"))
+        ):
+            run.append(index)
+            continue
+        if len(run) >= LISTING_LINES:
+            found.update(run)
+        run = []
+    return found
 
 
 def rejoined(lines: list[str]) -> list[str]:

@@ -515,6 +515,20 @@ def test_a_term_a_manual_defines_on_its_own_line_heads_its_definition():
     ]
 
 
+def test_a_listing_joins_no_sentence_and_is_never_quoted():
+    """A PDF's configuration example: its short lines start in lower case and end on no full stop, so they were
+    read as one sentence with the caption before them and the prose after them, and a draft quoted all three."""
+    passage = (
+        "The script is stored under /usr/local/etc/arrakis.fw.\nExample 14.1. interfaces file calling the script\n"
+        "auto eth0\niface eth0 inet static\naddress 192.168.0.1\nup /usr/local/etc/arrakis.fw\n"
+        "This obviously assumes that you are using ifupdown to configure the network interfaces."
+    )
+    assert [c.text for c in evidence.candidates({1: passage})] == [
+        "The script is stored under /usr/local/etc/arrakis.fw.",
+        "This obviously assumes that you are using ifupdown to configure the network interfaces.",
+    ]
+
+
 def test_e_g_and_i_e_end_no_sentence():
     """Cut after "e.g.", the half a draft quotes ends on "…to other systems e.g." and names no format."""
     passage = (
