@@ -21,6 +21,8 @@ SPACE_BEFORE_PUNCTUATION = re.compile(r"\s+([.,;:!?])")
 SENTENCE_ENDED = re.compile(r"[.!?:;,]$")
 SENTENCE_STOP = re.compile(r"[.!?][)\"'\u201d]?$")
 SHORT_LINE_CHARS = 60
+# "(see Section 12.1.1, “Software RAID”)", "(see also Table 9.89)": where else the source says more.
+CROSS_REFERENCE = re.compile(r"\s*\((?:see|cf\.)\s[^()]*(?:\([^()]*\)[^()]*)*\)", re.IGNORECASE)
 # A listing: this many lines or more in a row, each at most LISTING_CHARS long and ending on no punctuation.
 LISTING_LINES, LISTING_CHARS = 3, 40
 FAQ_QUESTION_CHARS = 150
@@ -368,5 +370,10 @@ def cited_text(chosen: list[tuple[int, str]]) -> str:
 
     A list item of two sentences ("Peer authentication, which… local connection. This is not supported for
     remote connections.") cites its passage after each: the reviewer reads a draft sentence by sentence
-    (cited_sentences), and an item's first sentence would otherwise cite nothing."""
-    return " ".join(f"{part.rstrip(' .!?;:')} [{n}]." for n, sentence in chosen for part in sentences(sentence))
+    (cited_sentences), and an item's first sentence would otherwise cite nothing. A pointer to another part of the
+    source ("(see Section 12.1.1, “Software RAID”)") is left out: the client has the answer, not the manual."""
+    return " ".join(
+        f"{CROSS_REFERENCE.sub('', part).rstrip(' .!?;:')} [{n}]."
+        for n, sentence in chosen
+        for part in sentences(sentence)
+    )

@@ -472,6 +472,15 @@ def test_each_sentence_of_a_quoted_list_item_cites_its_passage_and_is_checked_on
     assert grounding.support_problems(claims, {1: f"- {item}\n"}) == []
 
 
+def test_a_quoted_sentence_leaves_out_its_pointers_to_other_parts_of_the_source_and_stays_supported():
+    """ "(see Section 12.1.1, “Software RAID”)" sends the client to a manual they do not have."""
+    sentence = "Data is backed up on a server whose software RAID (see Section 12.1.1, “Software RAID”) protects it."
+    draft = grounding.cited_text([(1, sentence)])
+
+    assert draft == "Data is backed up on a server whose software RAID protects it [1]."
+    assert grounding.support_problems(grounding.cited_sentences(draft), {1: sentence}) == []
+
+
 def test_a_body_line_extraction_escaped_reads_as_the_document_wrote_it():
     """Extraction escapes a shell prompt (`\\# apt …`) so the chunker does not take it for a heading; a prompt's
     passage shows it as written."""
