@@ -517,14 +517,26 @@ def _pieces(question: str) -> list[tuple[int, str]]:
 def _among_examples(question: str, at: int) -> bool:
     """Whether a comma or "and" at `at` lists examples after "such as" ("…carry, such as when it happened, where, who
     was involved and what was done?"): they say what the one question means, they are no parts of their own."""
-    examples = EXAMPLES.search(question, 0, at)
-    return examples is not None and not SENTENCE_STOP.search(question, examples.end(), at)
+    return any(start <= at < end for start, end in _examples(question))
 
 
 def _without_examples(piece: str) -> str:
-    """The piece without its examples: "…, such as when it happened, where, who was involved…" asks no "who"."""
-    examples = EXAMPLES.search(piece)
-    return piece[: examples.start()] if examples else piece
+    """The piece without its examples: "…, such as when it happened, where, who was involved…" asks no "who"; the
+    sentences after them still ask what they ask."""
+    for start, end in reversed(_examples(piece)):
+        piece = piece[:start] + piece[end:]
+    return piece
+
+
+def _examples(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each run of examples: from "such as" (or "for example") to the end of its sentence."""
+    spans = []
+    for examples in EXAMPLES.finditer(text):
+        if spans and examples.start() < spans[-1][1]:
+            continue  # within the examples before it
+        stop = SENTENCE_STOP.search(text, examples.end())
+        spans.append((examples.start(), stop.start() if stop else len(text)))
+    return spans
 
 
 def _parts(question: str, parent: str = "") -> list[Part]:

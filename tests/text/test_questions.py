@@ -138,6 +138,8 @@ def test_examples_after_such_as_are_no_parts_and_ask_nothing():
     assert questions.read("What standard, such as WCAG 2.1 AA, does the interface meet?").parts[0].asks == {
         questions.STANDARD
     }
+    # the examples end with their sentence: the next one still asks what it asks
+    assert questions.FREQUENCY in questions.asks("Describe backups, such as the tools used. How often do they run?")
 
 
 def test_a_condition_after_a_semicolon_goes_with_the_question_after_it():
