@@ -119,7 +119,6 @@ RUNNERS_UP = 5
 COUNT_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8}
 ANNOUNCED_COUNT = re.compile(r"\b(two|three|four|five|six|seven|eight|[2-8])\s+(?:[a-z-]+\s+){0,2}?[a-z]+s\b", re.I)
 
-SENTENCE_END = re.compile(r"[.!][)\"'\u201d]?$")
 CUT_AT_EXAMPLES = re.compile(r"\b(?:e\.g|i\.e)\.?$", re.IGNORECASE)
 SIGNPOST_VERBS = (
     r"(?:will )?(?:sets? out|describes?|explains?|covers?|applies|defines?|outlines?|summari[sz]es?|is about"
@@ -216,9 +215,14 @@ def _quotable(unit: grounding.Unit) -> bool:
         MIN_SENTENCE_CHARS <= len(text) <= MAX_SENTENCE_CHARS
         and letters >= 0.75 * len(text)
         and bool(SENTENCE_START.match(text))
-        and bool(SENTENCE_END.search(text))
+        and _ends_a_statement(text)
         and not SCOPE_SENTENCE.search(text)
     )
+
+
+def _ends_a_statement(text: str) -> bool:
+    stop = grounding.SENTENCE_STOP.search(text)
+    return bool(stop) and stop[1] != "?"
 
 
 def under_bar(score: float) -> str:

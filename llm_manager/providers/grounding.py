@@ -19,7 +19,8 @@ SENTENCE_END = re.compile(r"(?<=[.!?])(?<!\b[eE]\.g\.)(?<!\b[iI]\.e\.)\s+(?=[A-Z
 LEADING_CITATIONS = re.compile(rf"^(\s*{CITATION.pattern})+")
 SPACE_BEFORE_PUNCTUATION = re.compile(r"\s+([.,;:!?])")
 SENTENCE_ENDED = re.compile(r"[.!?:;,]$")
-SENTENCE_STOP = re.compile(r"[.!?][)\"'\u201d]?$")
+# Ends as a sentence does: its stop (group 1), then perhaps a closing bracket or quote ("…Consult the documentation.)").
+SENTENCE_STOP = re.compile(r"([.!?])[)\"'\u201d]?$")
 SHORT_LINE_CHARS = 60
 # "(see Section 12.1.1, “Software RAID”)", "(see also Table 9.89)": where else the source says more.
 CROSS_REFERENCE = re.compile(r"\s*\((?:see|cf\.)\s[^()]*(?:\([^()]*\)[^()]*)*\)", re.IGNORECASE)

@@ -180,6 +180,17 @@ def test_a_sentence_about_the_document_itself_is_never_quoted():
     ]
 
 
+def test_a_faqs_question_is_never_quoted_and_a_sentence_closing_its_bracket_after_the_stop_is():
+    """A sentence ends as one (its stop, perhaps then a bracket or a quote); a question ending so is the FAQ's own."""
+    passage = (
+        "How long are backups kept? Backups are kept for 35 days. (They are kept longer on request, for up to a year.)"
+    )
+    assert [c.text for c in evidence.candidates({1: passage})] == [
+        "Backups are kept for 35 days.",
+        "(They are kept longer on request, for up to a year.)",
+    ]
+
+
 ALERTED = "Are administrators alerted automatically when a service becomes unavailable?"
 MONITORING = (
     "## Monitoring\n\n"
