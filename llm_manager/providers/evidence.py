@@ -121,7 +121,7 @@ ANNOUNCED_COUNT = re.compile(r"\b(two|three|four|five|six|seven|eight|[2-8])\s+(
 
 CUT_AT_EXAMPLES = re.compile(r"\b(?:e\.g|i\.e)\.?$", re.IGNORECASE)
 SIGNPOST_VERBS = (
-    r"(?:will )?(?:sets? out|describes?|explains?|covers?|applies|defines?|outlines?|summari[sz]es?|is about"
+    r"(?:will )?(?:\w+ly )?(?:sets? out|describes?|explains?|covers?|applies|defines?|outlines?|summari[sz]es?|is about"
     r"|presents?|reviews?|advises?|discuss(?:es)?|introduces?)\b"
 )
 SCOPE_SENTENCE = re.compile(
@@ -131,6 +131,11 @@ SCOPE_SENTENCE = re.compile(
     + r"|\bthis (?:section|chapter|appendix|cheat sheet|article|document|guide) "
     + SIGNPOST_VERBS
     + r"|^We will (?:now |then )?(?:describe|present|discuss|explain|look at|see|cover)\b"
+)
+# A sentence that sends the reader elsewhere ("See Section 20.8.4 for details.", "For more details on account
+# lockouts, see the Authentication Cheat Sheet."): the client needs the answer, not where the manual says more.
+POINTER_SENTENCE = re.compile(
+    r"^(?:see|refer to)\b|^for (?:more |further )?(?:details|information)\b[^.]*\bsee\b", re.I
 )
 # A sentence that points back ("However, this decision must be taken by…") is about what the one before it says.
 POINTS_BACK = re.compile(
@@ -210,13 +215,15 @@ def _quotable(unit: grounding.Unit) -> bool:
     # A sentence starts and ends as one: an unended piece is a PDF table's cell or a chunk cut mid-sentence, a
     # piece starting in lower case (") allows checking…", "is updated from time to time…") the tail of a sentence
     # whose subject is in the chunk before; a question is the FAQ's. A document's scope sentence ("This agreement
-    # sets out…") says what the document covers, never the answer.
+    # sets out…") says what the document covers, and a pointer ("See Section 20.8.4…") where it says more: never
+    # the answer.
     return (
         MIN_SENTENCE_CHARS <= len(text) <= MAX_SENTENCE_CHARS
         and letters >= 0.75 * len(text)
         and bool(SENTENCE_START.match(text))
         and _ends_a_statement(text)
         and not SCOPE_SENTENCE.search(text)
+        and not POINTER_SENTENCE.search(text)
     )
 
 

@@ -173,10 +173,26 @@ def test_a_sentence_about_the_document_itself_is_never_quoted():
         "This policy sets out how backups are handled. "
         "Rather than detailing every tool, this section will present how backups are taken. "
         "We will describe the backup server first. "
+        "The remainder of this guide mainly discusses restores. "
         "Backups are taken every hour by the backup server and kept for 35 days."
     )
     assert [c.text for c in evidence.candidates({1: passage})] == [
         "Backups are taken every hour by the backup server and kept for 35 days."
+    ]
+
+
+def test_a_sentence_that_sends_the_reader_elsewhere_is_never_quoted():
+    """ "See Section 25.3 for details." says where the manual says more; the client needs the answer itself."""
+    passage = (
+        "Backups are taken every hour and kept for 35 days. "
+        "See Section 25.3 for details. "
+        "For more details on restores, see the Recovery Guide. "
+        "Refer to the vendor's documentation. "
+        "For details, the team keeps a restore log for every test."
+    )
+    assert [c.text for c in evidence.candidates({1: passage})] == [
+        "Backups are taken every hour and kept for 35 days.",
+        "For details, the team keeps a restore log for every test.",
     ]
 
 
