@@ -385,8 +385,7 @@ def answer_edit(request, pk):
     answer, _ = Answer.objects.annotate(**approved_answers().answer_flags()).get_or_create(question=question)
     form = AnswerEditForm(request.POST or None, instance=answer, initial={"final_text": answer.final_answer})
     if request.method == "POST" and form.is_valid():
-        answering.save_final_text(answer, form.cleaned_data["final_text"], request.user)
-        answering.add_inserted_citations(answer, request.POST.getlist("cite"))
+        answering.save_final_text(answer, form.cleaned_data["final_text"], request.user, request.POST.getlist("cite"))
         if "choice" in form.changed_data or (question.answer_cells.get("choice") and "choice" in request.POST):
             choices.save_choice(answer, form.cleaned_data["choice"])  # a person set or confirmed it
         messages.success(request, f"Saved the final answer to {question.label}.")

@@ -48,7 +48,7 @@ from llm_manager.providers.offline import NO_PASSAGE_ANSWER
 from solution_library.services.lexical import chunk_frequencies
 from solution_library.services.search import search_passages
 from text import questions
-from text.citations import renumbered
+from text.citations import closing_gaps, renumbered
 from text.headings import section_of
 from text.words import stems
 
@@ -1083,21 +1083,23 @@ def attention_order(questions):
     ).order_by("attention", F("answer__confidence").asc(nulls_first=True), "order", "pk")
 
 
-def save_final_text(answer: Answer, text: str, user) -> Answer:
-    """A person's edit: kept apart from the draft, so a redraft never overwrites it.
+def save_final_text(answer: Answer, text: str, user, inserted: list[str] = ()) -> Answer:
+    """A person's edit: kept apart from the draft, so a redraft never overwrites it; with the citations of what
+    they `inserted` in the editor (`with_inserted_citations`), saved with it at once.
 
     A changed text withdraws an approval (it approved another text), and a
     written answer settles the expert flag: someone has answered it.
     """
-    text = text.strip()
+    text, citations = with_inserted_citations(answer, text.strip(), inserted)
     if text != answer.final_answer:
         for name, value in workflow.APPROVAL_RESET.items():
             setattr(answer, name, value)
     answer.needs_expert = answer.needs_expert and not text
-    answer.final_text = text
+    answer.final_text, answer.citations = text, citations
     answer.edited_by = user
     answer.edited_at = timezone.now()
-    answer.save(update_fields=["final_text", "edited_by", "edited_at", "needs_expert", *workflow.APPROVAL_RESET])
+    changed = ["final_text", "citations", "edited_by", "edited_at", "needs_expert", *workflow.APPROVAL_RESET]
+    answer.save(update_fields=changed)
     workflow.sync_answer(answer)
     return answer
 
@@ -1105,23 +1107,25 @@ def save_final_text(answer: Answer, text: str, user) -> Answer:
 INSERTED_CITATION = re.compile(r"^(\d{1,3}):(chunk|entry):(\d+)$")
 
 
-def add_inserted_citations(answer: Answer, inserted: list[str]) -> int:
-    """Record the citations of passages and entries a person inserted in the editor ("n:chunk:id", "n:entry:id").
+def with_inserted_citations(answer: Answer, text: str, inserted: list[str]) -> tuple[str, list[dict]]:
+    """(text, citations): the answer's citations with those of the passages and entries a person inserted in the
+    editor ("n:chunk:id", "n:entry:id"), for the final `text`.
 
-    Only those whose marker [n] is still in the final text are kept, so
+    Only those whose marker [n] is still in the text are kept, so
     deleting an inserted passage before saving drops its citation, and so does
     deleting it at a later save. A free n is a new citation; the n of a passage
     the answer already lists (the editor gives a sentence of the draft's
     passages their number) marks that passage cited, so one source is never
-    listed twice. Returns how many were added or marked.
+    listed twice. An inserted source then takes the first number only an uncited passage held (`closing_gaps`), in
+    the text and the list alike, so the answer's markers have no gap.
     """
-    kept = _without_deleted_inserts(answer.citations, answer.final_answer)
+    kept = _without_deleted_inserts(answer.citations, text or answer.draft_text)
     listed = {c.get("n"): c for c in kept}
-    citing = _sentences_citing(answer.final_text)
-    wanted, marked = [], 0
+    citing = _sentences_citing(text)
+    wanted = []
     for value in inserted:
         match = INSERTED_CITATION.match(value)
-        if not match or f"[{match[1]}]" not in answer.final_text:
+        if not match or f"[{match[1]}]" not in text:
             continue
         n, kind, pk = int(match[1]), match[2], int(match[3])
         if n not in listed:
@@ -1129,12 +1133,7 @@ def add_inserted_citations(answer: Answer, inserted: list[str]) -> int:
             listed[n] = {}  # taken: the same new [n] inserted twice is added once
         elif kind == "chunk" and listed[n].get("chunk_id") == pk and not listed[n].get("cited"):
             listed[n].update(cited=True, inserted=True, heading=quoted_section(listed[n], citing.get(n, [])))
-            marked += 1
-    added = _citations_added_by_hand(wanted, citing)
-    if kept != answer.citations or added:  # kept holds copies: a passage marked cited differs from the answer's
-        answer.citations = [*kept, *added]
-        answer.save(update_fields=["citations"])
-    return len(added) + marked
+    return closing_gaps(text, [*kept, *_citations_added_by_hand(wanted, citing)])
 
 
 def _citations_added_by_hand(wanted: list[tuple[int, str, int]], citing: dict[int, list[str]]) -> list[dict]:

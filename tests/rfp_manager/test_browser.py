@@ -9,6 +9,7 @@ from llm_manager import services as llm
 from rfp_manager.models import Answer
 from rfp_manager.services import answering
 from solution_library.testing import add_library_document
+from text.words import CITATION
 
 from ..samples import sample_questionnaire
 from .conftest import make_rfp
@@ -275,7 +276,9 @@ def test_a_sentence_the_editor_offers_beside_the_draft_is_inserted_with_its_cita
     page.screenshot(path=str(tmp_path / "may-answer.png"), full_page=True)
     page.click("button:has-text('Save final answer')")
     page.wait_for_selector("text=Saved the final answer")
-    citations = Answer.objects.get(question=question).citations
-    assert len(citations) == len(draft.citations)  # no source listed twice
-    cited = {c["n"]: c for c in citations}
-    assert cited[listed["n"]]["cited"] and cited[listed["n"]]["chunk_id"] in key_chunks
+    saved = Answer.objects.get(question=question)
+    assert len(saved.citations) == len(draft.citations)  # no source listed twice
+    (inserted,) = [c for c in saved.citations if c.get("chunk_id") in key_chunks]
+    assert inserted["cited"] and saved.final_text.endswith(f"{offered.removesuffix('.')} [{inserted['n']}].")
+    shown = sorted({int(n) for n in CITATION.findall(saved.final_text)})
+    assert shown == list(range(1, len(shown) + 1))  # the inserted source closed any gap: [1], [2], never [1], [4]

@@ -401,6 +401,43 @@ def test_a_passage_the_answer_already_lists_keeps_its_number_when_inserted(rfp, 
     ]
 
 
+def test_a_sentence_inserted_from_a_passage_listed_further_down_is_cited_with_no_gap(rfp, user_client, library):
+    """The draft cites [1]; the editor offers a sentence of passage [3] under its number. Saved, the answer reads
+    [1] … [2]: the inserted source takes the number the uncited passage [2] held, which takes 3, and the edit is one
+    revision of the answer."""
+    from audit.models import AnswerRevision
+    from solution_library.models import Chunk
+
+    question = rfp.questions.get(order=0)
+    cited, offered = Chunk.objects.all()[:2]
+    uncited = Chunk(pk=cited.pk + offered.pk + 1)  # a passage the draft did not quote: only its id is listed
+    sentence = offered.text.split(". ")[0]
+    drafted = answer(
+        question,
+        draft_text="Encrypted [1].",
+        citations=[
+            {"n": 1, "chunk_id": cited.pk, "document_title": "a", "cited": True},
+            {"n": 2, "chunk_id": uncited.pk, "document_title": "b", "cited": False},
+            {"n": 3, "chunk_id": offered.pk, "document_title": "c", "cited": False},
+        ],
+    )
+    user_client.post(
+        reverse("rfp_manager:answer_edit", args=[question.pk]),
+        {"final_text": f"Encrypted [1]. {sentence} [3].", "cite": [f"3:chunk:{offered.pk}"]},
+    )
+    saved = Answer.objects.get(question=question)
+    assert saved.final_text == f"Encrypted [1]. {sentence} [2]."
+    assert [(c["n"], c["chunk_id"], c["cited"]) for c in saved.citations] == [
+        (1, cited.pk, True),
+        (2, offered.pk, True),
+        (3, uncited.pk, False),
+    ]
+    edits = AnswerRevision.objects.filter(answer=drafted, kind=AnswerRevision.Kind.EDITED)
+    assert list(edits.values_list("text", flat=True)) == [saved.final_text]
+    page = user_client.get(reverse("rfp_manager:detail", args=[rfp.pk])).content.decode()
+    assert "[2] c" in page and "[3] c" not in page
+
+
 def test_an_inserted_citation_goes_when_a_later_save_deletes_its_sentence(rfp, user_client, library):
     """Saved once with an inserted passage and an inserted sentence of a listed one, then saved again without
     them: the passage added by hand is no longer listed, and the draft's own passage is listed uncited again."""
