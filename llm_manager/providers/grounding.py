@@ -99,13 +99,18 @@ def passage_units(passage: str) -> list[Unit]:
     line or a table row an item, other lines wrap the paragraph they are in.
     """
     units: list[Unit] = []
-    heading, paragraph, paragraphs = "", [], itertools.count(1)
+    heading, paragraph, paragraphs, defining = "", [], itertools.count(1), False
 
     def end_paragraph():
+        nonlocal defining
         if paragraph:
             number = next(paragraphs)
-            units.extend(Unit(SENTENCE, s, heading, number) for s in sentences(" ".join(paragraph)))
+            said = sentences(" ".join(paragraph))
+            if defining:
+                said[0] = _with_its_term(heading, said[0])
+            units.extend(Unit(SENTENCE, s, heading, number) for s in said)
         paragraph.clear()
+        defining = False
 
     lines, listing = _apart_from_listings([plain(line) for line in passage.splitlines()])
     for index, line in enumerate(lines):
@@ -121,12 +126,19 @@ def passage_units(passage: str) -> list[Unit]:
         if kind == HEADING:
             heading = text.rstrip(":")
             units.append(Unit(HEADING, heading, heading))
+            defining = heading[:1].islower()  # a defined term ("log_statement (enum)"), not a title
         elif kind == ITEM:
             units.append(Unit(ITEM, text, heading))
         elif text:
             paragraph.append(text)
     end_paragraph()
     return units
+
+
+def _with_its_term(term: str, sentence: str) -> str:
+    """A definition's first sentence with the term it defines, when it leaves the term out: "log_statement (enum):
+    Controls which SQL statements are logged." ("Connection limit can specify…" names its own)."""
+    return sentence if term.split()[0].lower() in sentence.lower() else f"{term}: {sentence}"
 
 
 def _apart_from_listings(lines: list[str]) -> tuple[list[str], set[int]]:

@@ -551,6 +551,26 @@ def test_a_term_a_manual_defines_on_its_own_line_heads_its_definition():
     ]
 
 
+def test_a_definitions_first_sentence_that_leaves_its_term_out_is_quoted_with_it():
+    """ "Controls which SQL statements are logged." alone does not say what does; under its term it is read (and
+    quoted) as "log_statement (enum): Controls…". A definition that names its term, and the sentences after the
+    first, are read as written."""
+    passage = (
+        "Set these in postgresql.conf.\nlog_statement (enum)\nControls which SQL statements are logged. Valid "
+        "values are none, ddl, mod and all.\nconnection limit\nConnection limit can specify how many connections "
+        "a role can make."
+    )
+    defined = "log_statement (enum): Controls which SQL statements are logged."
+    assert [u.text for u in grounding.passage_units(passage) if u.kind == grounding.SENTENCE] == [
+        "Set these in postgresql.conf.",
+        defined,
+        "Valid values are none, ddl, mod and all.",
+        "Connection limit can specify how many connections a role can make.",
+    ]
+    assert defined in [c.text for c in evidence.candidates({1: passage})]
+    assert not grounding.support_problems([(defined.removesuffix("."), [1])], {1: passage})
+
+
 def test_a_listing_joins_no_sentence_and_is_never_quoted():
     """A PDF's configuration example: its short lines start in lower case and end on no full stop, so they were
     read as one sentence with the caption before them and the prose after them, and a draft quoted all three."""
