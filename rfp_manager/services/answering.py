@@ -193,7 +193,7 @@ def retrieve_passages(question: Question, embedding_model=None, read: questions.
     by part: each part's nearest passage joins the question's own when it is not among them, so that a part a
     different document answers has its own evidence. `read`: the question's reading, when the caller has made it.
     """
-    read = read or questions.read(question.text)
+    read = read or reading(question, embedding_model)
     if len(read.parts) > 1:  # one embedding request for the question and its parts: each search finds its vector
         llm.embed_remembered([question.text.strip(), *(part.text for part in read.parts)], embedding_model)
     passages = search_passages(question.text, limit=PASSAGES_PER_QUESTION, model=embedding_model)
@@ -237,10 +237,14 @@ def reading(question: "str | questions.Reading | Question", embedding_model=None
     A Question row is read with the question it follows up ("If yes, describe…": `parent_text`) and its RFP's
     client. A reading that is already weighed is returned as it is: every stage below takes a text or a reading.
     """
-    if isinstance(question, Question):
-        question = questions.read(question.text, parent_text(question), question.rfp.client)
-    read = questions.read(question)
+    read = read_row(question) if isinstance(question, Question) else questions.read(question)
     return read if read.weights else read.weighed(_rarity(set(read.subject), embedding_model))
+
+
+def read_row(question: Question) -> questions.Reading:
+    """A Question row read with the question it follows up and its RFP's client, not yet weighed: what the prompts
+    and the word-by-word match need."""
+    return questions.read(question.text, parent_text(question), question.rfp.client if question.rfp_id else "")
 
 
 def parent_text(question: Question) -> str:
@@ -401,7 +405,7 @@ def responder_messages(
     chosen: list[Choice] = (),
     read: questions.Reading | None = None,
 ) -> list[dict]:
-    read = read or questions.read(question.text)
+    read = read or read_row(question)
     lines = []
     if rfp_context:
         lines.append(f"About this RFP: {_one_line(rfp_context)}")
@@ -420,7 +424,7 @@ def responder_messages(
 def reviewer_messages(
     question: Question, answer_text: str, passages: list[dict], read: questions.Reading | None = None
 ) -> list[dict]:
-    read = read or questions.read(question.text)
+    read = read or read_row(question)
     lines = [
         *([f"Follows up: {_one_line(read.parent)}"] if read.parent else []),
         f"Asks for: {asked_for(read)}",
@@ -503,7 +507,7 @@ def raw_review_score(
 ) -> tuple[float, str]:
     """(raw confidence after review, the calibration map it is read on): the word match when the model gives
     word vectors (`word_match`), else the retrieval evidence (an embedding API), each scaled by the verdict."""
-    met = word_match(questions.read(question.text, parent_text(question)), answer_text, embedding_model)
+    met = word_match(read_row(question), answer_text, embedding_model)
     if met is None:
         return raw_confidence(evidence_share, verdict), calibration.EVIDENCE
     return raw_confidence(met, verdict), calibration.WORD_MATCH

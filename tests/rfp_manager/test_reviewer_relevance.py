@@ -241,6 +241,18 @@ def test_the_reviewer_prompt_says_what_the_question_asks_for(rfp):
         assert "how long (how long are they kept How often are backups taken)" in user_message
 
 
+def test_both_prompts_of_a_follow_up_carry_the_question_it_follows(user):
+    """ "If yes, describe how findings are fixed." is read with its parent however a prompt is built: a chat model
+    drafting or reviewing it is told what "yes" answers."""
+    rfp = make_rfp(user, ["Do you run penetration tests on the platform?", "If yes, describe how findings are fixed."])
+    follow_up = rfp.questions.get(order=1)
+    for messages in (
+        answering.reviewer_messages(follow_up, "Findings are fixed within 30 days [1].", passages(OPERATIONS)),
+        answering.responder_messages(follow_up, passages(OPERATIONS), ""),
+    ):
+        assert "Follows up: Do you run penetration tests on the platform?" in messages[-1]["content"]
+
+
 BREACHED_QUESTION = "Are new passwords checked against lists of passwords known to have been exposed in breaches?"
 DENY_LIST = (
     "## Password checks\n\nNew passwords are compared with a deny list. This list should include passwords "
