@@ -473,7 +473,8 @@ PRONOUN = re.compile(
 )
 INCLUDING = re.compile(r"^including\s+", re.IGNORECASE)
 EXAMPLES = re.compile(r"\b(?:such as|for example|e\.g\.)", re.IGNORECASE)
-SENTENCE_STOP = re.compile(r"[?.!;](?:\s|$)")
+# Where a run of examples ends: the end of its sentence, or of its clause at ";".
+EXAMPLES_END = re.compile(r"[?.!;](?:\s|$)")
 LIST_ITEM_BREAK = re.compile(r",\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+", re.IGNORECASE)
 
 
@@ -508,16 +509,17 @@ def _clauses(question: str) -> list[tuple[str, frozenset[str]]]:
 
 def _pieces(question: str) -> list[tuple[int, str]]:
     """[(where it starts in the question, the piece)] of the non-empty pieces between PART_BREAKs."""
-    breaks = [b for b in PART_BREAK.finditer(question) if not _among_examples(question, b.start())]
+    examples = _examples(question)
+    breaks = [b for b in PART_BREAK.finditer(question) if not _among(examples, b.start())]
     starts, ends = [0, *(b.end() for b in breaks)], [*(b.start() for b in breaks), len(question)]
     pieces = [(start, question[start:end].strip(" ,.?")) for start, end in zip(starts, ends)]
     return [(start, piece) for start, piece in pieces if piece]
 
 
-def _among_examples(question: str, at: int) -> bool:
+def _among(examples: list[tuple[int, int]], at: int) -> bool:
     """Whether a comma or "and" at `at` lists examples after "such as" ("…carry, such as when it happened, where, who
     was involved and what was done?"): they say what the one question means, they are no parts of their own."""
-    return any(start <= at < end for start, end in _examples(question))
+    return any(start <= at < end for start, end in examples)
 
 
 def _without_examples(piece: str) -> str:
@@ -534,7 +536,7 @@ def _examples(text: str) -> list[tuple[int, int]]:
     for examples in EXAMPLES.finditer(text):
         if spans and examples.start() < spans[-1][1]:
             continue  # within the examples before it
-        stop = SENTENCE_STOP.search(text, examples.end())
+        stop = EXAMPLES_END.search(text, examples.end())
         spans.append((examples.start(), stop.start() if stop else len(text)))
     return spans
 

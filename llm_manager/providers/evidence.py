@@ -220,7 +220,7 @@ def _quotable(unit: grounding.Unit) -> bool:
     return (
         MIN_SENTENCE_CHARS <= len(text) <= MAX_SENTENCE_CHARS
         and letters >= 0.75 * len(text)
-        and (bool(SENTENCE_START.match(text)) or text.startswith(f"{unit.heading}: "))  # "log_statement (enum): …"
+        and (bool(SENTENCE_START.match(text)) or unit.opens_on_its_term)
         and _ends_a_statement(text)
         and not SCOPE_SENTENCE.search(text)
         and not POINTER_SENTENCE.search(text)

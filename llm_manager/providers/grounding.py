@@ -90,6 +90,12 @@ class Unit:
     heading: str = ""
     paragraph: int = 0
 
+    @property
+    def opens_on_its_term(self) -> bool:
+        """A definition's first sentence that passage_units gave the term it defines: "log_statement (enum):
+        Controls…" starts as its lower-case term does, not as a sentence."""
+        return bool(self.heading) and self.text.startswith(f"{self.heading}: ")
+
 
 def passage_units(passage: str) -> list[Unit]:
     """The passage's headings, sentences and list items in order, as plain text (no Markdown).
