@@ -41,6 +41,7 @@ MARKDOWN_INLINE = (
     (re.compile(r"\[([^\]]+)\]\((?:[^)]*)\)"), r"\1"),  # [text](url)
     (re.compile(r"(\*\*|__)(\S(?:.*?\S)?)\1"), r"\2"),  # **bold**, __bold__
     (re.compile(r"(?<![\w*])\*(\S(?:[^*]*?\S)?)\*(?![\w*])"), r"\1"),  # *emphasis*
+    (re.compile(r"(?<!\w)_(\S(?:[^_]*?\S)?)_(?!\w)"), r"\1"),  # _emphasis_, never a snake_case name's
     (re.compile(r"`([^`]*)`"), r"\1"),  # `code`
     (re.compile(r"^\s*>\s?"), ""),  # > quote
 )

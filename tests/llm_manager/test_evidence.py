@@ -74,6 +74,15 @@ def test_markdown_is_read_as_plain_sentences_and_list_items():
     assert "**" not in prose and "#" not in prose and "](" not in prose and "`" not in prose
 
 
+def test_underscored_emphasis_is_read_as_its_words_and_a_snake_case_name_keeps_its_underscores():
+    """OWASP's pages set a zone's name as _DMZ Inbound_: a draft quoting it must not show the marks."""
+    passage = "- _DMZ Inbound_ - a segment for services reachable from the Internet, set by log_min_duration_statement."
+
+    assert [u.text for u in grounding.passage_units(passage)] == [
+        "DMZ Inbound - a segment for services reachable from the Internet, set by log_min_duration_statement."
+    ]
+
+
 def test_a_table_row_reads_as_a_sentence_and_a_separator_row_as_nothing():
     docx = grounding.passage_units("Fact: Employees. Value: 185, of whom 70 in engineering.")
     markdown = grounding.passage_units("| Priority | First response |\n|---|---|\n| P1 critical | 30 minutes, 24x7 |")
