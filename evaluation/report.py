@@ -414,7 +414,7 @@ def _library_section(runs) -> list[str]:
         "",
         *_library_tiers_section(next(iter(runs.values()))["library"]),
         *[
-            f"Not found on test by {s.model} on {database}: {'; '.join(s.for_split(TEST).misses) or 'none'}. "
+            f"Not reused automatically on test (not its own entry first above the threshold; most are suggested) by {s.model} on {database}: {'; '.join(s.for_split(TEST).misses) or 'none'}. "
             f"False matches: {'; '.join(s.for_split(TEST).wrong) or 'none'}."
             for database, figures in runs.items()
             for s in figures["library"][-1:]
