@@ -20,7 +20,7 @@ def renumbered(text: str, passages: list[dict]) -> tuple[str, list[dict]]:
     cited = list(dict.fromkeys(int(n) for n in CITATION.findall(text) if int(n) in known))
     order = cited + [p["n"] for p in passages if p["n"] not in cited]
     new_number = {old: new for new, old in enumerate(order, start=1)}
-    text = CITATION.sub(lambda m: f"[{new_number.get(int(m[1]), m[1])}]", text)
+    text = _with_markers_renumbered(text, new_number)
     by_number = {p["n"]: p for p in passages}
     return text, [{**by_number[old], "n": new_number[old]} for old in order]
 
@@ -40,5 +40,10 @@ def closing_gaps(text: str, passages: list[dict]) -> tuple[str, list[dict]]:
             bisect.insort(free, n)
     if not new_number:
         return text, passages
-    text = CITATION.sub(lambda m: f"[{new_number.get(int(m[1]), m[1])}]", text)
+    text = _with_markers_renumbered(text, new_number)
     return text, sorted(({**p, "n": new_number.get(p["n"], p["n"])} for p in passages), key=lambda p: p["n"])
+
+
+def _with_markers_renumbered(text: str, new_number: dict[int, int]) -> str:
+    """The text with each marker [n] read as [new_number[n]]; a marker the map does not name stays."""
+    return CITATION.sub(lambda m: f"[{new_number.get(int(m[1]), m[1])}]", text)

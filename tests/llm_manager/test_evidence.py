@@ -37,6 +37,10 @@ def chosen_texts(question, passages, similarity=offline_similarity):
     return [c.text for c in evidence.choose(question, passages, similarity)]
 
 
+def candidate_texts(passage):
+    return [c.text for c in evidence.candidates({1: passage})]
+
+
 API_GUIDE = """# Orrery API guide
 
 Orrery offers a REST API over HTTPS with JSON payloads, documented in an OpenAPI 3.1 description.
@@ -185,9 +189,7 @@ def test_a_sentence_about_the_document_itself_is_never_quoted():
         "The remainder of this guide mainly discusses restores. "
         "Backups are taken every hour by the backup server and kept for 35 days."
     )
-    assert [c.text for c in evidence.candidates({1: passage})] == [
-        "Backups are taken every hour by the backup server and kept for 35 days."
-    ]
+    assert candidate_texts(passage) == ["Backups are taken every hour by the backup server and kept for 35 days."]
 
 
 def test_a_sentence_that_sends_the_reader_elsewhere_is_never_quoted():
@@ -199,7 +201,7 @@ def test_a_sentence_that_sends_the_reader_elsewhere_is_never_quoted():
         "Refer to the vendor's documentation. "
         "For details, the team keeps a restore log for every test."
     )
-    assert [c.text for c in evidence.candidates({1: passage})] == [
+    assert candidate_texts(passage) == [
         "Backups are taken every hour and kept for 35 days.",
         "For details, the team keeps a restore log for every test.",
     ]
@@ -210,7 +212,7 @@ def test_a_faqs_question_is_never_quoted_and_a_sentence_closing_its_bracket_afte
     passage = (
         "How long are backups kept? Backups are kept for 35 days. (They are kept longer on request, for up to a year.)"
     )
-    assert [c.text for c in evidence.candidates({1: passage})] == [
+    assert candidate_texts(passage) == [
         "Backups are kept for 35 days.",
         "(They are kept longer on request, for up to a year.)",
     ]
@@ -576,7 +578,7 @@ def test_a_definitions_first_sentence_that_leaves_its_term_out_is_quoted_with_it
         "Valid values are none, ddl, mod and all.",
         "Connection limit can specify how many connections a role can make.",
     ]
-    assert defined in [c.text for c in evidence.candidates({1: passage})]
+    assert defined in candidate_texts(passage)
     assert not grounding.support_problems([(defined.removesuffix("."), [1])], {1: passage})
 
 
@@ -588,7 +590,7 @@ def test_a_listing_joins_no_sentence_and_is_never_quoted():
         "auto eth0\niface eth0 inet static\naddress 192.168.0.1\nup /usr/local/etc/arrakis.fw\n"
         "This obviously assumes that you are using ifupdown to configure the network interfaces."
     )
-    assert [c.text for c in evidence.candidates({1: passage})] == [
+    assert candidate_texts(passage) == [
         "The script is stored under /usr/local/etc/arrakis.fw.",
         "This obviously assumes that you are using ifupdown to configure the network interfaces.",
     ]
@@ -609,7 +611,7 @@ def test_e_g_and_i_e_end_no_sentence():
 def test_a_list_item_a_chunk_cut_after_e_g_is_never_quoted():
     """A draft would end on "…the time of logging e.g [1]." and name none of the examples."""
     passage = "- Log date and time (international format)\n- Event time may differ from the time of logging e.g."
-    assert [c.text for c in evidence.candidates({1: passage})] == ["Log date and time (international format)."]
+    assert candidate_texts(passage) == ["Log date and time (international format)."]
 
 
 def test_how_often_is_answered_by_the_sentence_that_says_how_often_not_by_a_definition():
