@@ -111,6 +111,8 @@ LIST_ITEMS = 8
 # reliably than the sentence within it that does (on dev, the key fact stated: 0.29 of drafts without, 0.36 with).
 CONTEXT_CHARS = 1200
 MIN_SENTENCE_CHARS, MAX_SENTENCE_CHARS = 12, 400
+# A sentence holding this share of another's words (and no figure of its own) says the same thing (`same_sentence`).
+SAME_WORDS = 0.8
 # The sentences the answer editor offers beside a draft (`runners_up`): the ranking's first is often a sentence on the
 # question's subject that does not answer, and the one that does sits a few places down. On the dev drafts, the key
 # fact stated by the draft or one of these: 0.539 (the draft alone) -> 0.600 with 3, 0.635 with 5.
@@ -455,6 +457,7 @@ def choose_from(sentences: Sentences, documents: dict[int, int] | None = None) -
     if not chosen:
         chosen = _best_for_the_whole_question(reading.text, found, similarity, weights, least * FALLBACK_SHARE)
     chosen = _with_announced_list(_with_neighbours(chosen, found, reading), found, reading)
+    chosen = _without_restatements(chosen, reading)
     return [choice for choice, _ in sorted(chosen, key=lambda c: (c[0].part, c[1].rank, c[1].position))]
 
 
@@ -801,12 +804,46 @@ def _repeats(text: str, chosen: list[Candidate]) -> bool:
     return any(same_sentence(text, c.text) for c in chosen)
 
 
+def _without_restatements(chosen: list, reading: questions.Reading) -> list:
+    """The chosen sentences less a table row or list item whose values the others already say, and no word of the
+    question's subject with them: a summary table's "Certification: ISO/IEC 27001:2022 certified; SOC 2 Type II report
+    every year" before "…is certified to ISO/IEC 27001:2022 …, and holds Cyber Essentials Plus" and "An independent
+    auditor issues a SOC 2 Type II report every year" says it twice. A row that alone holds a word of the question
+    ("Key management: …" for "How are encryption keys managed…?") stays: it says what the others leave the reader to
+    infer. Later ones go first: the draft keeps its opening."""
+    subject, kept = stems(reading.text, subject_only=True), list(chosen)
+    for entry in reversed(chosen):
+        row = entry[1]
+        others = [other.text for choice, other in kept if choice is not entry[0]]
+        if row.unit.kind != grounding.ITEM or not others:
+            continue
+        words, figures = set().union(*map(stems, others)), set().union(*map(grounding.figures, others))
+        values = row.text.split(": ", 1)[-1]  # a row's label names a column, not something it says
+        said = stems(values)
+        if (
+            said
+            and len(said & words) >= SAME_WORDS * len(said)
+            and grounding.figures(values) <= figures
+            and all(_meets(word, words) for word in subject if _meets(word, stems(row.text)))
+        ):
+            kept.remove(entry)
+    return kept
+
+
+def _meets(stem: str, stems_: set[str]) -> bool:
+    """The stem is one of these, or a shorter or longer cut of one ("manag" meets "manage", "key" meets "keys"): the
+    stems are cut, not lemmatised."""
+    return any(stem.startswith(other) or other.startswith(stem) for other in stems_)
+
+
 def same_sentence(text: str, other: str) -> bool:
     """Nearly the same words and no figure of its own: "…encrypted in transit with TLS 1.3" is not "…also encrypted
     with mutual TLS"."""
     own = stems(text)
     return (
-        bool(own) and len(own & stems(other)) >= 0.8 * len(own) and grounding.figures(text) <= grounding.figures(other)
+        bool(own)
+        and len(own & stems(other)) >= SAME_WORDS * len(own)
+        and grounding.figures(text) <= grounding.figures(other)
     )
 
 

@@ -802,6 +802,43 @@ def test_a_sentence_with_a_figure_of_its_own_is_not_a_repeat_of_one_with_nearly_
     assert evidence.same_sentence(versioned, "all traffic to and from the service is encrypted in transit with TLS 1.3")
 
 
+SUMMARY_TABLE = """| Area | Control |
+| Key management | Keys held in a hardware security module, rotated every 12 months |
+| Certification | ISO/IEC 27001:2022 certified; SOC 2 Type II report every year |"""
+CERTIFICATIONS = """## Certifications
+
+Kestrel Peak Software is certified to ISO/IEC 27001:2022 for the development and operation of Orrery, and holds \
+Cyber Essentials Plus. An independent auditor issues a SOC 2 Type II report every year; customers can request the \
+latest report under a non-disclosure agreement."""
+KEY_MANAGEMENT = """## Key management and rotation
+
+Tenant keys are wrapped by master keys that never leave a FIPS 140-3 validated hardware security module (HSM). \
+Master keys are rotated automatically every 12 months, and immediately if a compromise is suspected."""
+
+
+def test_a_summary_row_that_the_quoted_prose_says_again_is_left_out(minilm_similarity):
+    """The demo's B.5 quoted the summary table's certification row, then the two sentences that say all of it and
+    more: the client read it twice."""
+    passages = {1: SUMMARY_TABLE, 2: CERTIFICATIONS}
+    chosen = chosen_texts(
+        "Which security certifications do you hold (for example ISO 27001 or SOC 2)?", passages, minilm_similarity
+    )
+
+    assert not any(text.startswith("Certification:") for text in chosen)
+    assert any("Cyber Essentials Plus" in text for text in chosen) and any("SOC 2 Type II" in text for text in chosen)
+
+
+def test_a_summary_row_that_alone_holds_a_word_of_the_question_stays(minilm_similarity):
+    """ "Key management: …" says what the prose does, but only it says "management" for "How are … keys managed":
+    without it the draft leaves the reader to see that wrapping keys in an HSM is how they are managed."""
+    chosen = chosen_texts(
+        "How are encryption keys managed and rotated?", {1: KEY_MANAGEMENT, 2: SUMMARY_TABLE}, minilm_similarity
+    )
+
+    assert any(text.startswith("Key management:") for text in chosen)
+    assert any("master keys" in text for text in chosen)
+
+
 def test_a_second_sentence_from_another_document_must_be_nearly_as_relevant_as_the_first(minilm_similarity):
     """A part's second sentence, 0.75 as relevant as its first, is quoted from the first's document and left out
     from another: there it is on the question's topic, not its subject (padding, issue 33)."""
