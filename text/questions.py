@@ -177,6 +177,8 @@ GENERAL_WORD = re.compile(
 )
 NAMES_A_THING = re.compile(
     rf"\d|\b{NOT_A_REQUIREMENT_KEYWORD}[A-Z]{{2,}}|\b[A-Za-z][a-z]+[A-Z]\w*|\w[_/]\w|\w\.\w|(?<=[a-z,;] )[A-Z][a-z]+"
+    r"|\b[Tt]he (?!(?:same|main|other|following|whole|new|old|first|last|next|previous|default|original|actual|real"
+    r"|backup|security|web|mail|system|user|server|client)\b)[a-z][\w.-]* (?:program|command|tool|daemon|utility)s?\b"
 )
 
 

@@ -234,6 +234,22 @@ def test_a_requirement_keyword_is_neither_a_name_nor_a_standard(keyword):
 
 
 @pytest.mark.parametrize(
+    ("sentence", "names"),
+    [
+        ("The logcheck program monitors log files every hour by default.", True),
+        ("This is typically done with the adduser command.", True),
+        ("Every service is checked by the same program.", False),
+        ("Backups are copied by the backup program every night.", False),
+        ("The program monitors log files every hour by default.", False),
+    ],
+)
+def test_a_program_a_manual_names_in_lower_case_is_a_name(sentence, names):
+    """Manuals name their tools in lower case, as they are typed ("the logcheck program"); "which tool?" or "how are
+    accounts created?" is answered by the sentence that names it, not by one on the subject in general."""
+    assert questions.states(questions.NAME, sentence) is names
+
+
+@pytest.mark.parametrize(
     ("sentence", "defines"),
     [
         ("Monitoring is a generic term for watching resources and services.", True),
