@@ -175,6 +175,9 @@ GENERAL_WORD = re.compile(
     r"ups|al|ic|ive|ure|ance|ence|ics|ies|es|ts|ks|ds|rs|ls|ns|ms|ys|ps|age|ate|ise|ize|or|le|se|ce)$",
     re.IGNORECASE,
 )
+# Anywhere in it: a figure, an acronym, a camel-cased, dotted or slashed name, a capitalised word inside the sentence,
+# or a program named in lower case as manuals name them ("the logcheck program", "the adduser command"; not "the same
+# program", "the backup program").
 NAMES_A_THING = re.compile(
     rf"\d|\b{NOT_A_REQUIREMENT_KEYWORD}[A-Z]{{2,}}|\b[A-Za-z][a-z]+[A-Z]\w*|\w[_/]\w|\w\.\w|(?<=[a-z,;] )[A-Z][a-z]+"
     r"|\b[Tt]he (?!(?:same|main|other|following|whole|new|old|first|last|next|previous|default|original|actual|real"

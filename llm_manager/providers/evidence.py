@@ -818,33 +818,30 @@ def _without_restatements(chosen: list, reading: questions.Reading) -> list:
         if row.unit.kind != grounding.ITEM or not others:
             continue
         words, figures = set().union(*map(stems, others)), set().union(*map(grounding.figures, others))
+        row_words = stems(row.text)
+        asked_in_row = [word for word in subject if _meets(word, row_words)]
         values = row.text.split(": ", 1)[-1]  # a row's label names a column, not something it says
-        said = stems(values)
-        if (
-            said
-            and len(said & words) >= SAME_WORDS * len(said)
-            and grounding.figures(values) <= figures
-            and all(_meets(word, words) for word in subject if _meets(word, stems(row.text)))
-        ):
+        if _says_nothing_new(values, words, figures) and all(_meets(word, words) for word in asked_in_row):
             kept.remove(entry)
     return kept
 
 
-def _meets(stem: str, stems_: set[str]) -> bool:
+def _meets(stem: str, among: set[str]) -> bool:
     """The stem is one of these, or a shorter or longer cut of one ("manag" meets "manage", "key" meets "keys"): the
     stems are cut, not lemmatised."""
-    return any(stem.startswith(other) or other.startswith(stem) for other in stems_)
+    return any(stem.startswith(other) or other.startswith(stem) for other in among)
 
 
 def same_sentence(text: str, other: str) -> bool:
     """Nearly the same words and no figure of its own: "…encrypted in transit with TLS 1.3" is not "…also encrypted
     with mutual TLS"."""
+    return _says_nothing_new(text, stems(other), grounding.figures(other))
+
+
+def _says_nothing_new(text: str, words: set[str], figures: set[str]) -> bool:
+    """At least SAME_WORDS of the text's own stems are among these words, and every figure of it among these figures."""
     own = stems(text)
-    return (
-        bool(own)
-        and len(own & stems(other)) >= SAME_WORDS * len(own)
-        and grounding.figures(text) <= grounding.figures(other)
-    )
+    return bool(own) and len(own & words) >= SAME_WORDS * len(own) and grounding.figures(text) <= figures
 
 
 # --- does an answer address the question -----------------------------------------------------
