@@ -9,7 +9,8 @@ rate, a specific fault ("500", "429" with Retry-After, "401", "timeout",
 "malformed" JSON), the served models and a required API key. Every request is
 logged (`.requests`; a chat request with its last message, so tests can count
 calls per question), and the number of requests in flight at once is tracked
-(`.max_in_flight`) so tests can prove a concurrency limit held.
+(`.max_in_flight`) so tests can prove a concurrency limit held. After a client
+dies, `wait_until_read()` returns once everything it sent has reached the log.
 
 Command line (for benchmarks):
 
@@ -21,6 +22,7 @@ prints its base URL (ending in /v1) and serves until interrupted.
 import argparse
 import json
 import random
+import select
 import socket
 import threading
 import time
@@ -56,6 +58,7 @@ class FakeOpenAI:
         self.in_flight = 0
         self.max_in_flight = 0
         self._lock = threading.Lock()
+        self._connections: set[socket.socket] = set()  # open on the server's side
         self._server = ThreadingHTTPServer((host, port), _handler_for(self))
         self._server.daemon_threads = True
         self._thread: threading.Thread | None = None
@@ -115,6 +118,35 @@ class FakeOpenAI:
     def requests_to(self, path: str) -> list[dict]:
         return [r for r in self.requests if r["path"] == path]
 
+    def wait_until_read(self, timeout: float = 10, settle: float = 0.1) -> None:
+        """Return once every byte clients have sent is read: each sent request logged, or its client gone.
+
+        A request a client wrote just before it was killed sits in the server's
+        socket until a handler thread reads it; that thread also needs this
+        process's GIL, so it can be logged well after the kill. Code that
+        divides the log at a client's death waits here first. Unread input
+        shows as a readable socket (a pending connection, request bytes, or the
+        dead client's end of file); `settle` covers a request already read from
+        its socket but not yet logged.
+        """
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            logged = len(self.requests)
+            if not self._unread_input() and not self.in_flight:
+                time.sleep(settle)
+                if len(self.requests) == logged and not self.in_flight and not self._unread_input():
+                    return
+            time.sleep(0.01)
+        raise TimeoutError(f"the fake OpenAI server still had unread requests after {timeout} s")
+
+    def _unread_input(self) -> bool:
+        with self._lock:
+            sockets = [self._server.socket, *self._connections]
+        try:
+            return bool(select.select(sockets, [], [], 0)[0])
+        except (OSError, ValueError):  # a connection closed while we looked: look again
+            return True
+
     # --- bookkeeping used by the handler ---
     def _enter(self, entry: dict) -> None:
         """Log on arrival, so a client that got its answer always finds its request in the log."""
@@ -127,6 +159,14 @@ class FakeOpenAI:
         with self._lock:
             self.in_flight -= 1
 
+    def _opened(self, connection: socket.socket) -> None:
+        with self._lock:
+            self._connections.add(connection)
+
+    def _closed(self, connection: socket.socket) -> None:
+        with self._lock:
+            self._connections.discard(connection)
+
 
 def _handler_for(fake: FakeOpenAI):
     class Handler(BaseHTTPRequestHandler):
@@ -136,6 +176,11 @@ def _handler_for(fake: FakeOpenAI):
             super().setup()
             # Headers and body go out in two writes; without this, Nagle + delayed ACK add ~40 ms per request.
             self.request.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            fake._opened(self.request)
+
+        def finish(self):
+            fake._closed(self.request)
+            super().finish()
 
         def log_message(self, format, *args):  # keep test output clean; the request log is .requests
             pass

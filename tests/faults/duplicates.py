@@ -50,7 +50,9 @@ class ChatLog:
         """Between two deliveries (the earlier one dead, the next not started): where the log is divided.
 
         `done`: the questions succeeded by then, when the database cannot be read at the cut (read earlier).
+        A request the dead delivery sent just before it died is read first, so it counts as that delivery's.
         """
+        self.fake.wait_until_read()
         self.cuts.append(Cut(len(self.fake.requests), frozenset(questions_done() if done is None else done)))
 
     def deliveries(self) -> list[Counter]:

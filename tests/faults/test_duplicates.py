@@ -12,7 +12,9 @@ def _ask(log, *questions: str) -> None:
 
 
 def test_a_question_in_flight_at_a_kill_is_asked_again_and_counted_as_such():
-    fake = SimpleNamespace(requests=[{"path": CHAT, "prompt": "Question: from an earlier case"}])
+    fake = SimpleNamespace(
+        requests=[{"path": CHAT, "prompt": "Question: from an earlier case"}], wait_until_read=lambda: None
+    )
     chat = ChatLog(fake)
     _ask(fake, "q1", "q2", "q3")
     chat.cut(done={"q1", "q2"})  # q3 was in flight
@@ -26,7 +28,7 @@ def test_a_question_in_flight_at_a_kill_is_asked_again_and_counted_as_such():
 
 
 def test_duplicates_within_a_delivery_and_after_done_are_found():
-    fake = SimpleNamespace(requests=[])
+    fake = SimpleNamespace(requests=[], wait_until_read=lambda: None)
     chat = ChatLog(fake)
     _ask(fake, "q1", "q2", "q2")
     chat.cut(done={"q1", "q2"})

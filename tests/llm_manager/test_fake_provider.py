@@ -128,3 +128,24 @@ def test_embedding_faults_are_transient(fake_llm, fake_api, fault, message):
     fake_llm.configure(fault=fault)
     with pytest.raises(TransientLLMError, match=message.replace("(", r"\(").replace(")", r"\)")):
         services.embed_texts(["hello"])
+
+
+def test_a_request_sent_by_a_client_that_then_dies_is_in_the_log_once_the_fake_has_read_everything(fake_llm):
+    """The fault suite divides the log at a worker's death: what the dead worker sent must be in it by then."""
+    import json
+    import socket
+    from urllib.parse import urlsplit
+
+    import httpx
+
+    address = urlsplit(fake_llm.url)
+    body = json.dumps({"model": "fake-chat", "messages": [{"role": "user", "content": "Question: sent, then died"}]})
+    with httpx.Client() as alive:  # a client that stays connected between requests must not hold the wait up
+        alive.get(f"{fake_llm.url}/models")
+        with socket.create_connection((address.hostname, address.port)) as dying:
+            dying.sendall(
+                f"POST /v1/chat/completions HTTP/1.1\r\nHost: fake\r\nContent-Type: application/json\r\n"
+                f"Content-Length: {len(body)}\r\n\r\n{body}".encode()
+            )
+        fake_llm.wait_until_read(timeout=5)
+        assert [r["prompt"] for r in fake_llm.requests_to("/v1/chat/completions")] == ["Question: sent, then died"]
