@@ -1,5 +1,10 @@
 """The OpenAI-compatible provider against the fake server: calls, model sync, every fault kind."""
 
+import json
+import socket
+from urllib.parse import urlsplit
+
+import httpx
 import pytest
 
 from llm_manager import services
@@ -132,12 +137,6 @@ def test_embedding_faults_are_transient(fake_llm, fake_api, fault, message):
 
 def test_a_request_sent_by_a_client_that_then_dies_is_in_the_log_once_the_fake_has_read_everything(fake_llm):
     """The fault suite divides the log at a worker's death: what the dead worker sent must be in it by then."""
-    import json
-    import socket
-    from urllib.parse import urlsplit
-
-    import httpx
-
     address = urlsplit(fake_llm.url)
     body = json.dumps({"model": "fake-chat", "messages": [{"role": "user", "content": "Question: sent, then died"}]})
     with httpx.Client() as alive:  # a client that stays connected between requests must not hold the wait up
