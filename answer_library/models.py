@@ -81,10 +81,6 @@ class Entry(models.Model):
     def phrasings(self) -> list[str]:
         return [self.question, *[a for a in self.alternatives if a.strip()]]
 
-    @property
-    def is_marked(self) -> bool:
-        return self.status == self.Status.NEEDS_REVIEW
-
 
 class EntryVersion(models.Model):
     """The entry as it was after one change: who, when, and why."""

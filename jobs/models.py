@@ -67,7 +67,7 @@ class BaseJob(models.Model):
     errors = models.JSONField(default=list, blank=True)
     # A stable reason code beside the human message (see ErrorCode), for pages and tests to rely on.
     error_code = models.CharField(max_length=40, blank=True)
-    # Delivery bookkeeping (see begin_delivery): deliveries that never returned, in a row, without progress.
+    # Delivery bookkeeping (see _delivery_values): deliveries that never returned, in a row, without progress.
     unfinished_deliveries = models.PositiveSmallIntegerField(default=0)
     progress_at_delivery = models.PositiveIntegerField(default=0)
     # How often the sweeper sent the job again after its worker vanished.
@@ -213,35 +213,14 @@ class BaseJob(models.Model):
         """
 
     # --- deliveries ---------------------------------------------------------
-    def begin_delivery(self) -> int:
-        """Count this delivery of the job's message; returns how many in a row never returned, this one included.
-
-        A delivery that returns (success, failure, retry, requeue) resets the
-        count in `end_delivery`; one whose worker died never does. A killed
-        delivery that made progress is not held against the job: only
-        deliveries that kill their worker without getting anywhere add up to a
-        poison message.
-        """
-        with transaction.atomic():
-            row = (
-                type(self)
-                .objects.select_for_update()
-                .filter(pk=self.pk)
-                .values("unfinished_deliveries", "progress_at_delivery", "processed_items")
-                .get()
-            )
-            values = _delivery_values(**row)
-            type(self).objects.filter(pk=self.pk).update(**values)
-        self.refresh_from_db()
-        return values["unfinished_deliveries"]
-
     @classmethod
     def begin_run(
         cls, job_id: int, task_id: str, max_unfinished: int, matches: dict | None = None
     ) -> tuple["BaseJob | None", int]:
-        """A delivery's start in one transaction: `begin_delivery`, then `start` unless it is a poison message.
+        """A delivery's start in one transaction: counted (`_delivery_values`), then `start` unless it is a poison
+        message.
 
-        Returns (job, deliveries counted as in begin_delivery); (None, 0) when the
+        Returns (job, how many deliveries in a row never returned, this one included); (None, 0) when the
         row is missing, (job, 0) when it already finished or is not the row its
         message describes (`matches`, see `describes`): nothing is written then. The
         row is locked while it is read and written, so this instance is the row.
@@ -271,11 +250,6 @@ class BaseJob(models.Model):
         """Cancel an active job; a running task notices at its next item."""
         return self.finish(JobStatus.CANCELLED, message)
 
-    def was_cancelled(self) -> bool:
-        """Re-read the status: the cheap check a task makes between items."""
-        status = type(self).objects.filter(pk=self.pk).values_list("status", flat=True).first()
-        return status == JobStatus.CANCELLED
-
     def stop_reason(self) -> str:
         """ "cancelled", "shutdown" (its worker is stopping: requeue) or "": what a task checks between items."""
         row = type(self).objects.filter(pk=self.pk).values("status", "stop_requested").first() or {}
@@ -299,7 +273,12 @@ class BaseJob(models.Model):
 
 
 def _delivery_values(unfinished_deliveries: int, progress_at_delivery: int, processed_items: int) -> dict:
-    """The delivery bookkeeping of one more delivery (see BaseJob.begin_delivery)."""
+    """The delivery bookkeeping of one more delivery (BaseJob.begin_run).
+
+    A delivery that returns (success, failure, retry, requeue) resets the count in `end_delivery`; one whose worker
+    died never does. A killed delivery that made progress is not held against the job: only deliveries that kill
+    their worker without getting anywhere add up to a poison message.
+    """
     progressed = processed_items > progress_at_delivery
     # A stop asked of an earlier delivery's worker does not concern this one.
     return {

@@ -186,14 +186,6 @@ class Announced:
     items: tuple[Candidate, ...]  # the three it announces
 
 
-def question_parts(question: str | questions.Reading) -> list[str]:
-    return [part.text for part in questions.read(question).parts]
-
-
-def asks_for_list(question: str | questions.Reading) -> bool:
-    return questions.read(question).wants_list
-
-
 def candidates(passages: dict[int, str]) -> list[Candidate]:
     """Every quotable sentence and list item of the passages, in the passages' order."""
     found = []

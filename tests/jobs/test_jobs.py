@@ -57,7 +57,7 @@ def test_finished_job_cannot_be_restarted_or_overwritten():
     assert not job.start("again")
     job.refresh_from_db()
     assert job.status == JobStatus.CANCELLED
-    assert job.was_cancelled()
+    assert job.stop_reason() == "cancelled"
 
 
 def test_is_stale_only_for_active_jobs_without_updates():
@@ -280,8 +280,8 @@ def test_deliveries_that_killed_their_worker_without_progress_make_a_poison_mess
     """Three deliveries died (never returned) without progress: the fourth fails the job instead of running it."""
     settings.JOB_MAX_UNFINISHED_DELIVERIES = 3
     job = SystemCheck.objects.create(total_items=5)
-    for _ in range(3):
-        job.begin_delivery()  # each delivery died before end_delivery
+    for attempt in range(3):
+        SystemCheck.begin_run(job.pk, f"died-{attempt}", max_unfinished=3)  # each died before end_delivery
     ran = []
     result = run_job(FakeTask(), SystemCheck, job.pk, lambda j: ran.append(j.pk))
     job.refresh_from_db()
@@ -294,7 +294,7 @@ def test_a_killed_delivery_that_made_progress_is_not_held_against_the_job(settin
     settings.JOB_MAX_UNFINISHED_DELIVERIES = 3
     job = SystemCheck.objects.create(total_items=5)
     for done in range(1, 6):  # killed five times, but each delivery got one item further
-        assert job.begin_delivery() == 1
+        assert SystemCheck.begin_run(job.pk, f"died-{done}", max_unfinished=3)[1] == 1
         job.set_counts(processed_items=done)
     assert run_job(FakeTask(), SystemCheck, job.pk, lambda j: {})["success"] is True
     job.refresh_from_db()
@@ -327,8 +327,7 @@ def test_a_redelivered_job_is_taken_over_keeping_its_first_start_and_its_deliver
     """Given a job whose first delivery died while processing, when run_job runs it again, then the job
     completes under the new task id, keeps its first start time and its delivery count is back to zero."""
     job = SystemCheck.objects.create(total_items=1)
-    job.begin_delivery()
-    job.start("first-delivery")
+    job, _ = SystemCheck.begin_run(job.pk, "first-delivery", max_unfinished=3)
     first_start = job.started_at
     seen = []
     result = run_job(FakeTask(), SystemCheck, job.pk, lambda j: seen.append((j.status, j.unfinished_deliveries)))

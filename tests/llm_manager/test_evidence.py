@@ -269,23 +269,20 @@ def test_runners_up_are_the_sentences_about_the_question_the_draft_does_not_quot
 
 
 # --- the parts of a question, in its order --------------------------------------------------------
+def parts_of(question: str) -> list[str]:
+    return [part.text for part in questions.read(question).parts]
+
+
 def test_a_question_is_divided_into_the_things_it_asks():
-    assert evidence.question_parts(
+    assert parts_of(
         "Describe your company: when it was founded, where it is based and how many people it employs."
     ) == ["when it was founded", "where it is based", "how many people it employs"]
-    assert evidence.question_parts("How often are backups taken and how long are they retained?") == [
+    assert parts_of("How often are backups taken and how long are they retained?") == [
         "How often are backups taken",
         "how long are they retained (How often are backups taken)",
     ]
-    assert evidence.question_parts("How is data encrypted?") == ["How is data encrypted?"]
-    assert (
-        len(
-            evidence.question_parts(
-                "Describe the API available to developers, including authentication and rate limits."
-            )
-        )
-        == 3
-    )
+    assert parts_of("How is data encrypted?") == ["How is data encrypted?"]
+    assert len(parts_of("Describe the API available to developers, including authentication and rate limits.")) == 3
 
 
 def test_the_parts_are_answered_in_the_questions_order_not_the_passages():
