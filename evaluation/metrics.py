@@ -1,4 +1,4 @@
-"""Ranking metrics over document relevance: recall@k, MRR, nDCG@k."""
+"""Ranking metrics over document relevance: recall@k, MRR, nDCG@k; and how sure a share of a small sample is."""
 
 import math
 
@@ -29,3 +29,15 @@ def ndcg_at(ranked_documents: list[str], relevant: frozenset[str], k: int = 10) 
 
 def mean(values: list[float]) -> float:
     return sum(values) / len(values) if values else 0.0
+
+
+def wilson_interval(successes: int, total: int, z: float = 1.96) -> tuple[float, float]:
+    """The 95% Wilson score interval of the share successes / total: where the share over all such questions
+    plausibly lies, given this sample. Unlike ± 1.96 standard errors it stays within 0..1 and does not shrink to
+    nothing at 0 of 20 or 14 of 14, which the small samples here (a dozen approved drafts) often are."""
+    if total <= 0:
+        return 0.0, 1.0
+    share, spread = successes / total, z * z / total
+    centre = (share + spread / 2) / (1 + spread)
+    half = z * math.sqrt(share * (1 - share) / total + spread / (4 * total)) / (1 + spread)
+    return max(0.0, centre - half), min(1.0, centre + half)

@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 
 from .judged import DOES_NOT_ANSWER, LABEL_NAMES, NO_ANSWER_IN_LIBRARY
 from .measures import FAULT_KINDS, reliability, score_judged
+from .metrics import wilson_interval
 from .sources import commit, source_hash
 
 # The issue's targets (issue 19, "Must show").
@@ -150,6 +151,7 @@ def render(*, runs: dict, seconds, other_precision: dict | None = None, int8_def
             else []
         ),
         "",
+        *_how_sure_section(runs, judged_scores[0], current_scores[0]),
         *_precision_section(first, other_precision, int8_default),
         *_retrieval_section(runs),
         *_overlap_section(runs, questions),
@@ -564,6 +566,103 @@ def _held_out_rows(figures: list[dict]) -> list[str]:
             "no_answer_not_approved_rate",
             HELD_OUT_NO_ANSWER_NOT_APPROVED,
         ),
+    ]
+
+
+def _how_sure_section(runs: dict, judged: dict | None, current: dict | None) -> list[str]:
+    """Issue 33's aims on test as counts with their 95% Wilson intervals (metrics.wilson_interval), and whether the
+    aim lies outside the interval: a few dozen questions, or a dozen approved drafts, leave a share uncertain by
+    ±0.1 to ±0.25, and a planner should know which misses (and which passes) are more than chance."""
+    at_least, at_most = True, False
+    rows = [  # (what, aim, at least?, {database: (count, total)})
+        (
+            "drafts state the key fact",
+            KEY_FACTS_STATED,
+            at_least,
+            {db: (f["key_facts"][TEST].stated, f["key_facts"][TEST].questions) for db, f in runs.items()},
+        ),
+        (
+            "drafts citing no answering document, approved",
+            HELD_OUT_WRONG_DOCUMENT_APPROVED,
+            at_most,
+            {db: (f["team"][TEST].wrong_document_approved, f["team"][TEST].wrong_document) for db, f in runs.items()},
+        ),
+        (
+            "near misses with no approved draft",
+            HELD_OUT_NO_ANSWER_NOT_APPROVED,
+            at_least,
+            {
+                db: (f["team"][TEST].no_answer - f["team"][TEST].no_answer_approved, f["team"][TEST].no_answer)
+                for db, f in runs.items()
+            },
+        ),
+        (
+            '"no supporting content" drafts whose question the library does not answer (precision)',
+            NO_SUPPORT_PRECISION,
+            at_least,
+            {
+                db: (f["draft_scores"][TEST].flagged_correctly, f["draft_scores"][TEST].flagged)
+                for db, f in runs.items()
+            },
+        ),
+        (
+            "correct drafts the reviewer approves",
+            CORRECT_APPROVAL,
+            at_least,
+            {db: (f["reviewer"][TEST].correct_approved, f["reviewer"][TEST].correct_judged) for db, f in runs.items()},
+        ),
+        *[
+            row
+            for name, scores in (("judged drafts", judged), ("judged drafts, second sample", current))
+            if scores
+            for row in _judged_counts(name, scores[TEST], next(iter(runs)))
+        ],
+    ]
+
+    def cell(count: int, total: int) -> str:
+        low, high = wilson_interval(count, total)
+        return f"{count} of {total}: {count / total if total else 0:.3f} ({low:.2f}–{high:.2f})"
+
+    def verdict(aim: float, minimum: bool, counts) -> str:
+        intervals = [wilson_interval(*c) for c in counts]
+        if all((high < aim) if minimum else (low > aim) for low, high in intervals):
+            return "missed beyond chance"
+        if all((low >= aim) if minimum else (high <= aim) for low, high in intervals):
+            return "met beyond chance"
+        return "within chance of the aim"
+
+    return [
+        "## How sure: issue 33's aims on test, with 95% intervals",
+        "",
+        "Each share as its count, and the 95% Wilson interval of where it would lie on many more such questions. "
+        "An aim outside every database's interval is met or missed beyond chance; one inside it may go either way "
+        "on the owners' held-out set.",
+        "",
+        f"| share | aim | {' | '.join(runs)} | verdict |",
+        "|---|---|" + "---|" * len(runs) + "---|",
+        *[
+            f"| {what} | {'≥' if minimum else '≤'} {aim:.2f} | "
+            + " | ".join(cell(*counts[db]) if db in counts else "–" for db in runs)
+            + f" | {verdict(aim, minimum, counts.values())} |"
+            for what, aim, minimum, counts in rows
+        ],
+        "",
+    ]
+
+
+def _judged_counts(name: str, score, database: str) -> list[tuple]:
+    """_how_sure_section's rows of one judged sample (measured once, on the first database)."""
+    return [
+        (
+            f"{name}: approved drafts labelled answers",
+            JUDGED_APPROVED_ANSWERS,
+            True,
+            {database: (score.approved_answers, score.approved)},
+        ),
+        *[
+            (f"{name}: {label} flagged", JUDGED_FLAGS, True, {database: (score.flagged(label), score.labelled(label))})
+            for label in (DOES_NOT_ANSWER, NO_ANSWER_IN_LIBRARY)
+        ],
     ]
 
 
