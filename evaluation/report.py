@@ -18,6 +18,7 @@ from .sources import commit, source_hash
 HYBRID_RECALL = 0.85
 HYBRID_MARGIN_OVER_BM25 = 0.10
 NO_SUPPORT_PRECISION = 0.8
+NEAR_MISS_RECALL = 0.7  # issue 33: "no supporting content" on near misses, at that precision
 FAULT_DETECTION = 0.9
 CORRECT_APPROVAL = 0.8
 # Issue 33, "Must show": the reviewer on the judged drafts (real drafts, labelled by reading).
@@ -602,6 +603,15 @@ def _how_sure_section(runs: dict, judged: dict | None, current: dict | None) -> 
             at_least,
             {
                 db: (f["draft_scores"][TEST].flagged_correctly, f["draft_scores"][TEST].flagged)
+                for db, f in runs.items()
+            },
+        ),
+        (
+            'near misses drafted as "no supporting content" (recall)',
+            NEAR_MISS_RECALL,
+            at_least,
+            {
+                db: (f["draft_scores"][TEST].near_misses_flagged, f["draft_scores"][TEST].near_misses)
                 for db, f in runs.items()
             },
         ),

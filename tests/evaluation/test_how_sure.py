@@ -34,7 +34,7 @@ def _figures(stated: int, no_answer_approved: int) -> dict:
     return {
         "key_facts": {"test": KeyFactScore(questions=105, stated=stated, no_support=3)},
         "team": {"test": _team(20, no_answer_approved)},
-        "draft_scores": {"test": DraftScore(10, 7, 20, 105, 80)},
+        "draft_scores": {"test": DraftScore(10, 7, 20, 105, 80, near_misses=20, near_misses_flagged=6)},
         "reviewer": {"test": ReviewerScore(correct_judged=83, correct_approved=23)},
     }
 
@@ -62,6 +62,10 @@ def test_each_aim_is_a_count_its_interval_and_whether_the_aim_lies_outside_it():
     # 18 of 20 not approved on one database, 14 of 20 on the other: 0.8 sits inside the first interval
     assert "18 of 20: 0.900 (0.70–0.97) | 14 of 20: 0.700 (0.48–0.85)" in rows["near misses with no approved draft"]
     assert rows["near misses with no approved draft"].endswith("| within chance of the aim |")
+    assert rows['near misses drafted as "no supporting content" (recall)'] == (
+        '| near misses drafted as "no supporting content" (recall) | ≥ 0.70 | 6 of 20: 0.300 (0.15–0.52) '
+        "| 6 of 20: 0.300 (0.15–0.52) | missed beyond chance |"
+    )
     assert rows["correct drafts the reviewer approves"].endswith("| missed beyond chance |")
     # the judged drafts are measured once, on the first database
     assert rows["judged drafts: approved drafts labelled answers"] == (
