@@ -583,6 +583,12 @@ def _how_sure_section(runs: dict, judged: dict | None, current: dict | None) -> 
             {db: (f["key_facts"][TEST].stated, f["key_facts"][TEST].questions) for db, f in runs.items()},
         ),
         (
+            "held-out aim: drafts hold the answer",
+            HELD_OUT_HOLDING_ANSWER,
+            at_least,
+            {db: (f["team"][TEST].holding_answer, f["team"][TEST].answerable) for db, f in runs.items()},
+        ),
+        (
             "drafts citing no answering document, approved",
             HELD_OUT_WRONG_DOCUMENT_APPROVED,
             at_most,

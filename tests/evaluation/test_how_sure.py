@@ -57,6 +57,11 @@ def test_each_aim_is_a_count_its_interval_and_whether_the_aim_lies_outside_it():
         "| drafts state the key fact | ≥ 0.60 | 41 of 105: 0.390 (0.30–0.49) | 45 of 105: 0.429 (0.34–0.52) "
         "| missed beyond chance |"
     )
+    # the owners' held-out aim on the same drafts (40 of 100 hold the answer here): 0.45 lies inside the interval
+    assert rows["held-out aim: drafts hold the answer"] == (
+        "| held-out aim: drafts hold the answer | ≥ 0.45 | 40 of 100: 0.400 (0.31–0.50) | 40 of 100: 0.400 (0.31–0.50) "
+        "| within chance of the aim |"
+    )
     # 1 of 17 approved: the interval's top (0.27) is under the at-most aim on both databases
     assert rows["drafts citing no answering document, approved"].endswith("| met beyond chance |")
     # 18 of 20 not approved on one database, 14 of 20 on the other: 0.8 sits inside the first interval
