@@ -336,8 +336,12 @@ class TeamView:
         return self.wrong_document_approved / self.wrong_document if self.wrong_document else 0.0
 
     @property
+    def no_answer_not_approved(self) -> int:
+        return self.no_answer - self.no_answer_approved
+
+    @property
     def no_answer_not_approved_rate(self) -> float:
-        return 1 - self.no_answer_approved / self.no_answer if self.no_answer else 0.0
+        return self.no_answer_not_approved / self.no_answer if self.no_answer else 0.0
 
 
 def team_view(drafts: list[Draft], split: str, facts: dict[str, list[KeyFact]] | None = None) -> TeamView:

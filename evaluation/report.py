@@ -580,52 +580,43 @@ def _how_sure_section(runs: dict, judged: dict | None, current: dict | None) -> 
             "drafts state the key fact",
             KEY_FACTS_STATED,
             at_least,
-            {db: (f["key_facts"][TEST].stated, f["key_facts"][TEST].questions) for db, f in runs.items()},
+            _test_counts(runs, "key_facts", "stated", "questions"),
         ),
         (
             "held-out aim: drafts hold the answer",
             HELD_OUT_HOLDING_ANSWER,
             at_least,
-            {db: (f["team"][TEST].holding_answer, f["team"][TEST].answerable) for db, f in runs.items()},
+            _test_counts(runs, "team", "holding_answer", "answerable"),
         ),
         (
             "drafts citing no answering document, approved",
             HELD_OUT_WRONG_DOCUMENT_APPROVED,
             at_most,
-            {db: (f["team"][TEST].wrong_document_approved, f["team"][TEST].wrong_document) for db, f in runs.items()},
+            _test_counts(runs, "team", "wrong_document_approved", "wrong_document"),
         ),
         (
             "near misses with no approved draft",
             HELD_OUT_NO_ANSWER_NOT_APPROVED,
             at_least,
-            {
-                db: (f["team"][TEST].no_answer - f["team"][TEST].no_answer_approved, f["team"][TEST].no_answer)
-                for db, f in runs.items()
-            },
+            _test_counts(runs, "team", "no_answer_not_approved", "no_answer"),
         ),
         (
             '"no supporting content" drafts whose question the library does not answer (precision)',
             NO_SUPPORT_PRECISION,
             at_least,
-            {
-                db: (f["draft_scores"][TEST].flagged_correctly, f["draft_scores"][TEST].flagged)
-                for db, f in runs.items()
-            },
+            _test_counts(runs, "draft_scores", "flagged_correctly", "flagged"),
         ),
         (
             'near misses drafted as "no supporting content" (recall)',
             NEAR_MISS_RECALL,
             at_least,
-            {
-                db: (f["draft_scores"][TEST].near_misses_flagged, f["draft_scores"][TEST].near_misses)
-                for db, f in runs.items()
-            },
+            _test_counts(runs, "draft_scores", "near_misses_flagged", "near_misses"),
         ),
         (
             "correct drafts the reviewer approves",
             CORRECT_APPROVAL,
             at_least,
-            {db: (f["reviewer"][TEST].correct_approved, f["reviewer"][TEST].correct_judged) for db, f in runs.items()},
+            _test_counts(runs, "reviewer", "correct_approved", "correct_judged"),
         ),
         *[
             row
@@ -664,6 +655,11 @@ def _how_sure_section(runs: dict, judged: dict | None, current: dict | None) -> 
         ],
         "",
     ]
+
+
+def _test_counts(runs: dict, scores: str, count: str, total: str) -> dict[str, tuple[int, int]]:
+    """{database: (count, total)}: two counts of one of each run's scores on test ("team", "holding_answer", …)."""
+    return {db: (getattr(f[scores][TEST], count), getattr(f[scores][TEST], total)) for db, f in runs.items()}
 
 
 def _judged_counts(name: str, score, database: str) -> list[tuple]:
